@@ -1,0 +1,382 @@
+/* cmd_conn.c - connection commands: PING, ECHO, QUIT, SELECT, HELLO, AUTH,
+ * RESET and the CLIENT family, with Redis 7.0's replies and errors. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "mem.h"
+#include "num.h"
+
+void cmd_ping(client *c)
+{
+    if (c->argc > 2) reply_arity_error(c);
+    else if (c->argc == 2) reply_bulk(c, c->argv[1].ptr, c->argv[1].len);
+    else reply_status(c, "PONG");
+}
+
+void cmd_echo(client *c) { reply_bulk(c, c->argv[1].ptr, c->argv[1].len); }
+
+void cmd_quit(client *c)
+{
+    reply_ok(c);
+    client_close_after_reply(c);
+}
+
+void cmd_select(client *c)
+{
+    long long db;
+    if (!store_str2ll(c->argv[1].ptr, c->argv[1].len, &db)) {
+        reply_error(c, "ERR value is not an integer or out of range");
+        return;
+    }
+    if (db != 0) {
+        reply_error(c, "ERR DB index is out of range");
+        return;
+    }
+    c->db = 0;
+    reply_ok(c);
+}
+
+/* ---- authentication ---- */
+
+static int password_matches(client *c, const resp_slice *user, const resp_slice *pass)
+{
+    const char *want = c->srv->cfg.requirepass;
+    if (user && !arg_is(user, "default")) return 0;
+    if (!want[0]) return 1;   /* the default user is "nopass" */
+    return pass->len == strlen(want) && memcmp(pass->ptr, want, pass->len) == 0;
+}
+
+/* 1 when authenticated; otherwise the WRONGPASS reply has been sent. */
+static int try_auth(client *c, const resp_slice *user, const resp_slice *pass)
+{
+    if (!password_matches(c, user, pass)) {
+        reply_error(c, "WRONGPASS invalid username-password pair or user is disabled.");
+        return 0;
+    }
+    c->flags |= CLIENT_AUTHENTICATED;
+    return 1;
+}
+
+void cmd_auth(client *c)
+{
+    if (c->argc > 3) {
+        reply_syntax_error(c);
+        return;
+    }
+    if (c->argc == 2 && !c->srv->cfg.requirepass[0]) {
+        reply_error(c, "ERR AUTH <password> called without any password configured for the default user. "
+                       "Are you sure your configuration is correct?");
+        return;
+    }
+    const resp_slice *user = c->argc == 3 ? &c->argv[1] : NULL;
+    if (try_auth(c, user, &c->argv[c->argc - 1])) reply_ok(c);
+}
+
+/* ---- names ---- */
+
+/* Redis allows only printable, space-free names. */
+static int valid_client_name(const resp_slice *name)
+{
+    for (size_t i = 0; i < name->len; i++)
+        if (name->ptr[i] < '!' || name->ptr[i] > '~') return 0;
+    return 1;
+}
+
+static int set_client_name(client *c, const resp_slice *name)
+{
+    if (!valid_client_name(name)) {
+        reply_error(c, "ERR Client names cannot contain spaces, newlines or special characters.");
+        return 0;
+    }
+    free(c->name);
+    c->name = name->len ? arg_strdup(name) : NULL;
+    return 1;
+}
+
+/* ---- HELLO ---- */
+
+static void reply_hello(client *c)
+{
+    reply_map(c, 8);
+    reply_bulk_cstr(c, "server");
+    reply_bulk_cstr(c, "redis");
+    reply_bulk_cstr(c, "version");
+    reply_bulk_cstr(c, LATCHD_REDIS_VERSION);
+    reply_bulk_cstr(c, "proto");
+    reply_int(c, c->proto);
+    reply_bulk_cstr(c, "id");
+    reply_int(c, (long long)c->id);
+    reply_bulk_cstr(c, "mode");
+    reply_bulk_cstr(c, "standalone");
+    reply_bulk_cstr(c, "role");
+    reply_bulk_cstr(c, "master");
+    reply_bulk_cstr(c, "modules");
+    reply_array(c, 0);
+    reply_bulk_cstr(c, "latchd_version");
+    reply_bulk_cstr(c, LATCHD_VERSION);
+}
+
+/* Options are validated before anything changes, as Redis does. */
+static int hello_options(client *c, const resp_slice **user, const resp_slice **pass, const resp_slice **name)
+{
+    for (int i = 2; i < c->argc; i++) {
+        int more = c->argc - i - 1;
+        if (arg_is(&c->argv[i], "AUTH") && more >= 2) {
+            *user = &c->argv[i + 1];
+            *pass = &c->argv[i + 2];
+            i += 2;
+        } else if (arg_is(&c->argv[i], "SETNAME") && more >= 1) {
+            *name = &c->argv[i + 1];
+            i += 1;
+        } else {
+            reply_errorf(c, "ERR Syntax error in HELLO option '%.*s'", (int)c->argv[i].len, c->argv[i].ptr);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+void cmd_hello(client *c)
+{
+    long long ver = c->proto;
+    const resp_slice *user = NULL, *pass = NULL, *name = NULL;
+    if (c->argc >= 2) {
+        if (!store_str2ll(c->argv[1].ptr, c->argv[1].len, &ver)) {
+            reply_error(c, "ERR Protocol version is not an integer or out of range");
+            return;
+        }
+        if (ver < 2 || ver > 3) {
+            reply_error(c, "NOPROTO unsupported protocol version");
+            return;
+        }
+    }
+    if (!hello_options(c, &user, &pass, &name)) return;
+    if (user && !try_auth(c, user, pass)) return;
+    if (!(c->flags & CLIENT_AUTHENTICATED)) {
+        reply_error(c, "NOAUTH HELLO must be called with the client already authenticated, otherwise the "
+                       "HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and "
+                       "select the RESP protocol version at the same time");
+        return;
+    }
+    if (name && !set_client_name(c, name)) return;
+    c->proto = (int)ver;
+    reply_hello(c);
+}
+
+void cmd_reset(client *c)
+{
+    c->proto = 2;
+    c->db = 0;
+    free(c->name);
+    c->name = NULL;
+    c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT);
+    if (c->srv->cfg.requirepass[0]) c->flags &= ~CLIENT_AUTHENTICATED;
+    reply_status(c, "RESET");
+}
+
+/* ---- CLIENT ---- */
+
+static void client_describe(const client *c, resp_buf *dst, uint64_t now)
+{
+    char line[1024];
+    const char *cmd = c->last_cmd ? c->last_cmd->name : "NULL";
+    int n = snprintf(line, sizeof(line),
+                     "id=%llu addr=%s laddr=%s fd=%d name=%s age=%llu idle=%llu flags=N db=%d sub=0 psub=0 "
+                     "ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=0 obl=0 "
+                     "oll=0 omem=%zu tot-mem=%zu events=r cmd=%s user=default redir=-1 resp=%d "
+                     "lib-name=%s lib-ver=%s\n",
+                     (unsigned long long)c->id, c->addr, c->laddr, -1, c->name ? c->name : "",
+                     (unsigned long long)((now - c->ctime_ms) / 1000), (unsigned long long)((now - c->last_ms) / 1000),
+                     c->db, c->query.len - c->qpos, c->query.cap - c->query.len, c->query.cap, c->out.len,
+                     sizeof(*c) + c->query.cap + c->out.cap + c->inflight.cap, cmd, c->proto,
+                     c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
+    resp_buf_append(dst, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+static void reply_text(client *c, resp_buf *text)
+{
+    reply_verbatim(c, text->data ? text->data : "", text->len);
+    resp_buf_free(text);
+}
+
+static void client_info(client *c)
+{
+    resp_buf text;
+    resp_buf_init(&text);
+    client_describe(c, &text, server_now_ms(c->srv));
+    reply_text(c, &text);
+}
+
+static int id_listed(client *c, uint64_t id, int first)
+{
+    for (int i = first; i < c->argc; i++) {
+        long long v;
+        if (store_str2ll(c->argv[i].ptr, c->argv[i].len, &v) && (uint64_t)v == id) return 1;
+    }
+    return 0;
+}
+
+static void client_list(client *c)
+{
+    int by_id = c->argc >= 4 && arg_is(&c->argv[2], "ID");
+    if (c->argc > 2 && !by_id && !(c->argc == 4 && arg_is(&c->argv[2], "TYPE"))) {
+        reply_syntax_error(c);
+        return;
+    }
+    resp_buf text;
+    resp_buf_init(&text);
+    uint64_t now = server_now_ms(c->srv);
+    for (client *o = c->srv->clients; o; o = o->next)
+        if (!by_id || id_listed(c, o->id, 3)) client_describe(o, &text, now);
+    reply_text(c, &text);
+}
+
+static void client_setname(client *c)
+{
+    if (set_client_name(c, &c->argv[2])) reply_ok(c);
+}
+
+static void client_getname(client *c)
+{
+    if (c->name) reply_bulk_cstr(c, c->name);
+    else reply_null(c);
+}
+
+static void client_id(client *c) { reply_int(c, (long long)c->id); }
+
+static void client_setinfo(client *c)
+{
+    char **slot = arg_is(&c->argv[2], "LIB-NAME") ? &c->lib_name
+                : arg_is(&c->argv[2], "LIB-VER")  ? &c->lib_ver
+                                                  : NULL;
+    if (!slot) {
+        reply_errorf(c, "ERR Unrecognized option '%.*s'", (int)c->argv[2].len, c->argv[2].ptr);
+        return;
+    }
+    if (!valid_client_name(&c->argv[3])) {
+        reply_errorf(c, "ERR %.*s cannot contain spaces, newlines or special characters.",
+                     (int)c->argv[2].len, c->argv[2].ptr);
+        return;
+    }
+    free(*slot);
+    *slot = arg_strdup(&c->argv[3]);
+    reply_ok(c);
+}
+
+static void client_reply(client *c)
+{
+    if (arg_is(&c->argv[2], "ON")) {
+        c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT);
+        reply_ok(c);
+    } else if (arg_is(&c->argv[2], "OFF")) {
+        c->flags |= CLIENT_REPLY_OFF;
+    } else if (arg_is(&c->argv[2], "SKIP")) {
+        if (!(c->flags & CLIENT_REPLY_OFF)) c->flags |= CLIENT_REPLY_SKIP_NEXT;
+    } else {
+        reply_syntax_error(c);
+    }
+}
+
+typedef struct kill_filter {
+    int has_id, has_addr, has_laddr, skipme;
+    long long id;
+    const resp_slice *addr, *laddr;
+} kill_filter;
+
+static int slice_eq(const resp_slice *a, const char *s)
+{
+    return a->len == strlen(s) && memcmp(a->ptr, s, a->len) == 0;
+}
+
+static int kill_matches(const kill_filter *f, client *self, client *o)
+{
+    if (f->skipme && o == self) return 0;
+    if (f->has_id && (uint64_t)f->id != o->id) return 0;
+    if (f->has_addr && !slice_eq(f->addr, o->addr)) return 0;
+    if (f->has_laddr && !slice_eq(f->laddr, o->laddr)) return 0;
+    return 1;
+}
+
+static int parse_kill_filter(client *c, kill_filter *f)
+{
+    memset(f, 0, sizeof(*f));
+    f->skipme = 1;
+    if ((c->argc - 2) % 2 != 0) return reply_syntax_error(c), 0;
+    for (int i = 2; i < c->argc; i += 2) {
+        const resp_slice *v = &c->argv[i + 1];
+        if (arg_is(&c->argv[i], "ID")) {
+            if (!store_str2ll(v->ptr, v->len, &f->id) || f->id <= 0)
+                return reply_error(c, "ERR client-id should be greater than 0"), 0;
+            f->has_id = 1;
+        } else if (arg_is(&c->argv[i], "ADDR")) {
+            f->has_addr = 1, f->addr = v;
+        } else if (arg_is(&c->argv[i], "LADDR")) {
+            f->has_laddr = 1, f->laddr = v;
+        } else if (arg_is(&c->argv[i], "SKIPME") && (arg_is(v, "yes") || arg_is(v, "no"))) {
+            f->skipme = arg_is(v, "yes");
+        } else if (!arg_is(&c->argv[i], "TYPE") && !arg_is(&c->argv[i], "USER")) {
+            return reply_syntax_error(c), 0;
+        }
+    }
+    return 1;
+}
+
+/* Killing yourself takes effect after the reply, as in Redis. */
+static long long kill_matching(client *c, const kill_filter *f)
+{
+    long long killed = 0;
+    for (client *o = c->srv->clients, *next; o; o = next) {
+        next = o->next;
+        if (!kill_matches(f, c, o)) continue;
+        killed++;
+        if (o == c) client_close_after_reply(c);
+        else client_close(o);
+    }
+    return killed;
+}
+
+static void client_kill(client *c)
+{
+    kill_filter f;
+    if (c->argc == 3) {   /* old form: CLIENT KILL addr:port */
+        memset(&f, 0, sizeof(f));
+        f.has_addr = 1, f.addr = &c->argv[2];
+        if (kill_matching(c, &f) == 0) reply_error(c, "ERR No such client");
+        else reply_ok(c);
+        return;
+    }
+    if (parse_kill_filter(c, &f)) reply_int(c, kill_matching(c, &f));
+}
+
+static void client_help(client *c)
+{
+    static const char *lines[] = {
+        "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "GETNAME", "    Return the name of the current connection.",
+        "ID", "    Return the ID of the current connection.",
+        "INFO", "    Return information about the current client connection.",
+        "KILL <ip:port>", "    Kill connection made from <ip:port>.",
+        "KILL <option> <value> [<option> <value> [...]]", "    Kill connections. Options are: ID, ADDR, LADDR, SKIPME.",
+        "LIST [TYPE <type>] [ID <id> [<id> ...]]", "    Return information about client connections.",
+        "REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
+        "SETNAME <name>", "    Assign the name <name> to the current connection.",
+        "SETINFO <LIB-NAME|LIB-VER> <value>", "    Set client library name or version.",
+        "HELP", "    Print this help.",
+    };
+    size_t n = sizeof(lines) / sizeof(lines[0]);
+    reply_array(c, (long long)n);
+    for (size_t i = 0; i < n; i++) reply_status(c, lines[i]);
+}
+
+static const subcommand client_subcommands[] = {
+    {"setname", client_setname, 3}, {"getname", client_getname, 2}, {"id", client_id, 2},
+    {"info", client_info, 2},       {"list", client_list, -2},      {"setinfo", client_setinfo, 4},
+    {"kill", client_kill, -3},      {"reply", client_reply, 3},     {"help", client_help, 2},
+};
+
+void cmd_client(client *c)
+{
+    subcommand_dispatch(c, client_subcommands, sizeof(client_subcommands) / sizeof(client_subcommands[0]));
+}

@@ -1,0 +1,281 @@
+/* cmd_server.c - server commands: CONFIG, COMMAND, TIME, DBSIZE, FLUSHALL,
+ * FUNCTION, WAIT, LASTSAVE, SHUTDOWN (INFO lives in info.c). */
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "commands.h"
+#include "num.h"
+
+/* ---- CONFIG ---- */
+
+typedef struct config_reply {
+    client *c;
+    long long count;
+    const char *seen[64];
+} config_reply;
+
+static void config_count(const char *name, const char *value, void *ctx)
+{
+    config_reply *r = ctx;
+    for (long long i = 0; i < r->count; i++)
+        if (r->seen[i] == name) return;
+    if (r->count < 64) r->seen[r->count++] = name;
+}
+
+static void config_emit(const char *name, const char *value, void *ctx)
+{
+    config_reply *r = ctx;
+    for (long long i = 0; i < r->count; i++) {
+        if (r->seen[i] != name) continue;
+        r->seen[i] = NULL;   /* emit each parameter once across patterns */
+        reply_bulk_cstr(r->c, name);
+        reply_bulk_cstr(r->c, value);
+    }
+}
+
+static void config_get_cmd(client *c)
+{
+    config_reply r = {.c = c};
+    for (int i = 2; i < c->argc; i++)
+        config_get(&c->srv->cfg, c->argv[i].ptr, c->argv[i].len, config_count, &r);
+    reply_map(c, r.count);
+    for (int i = 2; i < c->argc; i++)
+        config_get(&c->srv->cfg, c->argv[i].ptr, c->argv[i].len, config_emit, &r);
+}
+
+/* All names are checked before anything is applied, so a bad pair leaves
+ * the configuration as it was. */
+static int config_set_check(client *c)
+{
+    for (int i = 2; i < c->argc; i += 2) {
+        const resp_slice *n = &c->argv[i];
+        if (!config_exists(n->ptr, n->len) || c->argc % 2 != 0) {
+            reply_errorf(c, "ERR Unknown option or number of arguments for CONFIG SET - '%.*s'", (int)n->len, n->ptr);
+            return 0;
+        }
+        if (!config_is_mutable(n->ptr, n->len)) {
+            reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%.*s') - can't set immutable config",
+                         (int)n->len, n->ptr);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void config_set_cmd(client *c)
+{
+    if (!config_set_check(c)) return;
+    latchd_config *cfg = &c->srv->cfg;
+    for (int i = 2; i < c->argc; i += 2) {
+        char name[64], value[4096], err[256];
+        snprintf(name, sizeof(name), "%.*s", (int)c->argv[i].len, c->argv[i].ptr);
+        snprintf(value, sizeof(value), "%.*s", (int)c->argv[i + 1].len, c->argv[i + 1].ptr);
+        const char *vals[1] = {value};
+        if (config_set(cfg, name, vals, 1, err, sizeof(err)) != 0) {
+            reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%s') - %s", name, err);
+            return;
+        }
+    }
+    reply_ok(c);
+}
+
+static void config_resetstat(client *c)
+{
+    server *s = c->srv;
+    s->stat_commands = s->stat_conns = s->stat_rejected_conns = s->stat_expired = 0;
+    s->stat_keyspace_hits = s->stat_keyspace_misses = s->stat_net_in = s->stat_net_out = 0;
+    reply_ok(c);
+}
+
+static void config_rewrite(client *c) { reply_error(c, "ERR The server is running without a config file"); }
+
+static const subcommand config_subcommands[] = {
+    {"get", config_get_cmd, -3},
+    {"set", config_set_cmd, -4},
+    {"resetstat", config_resetstat, 2},
+    {"rewrite", config_rewrite, 2},
+};
+
+void cmd_config(client *c)
+{
+    subcommand_dispatch(c, config_subcommands, sizeof(config_subcommands) / sizeof(config_subcommands[0]));
+}
+
+/* ---- COMMAND ---- */
+
+static void reply_flags(client *c, const command *cmd)
+{
+    static const struct { unsigned flag; const char *name; } names[] = {
+        {CMD_WRITE, "write"}, {CMD_READONLY, "readonly"}, {CMD_ADMIN, "admin"}, {CMD_PUBSUB, "pubsub"},
+        {CMD_NOSCRIPT, "noscript"}, {CMD_LOADING, "loading"}, {CMD_STALE, "stale"},
+        {CMD_NOAUTH, "no_auth"}, {CMD_FAST, "fast"},
+    };
+    long long n = 0;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) n += (cmd->flags & names[i].flag) != 0;
+    reply_set(c, n);
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (cmd->flags & names[i].flag) reply_status(c, names[i].name);
+}
+
+/* The Redis 7 COMMAND INFO entry: name, arity, flags, first/last/step,
+ * ACL categories, tips, key specs, subcommands. */
+static void reply_command_info(client *c, const command *cmd)
+{
+    reply_array(c, 10);
+    reply_bulk_cstr(c, cmd->name);
+    reply_int(c, cmd->arity);
+    reply_flags(c, cmd);
+    reply_int(c, cmd->first_key);
+    reply_int(c, cmd->last_key);
+    reply_int(c, cmd->key_step);
+    reply_set(c, 0);
+    reply_set(c, 0);
+    reply_array(c, 0);
+    reply_array(c, 0);
+}
+
+static void reply_command_doc(client *c, const command *cmd)
+{
+    reply_bulk_cstr(c, cmd->name);
+    reply_map(c, 3);
+    reply_bulk_cstr(c, "summary");
+    reply_bulk_cstr(c, cmd->summary);
+    reply_bulk_cstr(c, "since");
+    reply_bulk_cstr(c, cmd->since);
+    reply_bulk_cstr(c, "group");
+    reply_bulk_cstr(c, cmd->group);
+}
+
+static void command_all(client *c)
+{
+    reply_array(c, (long long)command_count());
+    for (size_t i = 0; i < command_count(); i++) reply_command_info(c, command_at(i));
+}
+
+static void command_count_cmd(client *c) { reply_int(c, (long long)command_count()); }
+
+static void command_info(client *c)
+{
+    if (c->argc == 2) {
+        command_all(c);
+        return;
+    }
+    reply_array(c, c->argc - 2);
+    for (int i = 2; i < c->argc; i++) {
+        const command *cmd = command_lookup(c->argv[i].ptr, c->argv[i].len);
+        if (cmd) reply_command_info(c, cmd);
+        else reply_null_array(c);
+    }
+}
+
+static void command_docs(client *c)
+{
+    if (c->argc == 2) {
+        reply_map(c, (long long)command_count());
+        for (size_t i = 0; i < command_count(); i++) reply_command_doc(c, command_at(i));
+        return;
+    }
+    long long found = 0;
+    for (int i = 2; i < c->argc; i++) found += command_lookup(c->argv[i].ptr, c->argv[i].len) != NULL;
+    reply_map(c, found);
+    for (int i = 2; i < c->argc; i++) {
+        const command *cmd = command_lookup(c->argv[i].ptr, c->argv[i].len);
+        if (cmd) reply_command_doc(c, cmd);
+    }
+}
+
+static void command_list(client *c)
+{
+    reply_array(c, (long long)command_count());
+    for (size_t i = 0; i < command_count(); i++) reply_bulk_cstr(c, command_at(i)->name);
+}
+
+static const subcommand command_subcommands[] = {
+    {"count", command_count_cmd, 2}, {"info", command_info, -2},
+    {"docs", command_docs, -2},      {"list", command_list, -2},
+};
+
+void cmd_command(client *c)
+{
+    if (c->argc == 1) command_all(c);
+    else subcommand_dispatch(c, command_subcommands, sizeof(command_subcommands) / sizeof(command_subcommands[0]));
+}
+
+/* ---- the rest ---- */
+
+void cmd_time(client *c)
+{
+    uint64_t now_us = server_now_ms(c->srv) * 1000u;
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    now_us += (uint64_t)tv.tv_usec % 1000u;   /* sub-ms digits: keeps TIME's usec field lively */
+    reply_array(c, 2);
+    reply_bulk_ll(c, (long long)(now_us / 1000000u));
+    reply_bulk_ll(c, (long long)(now_us % 1000000u));
+}
+
+void cmd_dbsize(client *c) { reply_int(c, (long long)store_size(c->srv->db)); }
+
+/* ASYNC and SYNC are the same thing for us: freeing is quick. */
+static int flush_mode_ok(client *c, int first)
+{
+    if (c->argc == first) return 1;
+    if (c->argc == first + 1 && (arg_is(&c->argv[first], "ASYNC") || arg_is(&c->argv[first], "SYNC"))) return 1;
+    reply_syntax_error(c);
+    return 0;
+}
+
+void cmd_flushall(client *c)
+{
+    if (!flush_mode_ok(c, 1)) return;
+    store_flush(c->srv->db);
+    reply_ok(c);
+}
+
+static void function_flush(client *c)
+{
+    if (flush_mode_ok(c, 2)) reply_ok(c);
+}
+
+static void function_list(client *c) { reply_array(c, 0); }
+
+static const subcommand function_subcommands[] = {
+    {"flush", function_flush, -2},
+    {"list", function_list, -2},
+};
+
+void cmd_function(client *c)
+{
+    subcommand_dispatch(c, function_subcommands, sizeof(function_subcommands) / sizeof(function_subcommands[0]));
+}
+
+void cmd_wait(client *c)
+{
+    long long replicas, timeout;
+    if (!arg_ll_or_reply(c, &c->argv[1], &replicas)) return;
+    if (!store_str2ll(c->argv[2].ptr, c->argv[2].len, &timeout)) {
+        reply_error(c, "ERR timeout is not an integer or out of range");
+        return;
+    }
+    if (timeout < 0) {
+        reply_error(c, "ERR timeout is negative");
+        return;
+    }
+    reply_int(c, 0);
+}
+
+void cmd_lastsave(client *c) { reply_int(c, (long long)c->srv->lastsave_s); }
+
+void cmd_shutdown(client *c)
+{
+    for (int i = 1; i < c->argc; i++) {
+        if (!arg_is(&c->argv[i], "NOSAVE") && !arg_is(&c->argv[i], "SAVE") && !arg_is(&c->argv[i], "NOW") &&
+            !arg_is(&c->argv[i], "FORCE")) {
+            reply_syntax_error(c);
+            return;
+        }
+    }
+    log_msg(LOG_WARNING, "User requested shutdown...");
+    server_shutdown(c->srv);
+}

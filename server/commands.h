@@ -1,0 +1,81 @@
+/* commands.h - every command's implementation, grouped by file; the table
+ * in commands.c names them. */
+#ifndef LATCHD_COMMANDS_H
+#define LATCHD_COMMANDS_H
+
+#include "server.h"
+
+/* db.c: key lookups that keep INFO's hit/miss counters honest */
+store_key *db_lookup_read(client *c, const resp_slice *key);
+store_key *db_lookup_write(client *c, const resp_slice *key);
+
+/* cmd_conn.c */
+void cmd_ping(client *c);
+void cmd_echo(client *c);
+void cmd_quit(client *c);
+void cmd_select(client *c);
+void cmd_hello(client *c);
+void cmd_auth(client *c);
+void cmd_client(client *c);
+void cmd_reset(client *c);
+
+/* cmd_server.c */
+void cmd_info(client *c);
+void cmd_config(client *c);
+void cmd_command(client *c);
+void cmd_time(client *c);
+void cmd_dbsize(client *c);
+void cmd_flushall(client *c);
+void cmd_function(client *c);
+void cmd_wait(client *c);
+void cmd_lastsave(client *c);
+void cmd_shutdown(client *c);
+
+/* cmd_keys.c */
+void cmd_exists(client *c);
+void cmd_del(client *c);
+void cmd_type(client *c);
+void cmd_keys(client *c);
+void cmd_scan(client *c);
+void cmd_rename(client *c);
+void cmd_renamenx(client *c);
+void cmd_expire(client *c);
+void cmd_pexpire(client *c);
+void cmd_expireat(client *c);
+void cmd_pexpireat(client *c);
+void cmd_ttl(client *c);
+void cmd_pttl(client *c);
+void cmd_expiretime(client *c);
+void cmd_pexpiretime(client *c);
+void cmd_persist(client *c);
+
+/* cmd_string.c */
+void cmd_get(client *c);
+void cmd_set(client *c);
+void cmd_setnx(client *c);
+void cmd_setex(client *c);
+void cmd_psetex(client *c);
+void cmd_getdel(client *c);
+void cmd_incr(client *c);
+void cmd_decr(client *c);
+void cmd_incrby(client *c);
+void cmd_decrby(client *c);
+void cmd_mget(client *c);
+void cmd_mset(client *c);
+void cmd_strlen(client *c);
+
+/* cmd_hash.c */
+void cmd_hset(client *c);
+void cmd_hsetnx(client *c);
+void cmd_hget(client *c);
+void cmd_hmget(client *c);
+void cmd_hexists(client *c);
+void cmd_hdel(client *c);
+void cmd_hlen(client *c);
+void cmd_hincrby(client *c);
+void cmd_hgetall(client *c);
+void cmd_hkeys(client *c);
+void cmd_hvals(client *c);
+void cmd_hstrlen(client *c);
+
+#endif

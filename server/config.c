@@ -1,0 +1,380 @@
+/* config.c - one table of parameters drives defaults, the config file,
+ * command-line flags and CONFIG GET/SET, so the four never disagree. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "mem.h"
+#include "num.h"
+#include "resp.h"
+#include "server.h"
+
+typedef enum { P_INT, P_MEMORY, P_BOOL, P_STRING, P_LOGLEVEL, P_BIND, P_OCTAL } param_type;
+
+typedef struct param {
+    const char *name;
+    param_type type;
+    size_t off;
+    int mutable_;
+    long long min, max;
+} param;
+
+#define OFF(f) offsetof(latchd_config, f)
+static const param params[] = {
+    {"port", P_INT, OFF(port), 0, 0, 65535},
+    {"bind", P_BIND, 0, 0, 0, 0},
+    {"unixsocket", P_STRING, OFF(unixsocket), 0, 0, 0},
+    {"unixsocketperm", P_OCTAL, OFF(unixsocketperm), 0, 0, 0777},
+    {"loglevel", P_LOGLEVEL, OFF(loglevel), 1, 0, 0},
+    {"logfile", P_STRING, OFF(logfile), 0, 0, 0},
+    {"daemonize", P_BOOL, OFF(daemonize), 0, 0, 0},
+    {"pidfile", P_STRING, OFF(pidfile), 0, 0, 0},
+    {"requirepass", P_STRING, OFF(requirepass), 1, 0, 0},
+    {"proto-max-bulk-len", P_MEMORY, OFF(proto_max_bulk_len), 1, 1024 * 1024, LLONG_MAX},
+    {"maxclients", P_INT, OFF(maxclients), 1, 1, INT_MAX},
+    {"timeout", P_INT, OFF(timeout), 1, 0, INT_MAX},
+    {"tcp-keepalive", P_INT, OFF(tcp_keepalive), 1, 0, INT_MAX},
+    {"databases", P_INT, OFF(databases), 0, 1, INT_MAX},
+    {"protected-mode", P_BOOL, OFF(protected_mode), 1, 0, 0},
+    {"save", P_STRING, OFF(save), 1, 0, 0},
+    {"appendonly", P_BOOL, OFF(appendonly), 1, 0, 0},
+    {"dir", P_STRING, OFF(dir), 1, 0, 0},
+    {"hz", P_INT, OFF(hz), 1, 1, 500},
+};
+#define NPARAMS (sizeof(params) / sizeof(params[0]))
+
+static const char *loglevel_names[] = {"debug", "verbose", "notice", "warning"};
+
+static void set_string(char **slot, const char *v)
+{
+    free(*slot);
+    *slot = mem_strdup(v);
+}
+
+void config_defaults(latchd_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->port = 6379;
+    cfg->bind[0] = mem_strdup("127.0.0.1");
+    cfg->bind[1] = mem_strdup("-::1");
+    cfg->nbind = 2;
+    cfg->unixsocket = mem_strdup("");
+    cfg->loglevel = LOG_NOTICE;
+    cfg->logfile = mem_strdup("");
+    cfg->pidfile = mem_strdup("");
+    cfg->requirepass = mem_strdup("");
+    cfg->proto_max_bulk_len = 512LL * 1024 * 1024;
+    cfg->maxclients = 10000;
+    cfg->tcp_keepalive = 300;
+    cfg->databases = 16;
+    cfg->protected_mode = 1;
+    cfg->save = mem_strdup("");
+    cfg->dir = mem_strdup(".");
+    cfg->hz = 10;
+}
+
+static void free_binds(latchd_config *cfg)
+{
+    for (int i = 0; i < cfg->nbind; i++) free(cfg->bind[i]);
+    cfg->nbind = 0;
+}
+
+void config_free(latchd_config *cfg)
+{
+    free_binds(cfg);
+    free(cfg->unixsocket);
+    free(cfg->logfile);
+    free(cfg->pidfile);
+    free(cfg->requirepass);
+    free(cfg->save);
+    free(cfg->dir);
+    memset(cfg, 0, sizeof(*cfg));
+}
+
+static const param *find_param(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NPARAMS; i++)
+        if (strlen(params[i].name) == len && strncasecmp(params[i].name, name, len) == 0)
+            return &params[i];
+    return NULL;
+}
+
+int config_exists(const char *name, size_t len) { return find_param(name, len) != NULL; }
+
+int config_is_mutable(const char *name, size_t len)
+{
+    const param *p = find_param(name, len);
+    return p && p->mutable_;
+}
+
+/* "1gb", "512mb", "100k", "42": Redis's memtoull units (k=1000, kb=1024). */
+static int parse_memory(const char *v, long long *out)
+{
+    static const struct { const char *unit; long long mul; } units[] = {
+        {"", 1}, {"b", 1}, {"k", 1000}, {"kb", 1024}, {"m", 1000 * 1000},
+        {"mb", 1024 * 1024}, {"g", 1000LL * 1000 * 1000}, {"gb", 1024LL * 1024 * 1024},
+    };
+    size_t n = 0;
+    while (isdigit((unsigned char)v[n])) n++;
+    long long num;
+    if (n == 0 || !store_str2ll(v, n, &num)) return -1;
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (strcasecmp(v + n, units[i].unit) != 0) continue;
+        if (num > LLONG_MAX / units[i].mul) return -1;
+        *out = num * units[i].mul;
+        return 0;
+    }
+    return -1;
+}
+
+static int parse_bool(const char *v, int *out)
+{
+    if (strcasecmp(v, "yes") == 0) *out = 1;
+    else if (strcasecmp(v, "no") == 0) *out = 0;
+    else return -1;
+    return 0;
+}
+
+static int set_binds(latchd_config *cfg, const char **vals, int n, char *err, size_t errlen)
+{
+    if (n > CONFIG_MAX_BIND) {
+        snprintf(err, errlen, "Too many bind addresses specified.");
+        return -1;
+    }
+    free_binds(cfg);
+    for (int i = 0; i < n; i++) cfg->bind[i] = mem_strdup(vals[i]);
+    cfg->nbind = n;
+    return 0;
+}
+
+static int set_number(const param *p, long long *slot, const char *v, char *err, size_t errlen)
+{
+    long long n;
+    int ok = p->type == P_MEMORY ? parse_memory(v, &n) == 0
+           : p->type == P_OCTAL ? (errno = 0, n = strtoll(v, NULL, 8), errno == 0)
+                                : store_str2ll(v, strlen(v), &n);
+    if (!ok) {
+        snprintf(err, errlen, "argument couldn't be parsed into an integer");
+        return -1;
+    }
+    if (n < p->min || n > p->max) {
+        snprintf(err, errlen, "argument must be between %lld and %lld inclusive", p->min, p->max);
+        return -1;
+    }
+    *slot = n;
+    return 0;
+}
+
+static int set_one(latchd_config *cfg, const param *p, const char *v, char *err, size_t errlen)
+{
+    void *slot = (char *)cfg + p->off;
+    long long n;
+    switch (p->type) {
+    case P_STRING:
+        set_string((char **)slot, v);
+        return 0;
+    case P_BOOL:
+        if (parse_bool(v, (int *)slot) == 0) return 0;
+        snprintf(err, errlen, "argument must be 'yes' or 'no'");
+        return -1;
+    case P_LOGLEVEL:
+        for (int i = 0; i < 4; i++)
+            if (strcasecmp(v, loglevel_names[i]) == 0) return *(int *)slot = i, 0;
+        snprintf(err, errlen, "argument(s) must be one of the following: debug, verbose, notice, warning");
+        return -1;
+    case P_INT:
+    case P_OCTAL:
+        if (set_number(p, &n, v, err, errlen) != 0) return -1;
+        if (p->type == P_INT && p->off == OFF(port)) *(int *)slot = (int)n;
+        else if (p->type == P_OCTAL) *(int *)slot = (int)n;
+        else *(long long *)slot = n;
+        return 0;
+    case P_MEMORY:
+        return set_number(p, (long long *)slot, v, err, errlen);
+    case P_BIND:
+        break;
+    }
+    return -1;
+}
+
+/* "save 900 1 300 10" keeps its words as one string: we never persist,
+ * but CONFIG GET shows what was configured. */
+static int set_joined(char **slot, const char **vals, int n)
+{
+    size_t total = 1;
+    for (int i = 0; i < n; i++) total += strlen(vals[i]) + 1;
+    char *joined = mem_alloc(total);
+    joined[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (i) strcat(joined, " ");
+        strcat(joined, vals[i]);
+    }
+    free(*slot);
+    *slot = joined;
+    return 0;
+}
+
+int config_set(latchd_config *cfg, const char *name, const char **vals, int nvals,
+               char *err, size_t errlen)
+{
+    const param *p = find_param(name, strlen(name));
+    if (!p) {
+        snprintf(err, errlen, "Bad directive or wrong number of arguments");
+        return -1;
+    }
+    if (p->type == P_BIND) return set_binds(cfg, vals, nvals, err, errlen);
+    if (p->type == P_STRING && nvals > 1) return set_joined((char **)((char *)cfg + p->off), vals, nvals);
+    if (nvals != 1) {
+        snprintf(err, errlen, "wrong number of arguments");
+        return -1;
+    }
+    return set_one(cfg, p, vals[0], err, errlen);
+}
+
+static void format_value(const latchd_config *cfg, const param *p, char *buf, size_t len)
+{
+    const void *slot = (const char *)cfg + p->off;
+    buf[0] = '\0';
+    switch (p->type) {
+    case P_STRING: snprintf(buf, len, "%s", *(char *const *)slot); break;
+    case P_BOOL: snprintf(buf, len, "%s", *(const int *)slot ? "yes" : "no"); break;
+    case P_LOGLEVEL: snprintf(buf, len, "%s", loglevel_names[*(const int *)slot]); break;
+    case P_OCTAL: snprintf(buf, len, "%o", *(const int *)slot); break;
+    case P_INT:
+        if (p->off == OFF(port)) snprintf(buf, len, "%d", *(const int *)slot);
+        else snprintf(buf, len, "%lld", *(const long long *)slot);
+        break;
+    case P_MEMORY: snprintf(buf, len, "%lld", *(const long long *)slot); break;
+    case P_BIND:
+        for (int i = 0; i < cfg->nbind; i++) {
+            size_t used = strlen(buf);
+            snprintf(buf + used, len - used, "%s%s", i ? " " : "", cfg->bind[i]);
+        }
+        break;
+    }
+}
+
+void config_get(const latchd_config *cfg, const char *pattern, size_t plen,
+                config_visit_fn fn, void *ctx)
+{
+    char value[1024];
+    for (size_t i = 0; i < NPARAMS; i++) {
+        const param *p = &params[i];
+        if (!glob_match(pattern, plen, p->name, strlen(p->name), 1)) continue;
+        format_value(cfg, p, value, sizeof(value));
+        fn(p->name, value, ctx);
+    }
+}
+
+/* Applies one "name value..." directive given as argv; used by both the
+ * file loader and the command line so they accept the same things. */
+static int apply_directive(latchd_config *cfg, int argc, const char **argv, char *err, size_t errlen)
+{
+    if (argc < 2) {
+        snprintf(err, errlen, "Bad directive or wrong number of arguments");
+        return -1;
+    }
+    return config_set(cfg, argv[0], argv + 1, argc - 1, err, errlen);
+}
+
+#define MAX_DIRECTIVE_ARGS 16
+
+/* Split one line with Redis's quoting rules by feeding it to the RESP
+ * inline parser: one piece of code for quoting, however the line arrives. */
+static int split_line(resp_parser *rp, const char *line, size_t len, const char **argv,
+                      char *store_, size_t storelen, int *argc)
+{
+    char buf[4096];
+    size_t consumed;
+    if (len + 1 > sizeof(buf)) return -1;
+    memcpy(buf, line, len);
+    buf[len] = '\n';
+    resp_parser_reset(rp);
+    resp_status st = resp_parse(rp, buf, len + 1, &consumed);
+    if (st == RESP_NEED_MORE) return *argc = 0, 0;   /* blank line */
+    if (st != RESP_COMMAND || rp->argc > MAX_DIRECTIVE_ARGS) return -1;
+    size_t used = 0;
+    for (size_t i = 0; i < rp->argc; i++) {
+        if (used + rp->argv[i].len + 1 > storelen) return -1;
+        memcpy(store_ + used, rp->argv[i].ptr, rp->argv[i].len);
+        store_[used + rp->argv[i].len] = '\0';
+        argv[i] = store_ + used;
+        used += rp->argv[i].len + 1;
+    }
+    *argc = (int)rp->argc;
+    return 0;
+}
+
+static int load_lines(latchd_config *cfg, FILE *f, resp_parser *rp, char *err, size_t errlen)
+{
+    char line[4096], store_[4096], why[256];
+    const char *argv[MAX_DIRECTIVE_ARGS];
+    int lineno = 0, argc;
+    while (fgets(line, sizeof(line), f)) {
+        lineno++;
+        size_t len = strcspn(line, "\r\n");
+        size_t lead = strspn(line, " \t");
+        if (lead == len || line[lead] == '#') continue;
+        if (split_line(rp, line, len, argv, store_, sizeof(store_), &argc) != 0) {
+            snprintf(why, sizeof(why), "Unbalanced quotes in configuration line");
+        } else if (argc == 0 || apply_directive(cfg, argc, argv, why, sizeof(why)) == 0) {
+            continue;
+        }
+        line[len] = '\0';
+        snprintf(err, errlen,
+                 "\n*** FATAL CONFIG FILE ERROR (latchd %s) ***\nReading the configuration file, at line %d\n>>> '%s'\n%s",
+                 LATCHD_VERSION, lineno, line, why);
+        return -1;
+    }
+    return 0;
+}
+
+int config_load_file(latchd_config *cfg, const char *path, char *err, size_t errlen)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "Fatal error, can't open config file '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    resp_limits lim = {RESP_INLINE_MAX, RESP_MULTIBULK_MAX, RESP_BULK_MAX};
+    resp_parser rp;
+    resp_parser_init(&rp, &lim);
+    int rc = load_lines(cfg, f, &rp, err, errlen);
+    resp_parser_free(&rp);
+    if (f != stdin) fclose(f);
+    return rc;
+}
+
+/* Flags are "--name v1 v2 ..." up to the next "--"; the config file, if
+ * any, comes first and flags override it, as with redis-server. */
+int config_parse_args(latchd_config *cfg, int argc, char **argv, char *err, size_t errlen)
+{
+    int i = 1;
+    if (i < argc && strncmp(argv[i], "--", 2) != 0) {
+        if (config_load_file(cfg, argv[i], err, errlen) != 0) return -1;
+        i++;
+    }
+    while (i < argc) {
+        if (strncmp(argv[i], "--", 2) != 0) {
+            snprintf(err, errlen, "Invalid argument '%s'", argv[i]);
+            return -1;
+        }
+        const char *dargv[MAX_DIRECTIVE_ARGS];
+        int n = 0;
+        dargv[n++] = argv[i] + 2;
+        for (i++; i < argc && strncmp(argv[i], "--", 2) != 0 && n < MAX_DIRECTIVE_ARGS; i++)
+            dargv[n++] = argv[i];
+        char why[256];
+        if (apply_directive(cfg, n, dargv, why, sizeof(why)) != 0) {
+            snprintf(err, errlen, "Invalid option '--%s': %s", dargv[0], why);
+            return -1;
+        }
+    }
+    return 0;
+}

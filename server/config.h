@@ -1,0 +1,52 @@
+/* config.h - latchd's settings: defaults, the config file and command-line
+ * flags (redis-server style), and CONFIG GET/SET over one parameter table. */
+#ifndef LATCHD_CONFIG_H
+#define LATCHD_CONFIG_H
+
+#include <stddef.h>
+
+#define CONFIG_MAX_BIND 8
+
+typedef struct latchd_config {
+    int port;
+    char *bind[CONFIG_MAX_BIND];
+    int nbind;
+    char *unixsocket;
+    int unixsocketperm;
+    int loglevel;            /* LOG_* from server.h */
+    char *logfile;           /* "" = stdout */
+    int daemonize;
+    char *pidfile;
+    char *requirepass;       /* NULL or "" = none */
+    long long proto_max_bulk_len;
+    long long maxclients;
+    long long timeout;       /* idle seconds, 0 = never */
+    long long tcp_keepalive;
+    long long databases;
+    int protected_mode;
+    char *save;              /* kept for CONFIG GET: always "" */
+    int appendonly;
+    char *dir;
+    long long hz;
+} latchd_config;
+
+void config_defaults(latchd_config *cfg);
+void config_free(latchd_config *cfg);
+/* Load "name value..." lines; on error writes a message into err. 0 = ok. */
+int config_load_file(latchd_config *cfg, const char *path, char *err, size_t errlen);
+/* Parse argv as redis-server does: [config-file] [--name value ...]. */
+int config_parse_args(latchd_config *cfg, int argc, char **argv, char *err, size_t errlen);
+/* Set one parameter by name from string arguments; 0 ok, else message in err. */
+int config_set(latchd_config *cfg, const char *name, const char **vals, int nvals,
+               char *err, size_t errlen);
+
+typedef void (*config_visit_fn)(const char *name, const char *value, void *ctx);
+/* Visit parameters whose name matches the glob pattern (case-insensitive). */
+void config_get(const latchd_config *cfg, const char *pattern, size_t plen,
+                config_visit_fn fn, void *ctx);
+/* 1 if name is a parameter that CONFIG SET may change at run time. */
+int config_is_mutable(const char *name, size_t len);
+/* 1 if name is a known parameter. */
+int config_exists(const char *name, size_t len);
+
+#endif

@@ -1,0 +1,90 @@
+/* dispatch.c - turns query-buffer bytes into commands and runs them: parse
+ * in place, look up, check arity and auth, call, count. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "server.h"
+
+/* Redis quotes up to 128 bytes of arguments after the name. */
+static void reply_unknown_command(client *c)
+{
+    char args[256];
+    size_t used = 0;
+    args[0] = '\0';
+    for (int i = 1; i < c->argc && used < 128; i++) {
+        int n = snprintf(args + used, sizeof(args) - used, "'%.*s' ",
+                         (int)(c->argv[i].len < 128 - used ? c->argv[i].len : 128 - used), c->argv[i].ptr);
+        if (n < 0) break;
+        used += (size_t)n < sizeof(args) - used ? (size_t)n : sizeof(args) - used - 1;
+    }
+    int nlen = (int)(c->argv[0].len < 128 ? c->argv[0].len : 128);
+    reply_errorf(c, "ERR unknown command '%.*s', with args beginning with: %s", nlen, c->argv[0].ptr, args);
+}
+
+static int arity_ok(const command *cmd, int argc)
+{
+    return cmd->arity > 0 ? argc == cmd->arity : argc >= -cmd->arity;
+}
+
+/* CLIENT REPLY SKIP drops exactly the next command's reply. */
+static void begin_reply_mode(client *c)
+{
+    c->flags &= ~CLIENT_REPLY_SKIP;
+    if (c->flags & CLIENT_REPLY_SKIP_NEXT) {
+        c->flags &= ~CLIENT_REPLY_SKIP_NEXT;
+        c->flags |= CLIENT_REPLY_SKIP;
+    }
+}
+
+void client_execute(client *c)
+{
+    begin_reply_mode(c);
+    const command *cmd = command_lookup(c->argv[0].ptr, c->argv[0].len);
+    c->cmd = cmd;
+    if (!cmd) {
+        reply_unknown_command(c);
+        return;
+    }
+    if (!arity_ok(cmd, c->argc)) {
+        reply_arity_error(c);
+        return;
+    }
+    if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NOAUTH)) {
+        reply_error(c, "NOAUTH Authentication required.");
+        return;
+    }
+    cmd->proc(c);
+    c->last_cmd = cmd;
+    c->srv->stat_commands++;
+}
+
+static void protocol_error(client *c)
+{
+    resp_buf *b = &c->out;
+    char msg[256];
+    int n = snprintf(msg, sizeof(msg), "ERR %s", resp_parser_error(&c->parser));
+    resp_add_error(b, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+    client_close_after_reply(c);
+}
+
+/* Runs every complete command in the buffer; replies only accumulate here
+ * and are written once by the flush after this loop iteration. */
+void client_process_input(client *c)
+{
+    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING)) && c->qpos < c->query.len) {
+        size_t consumed = 0;
+        resp_status st = resp_parse(&c->parser, c->query.data + c->qpos, c->query.len - c->qpos, &consumed);
+        if (st == RESP_ERROR) {
+            protocol_error(c);
+            return;
+        }
+        c->qpos += consumed;
+        if (st == RESP_NEED_MORE) return;
+        c->argv = c->parser.argv;
+        c->argc = (int)c->parser.argc;
+        client_execute(c);
+        c->argv = NULL;
+        c->argc = 0;
+    }
+}

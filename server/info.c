@@ -1,0 +1,154 @@
+/* info.c - INFO: the sections clients and tools read (ioredis waits for
+ * loading:0, Redisson reads role), in Redis 7.0's field names and order. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "mem.h"
+
+static void add(resp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(resp_buf *b, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    resp_buf_append(b, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+static void human_bytes(char *dst, size_t len, double n)
+{
+    static const char units[] = "BKMGTP";
+    int u = 0;
+    while (n >= 1024 && u < 5) n /= 1024, u++;
+    if (u == 0) snprintf(dst, len, "%.0fB", n);
+    else snprintf(dst, len, "%.2f%c", n, units[u]);
+}
+
+static size_t rss_bytes(void)
+{
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return 0;
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    fclose(f);
+    return (size_t)resident * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static void section_server(server *s, resp_buf *b)
+{
+    uint64_t now = server_now_ms(s);
+    uint64_t up = (now - s->start_ms) / 1000;
+    add(b, "# Server\r\nredis_version:%s\r\nredis_git_sha1:00000000\r\nredis_git_dirty:0\r\n", LATCHD_REDIS_VERSION);
+    add(b, "redis_build_id:0\r\nredis_mode:standalone\r\nlatchd_version:%s\r\n", LATCHD_VERSION);
+    add(b, "os:Linux\r\narch_bits:%d\r\nmultiplexing_api:libuv\r\nlibuv_version:%s\r\n", (int)sizeof(void *) * 8,
+        uv_version_string());
+    add(b, "process_id:%d\r\nprocess_supervised:no\r\nrun_id:%s\r\ntcp_port:%d\r\n", (int)getpid(), s->run_id, s->port);
+    add(b, "server_time_usec:%llu\r\nuptime_in_seconds:%llu\r\nuptime_in_days:%llu\r\n",
+        (unsigned long long)now * 1000u, (unsigned long long)up, (unsigned long long)up / 86400);
+    add(b, "hz:%lld\r\nconfigured_hz:%lld\r\nexecutable:latchd\r\nconfig_file:\r\nio_threads_active:0\r\n",
+        s->cfg.hz, s->cfg.hz);
+}
+
+static void section_clients(server *s, resp_buf *b)
+{
+    add(b, "# Clients\r\nconnected_clients:%zu\r\ncluster_connections:0\r\nmaxclients:%lld\r\n", s->nclients,
+        s->cfg.maxclients);
+    add(b, "client_recent_max_input_buffer:0\r\nclient_recent_max_output_buffer:0\r\nblocked_clients:0\r\n");
+    add(b, "tracking_clients:0\r\nclients_in_timeout_table:0\r\n");
+}
+
+static void section_memory(server *s, resp_buf *b)
+{
+    char used_h[32], rss_h[32];
+    size_t used = store_used_memory(s->db) + s->nclients * sizeof(client);
+    size_t rss = rss_bytes();
+    human_bytes(used_h, sizeof(used_h), (double)used);
+    human_bytes(rss_h, sizeof(rss_h), (double)rss);
+    add(b, "# Memory\r\nused_memory:%zu\r\nused_memory_human:%s\r\n", used, used_h);
+    add(b, "used_memory_rss:%zu\r\nused_memory_rss_human:%s\r\n", rss, rss_h);
+    add(b, "maxmemory:0\r\nmaxmemory_human:0B\r\nmaxmemory_policy:noeviction\r\nmem_allocator:libc\r\n");
+}
+
+static void section_persistence(server *s, resp_buf *b)
+{
+    add(b, "# Persistence\r\nloading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:0\r\n");
+    add(b, "rdb_bgsave_in_progress:0\r\nrdb_last_save_time:%llu\r\nrdb_last_bgsave_status:ok\r\n",
+        (unsigned long long)s->lastsave_s);
+    add(b, "aof_enabled:0\r\naof_rewrite_in_progress:0\r\naof_last_bgrewrite_status:ok\r\n");
+}
+
+static void section_stats(server *s, resp_buf *b)
+{
+    add(b, "# Stats\r\ntotal_connections_received:%llu\r\ntotal_commands_processed:%llu\r\n",
+        (unsigned long long)s->stat_conns, (unsigned long long)s->stat_commands);
+    add(b, "instantaneous_ops_per_sec:0\r\ntotal_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n",
+        (unsigned long long)s->stat_net_in, (unsigned long long)s->stat_net_out);
+    add(b, "rejected_connections:%llu\r\nexpired_keys:%llu\r\nevicted_keys:0\r\n",
+        (unsigned long long)s->stat_rejected_conns, (unsigned long long)s->stat_expired);
+    add(b, "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\npubsub_channels:0\r\npubsub_patterns:0\r\n",
+        (unsigned long long)s->stat_keyspace_hits, (unsigned long long)s->stat_keyspace_misses);
+}
+
+static void section_replication(server *s, resp_buf *b)
+{
+    add(b, "# Replication\r\nrole:master\r\nconnected_slaves:0\r\nmaster_failover_state:no-failover\r\n");
+    add(b, "master_replid:%s\r\nmaster_replid2:0000000000000000000000000000000000000000\r\n", s->run_id);
+    add(b, "master_repl_offset:0\r\nsecond_repl_offset:-1\r\nrepl_backlog_active:0\r\n");
+    add(b, "repl_backlog_size:1048576\r\nrepl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n");
+}
+
+static void section_cpu(server *s, resp_buf *b)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    add(b, "# CPU\r\nused_cpu_sys:%ld.%06ld\r\nused_cpu_user:%ld.%06ld\r\n", (long)ru.ru_stime.tv_sec,
+        (long)ru.ru_stime.tv_usec, (long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec);
+}
+
+static void section_keyspace(server *s, resp_buf *b)
+{
+    add(b, "# Keyspace\r\n");
+    size_t keys = store_size(s->db);
+    if (keys) add(b, "db0:keys=%zu,expires=%zu,avg_ttl=0\r\n", keys, store_expires_count(s->db));
+}
+
+typedef struct info_section {
+    const char *name;
+    void (*fn)(server *, resp_buf *);
+} info_section;
+
+static const info_section sections[] = {
+    {"server", section_server},           {"clients", section_clients}, {"memory", section_memory},
+    {"persistence", section_persistence}, {"stats", section_stats},     {"replication", section_replication},
+    {"cpu", section_cpu},                 {"keyspace", section_keyspace},
+};
+#define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
+
+static int wanted(client *c, const char *name)
+{
+    if (c->argc == 1) return 1;
+    for (int i = 1; i < c->argc; i++) {
+        const resp_slice *a = &c->argv[i];
+        if (arg_is(a, name) || arg_is(a, "all") || arg_is(a, "everything") || arg_is(a, "default")) return 1;
+    }
+    return 0;
+}
+
+void cmd_info(client *c)
+{
+    resp_buf b;
+    resp_buf_init(&b);
+    for (size_t i = 0; i < NSECTIONS; i++) {
+        if (!wanted(c, sections[i].name)) continue;
+        if (b.len) resp_buf_append(&b, "\r\n", 2);
+        sections[i].fn(c->srv, &b);
+    }
+    reply_verbatim(c, b.data ? b.data : "", b.len);
+    resp_buf_free(&b);
+}

@@ -1,0 +1,252 @@
+/* net.c - client connections on libuv: reads land straight in the query
+ * buffer, replies accumulate in the output buffer and are flushed once per
+ * loop iteration (uv_try_write, then uv_write for what the kernel refused). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem.h"
+#include "server.h"
+
+#define READ_CHUNK (16 * 1024)
+#define IDLE_BUFFER_KEEP (64 * 1024)   /* larger idle buffers are returned */
+#define QUERY_BUFFER_LIMIT (1024LL * 1024 * 1024)
+
+static void on_close(uv_handle_t *h)
+{
+    client *c = h->data;
+    resp_buf_free(&c->query);
+    resp_buf_free(&c->out);
+    resp_buf_free(&c->inflight);
+    resp_parser_free(&c->parser);
+    free(c->name);
+    free(c->lib_name);
+    free(c->lib_ver);
+    free(c);
+}
+
+static void unlink_client(client *c)
+{
+    server *s = c->srv;
+    if (c->prev) c->prev->next = c->next;
+    else s->clients = c->next;
+    if (c->next) c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+    s->nclients--;
+}
+
+void client_close(client *c)
+{
+    if (c->flags & CLIENT_CLOSING) return;
+    c->flags |= CLIENT_CLOSING;
+    unlink_client(c);
+    uv_close(&c->h.handle, on_close);
+}
+
+client *client_new(server *s)
+{
+    client *c = mem_calloc(1, sizeof(*c));
+    resp_limits lim = {RESP_INLINE_MAX, RESP_MULTIBULK_MAX, s->cfg.proto_max_bulk_len};
+    c->srv = s;
+    c->id = ++s->next_client_id;
+    c->proto = 2;
+    c->ctime_ms = c->last_ms = server_now_ms(s);
+    if (!s->cfg.requirepass[0]) c->flags |= CLIENT_AUTHENTICATED;
+    resp_parser_init(&c->parser, &lim);
+    c->h.handle.data = c;
+    c->next = s->clients;
+    if (s->clients) s->clients->prev = c;
+    s->clients = c;
+    s->nclients++;
+    return c;
+}
+
+/* Stop reading, send what is queued, then close (QUIT, protocol errors,
+ * shutdown). */
+void client_close_after_reply(client *c)
+{
+    c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+    if (!(c->flags & CLIENT_CLOSING)) uv_read_stop(&c->h.stream);
+    client_schedule_write(c);
+}
+
+void client_schedule_write(client *c)
+{
+    if (c->flags & CLIENT_PENDING_WRITE) return;
+    c->flags |= CLIENT_PENDING_WRITE;
+    c->pending_next = c->srv->pending;
+    c->srv->pending = c;
+}
+
+/* Buffers that grew for one big request or reply are given back once the
+ * client is idle, so 10k quiet clients cost little. */
+static void shrink_idle(resp_buf *b)
+{
+    if (b->len == 0 && b->cap > IDLE_BUFFER_KEEP) resp_buf_free(b);
+}
+
+static void flush_client(client *c);
+
+static void on_write(uv_write_t *req, int status)
+{
+    client *c = req->data;
+    c->writing = 0;
+    c->inflight.len = 0;
+    shrink_idle(&c->inflight);
+    if (status < 0 || (c->flags & CLIENT_CLOSING)) {
+        client_close(c);
+        return;
+    }
+    flush_client(c);
+}
+
+/* The kernel took only part: hand the rest to uv_write, which owns the
+ * inflight buffer until on_write; new replies keep accumulating in out. */
+static void write_async(client *c)
+{
+    resp_buf tmp = c->inflight;
+    c->inflight = c->out;
+    c->out = tmp;
+    c->out.len = 0;
+    uv_buf_t buf = uv_buf_init(c->inflight.data, (unsigned)c->inflight.len);
+    c->wreq.data = c;
+    c->writing = 1;
+    if (uv_write(&c->wreq, &c->h.stream, &buf, 1, on_write) != 0) {
+        c->writing = 0;
+        client_close(c);
+    }
+}
+
+static void flush_client(client *c)
+{
+    if ((c->flags & CLIENT_CLOSING) || c->writing) return;
+    if (c->out.len > 0) {
+        uv_buf_t buf = uv_buf_init(c->out.data, (unsigned)c->out.len);
+        int n = uv_try_write(&c->h.stream, &buf, 1);
+        if (n < 0 && n != UV_EAGAIN) {
+            client_close(c);
+            return;
+        }
+        if (n > 0) {
+            c->srv->stat_net_out += (uint64_t)n;
+            resp_buf_consume(&c->out, (size_t)n);
+        }
+        if (c->out.len > 0) {
+            write_async(c);
+            return;
+        }
+        shrink_idle(&c->out);
+    }
+    if (c->flags & CLIENT_CLOSE_AFTER_REPLY) client_close(c);
+}
+
+void net_flush_pending(server *s)
+{
+    client *c = s->pending;
+    s->pending = NULL;
+    while (c) {
+        client *next = c->pending_next;
+        c->pending_next = NULL;
+        c->flags &= ~CLIENT_PENDING_WRITE;
+        flush_client(c);
+        c = next;
+    }
+}
+
+/* Read straight into the free tail of the query buffer; parsed bytes are
+ * dropped first so the buffer does not creep. */
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    client *c = h->data;
+    resp_buf *q = &c->query;
+    if (c->qpos > 0) {
+        memmove(q->data, q->data + c->qpos, q->len - c->qpos);
+        q->len -= c->qpos;
+        c->qpos = 0;
+    }
+    resp_buf_reserve(q, READ_CHUNK);
+    *buf = uv_buf_init(q->data + q->len, (unsigned)(q->cap - q->len));
+}
+
+static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+    client *c = stream->data;
+    if (nread < 0) {
+        client_close(c);
+        return;
+    }
+    if (nread == 0) return;
+    c->query.len += (size_t)nread;
+    c->srv->stat_net_in += (uint64_t)nread;
+    c->last_ms = server_now_ms(c->srv);
+    client_process_input(c);
+    if (c->query.len - c->qpos > QUERY_BUFFER_LIMIT) {
+        log_msg(LOG_WARNING, "Closing client that reached max query buffer length");
+        client_close(c);
+        return;
+    }
+    if (c->qpos == c->query.len) {
+        c->query.len = c->qpos = 0;
+        shrink_idle(&c->query);
+    }
+}
+
+static void describe_peer(client *c)
+{
+    struct sockaddr_storage ss;
+    int len = sizeof(ss);
+    char ip[INET6_ADDRSTRLEN] = "?";
+    if (c->flags & CLIENT_UNIX) {
+        snprintf(c->addr, sizeof(c->addr), "%s:0", c->srv->cfg.unixsocket);
+        snprintf(c->laddr, sizeof(c->laddr), "%s:0", c->srv->cfg.unixsocket);
+        return;
+    }
+    if (uv_tcp_getpeername(&c->h.tcp, (struct sockaddr *)&ss, &len) == 0) {
+        int port = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
+                                            : ntohs(((struct sockaddr_in *)&ss)->sin_port);
+        uv_ip_name((struct sockaddr *)&ss, ip, sizeof(ip));
+        snprintf(c->addr, sizeof(c->addr), "%s:%d", ip, port);
+    }
+    len = sizeof(ss);
+    if (uv_tcp_getsockname(&c->h.tcp, (struct sockaddr *)&ss, &len) == 0) {
+        uv_ip_name((struct sockaddr *)&ss, ip, sizeof(ip));
+        snprintf(c->laddr, sizeof(c->laddr), "%s:%d", ip, c->srv->port);
+    }
+}
+
+/* Over maxclients: Redis answers with an error and hangs up. */
+static void refuse(client *c)
+{
+    static const char msg[] = "-ERR max number of clients reached\r\n";
+    uv_buf_t buf = uv_buf_init((char *)msg, sizeof(msg) - 1);
+    (void)uv_try_write(&c->h.stream, &buf, 1);
+    c->srv->stat_rejected_conns++;
+    client_close(c);
+}
+
+void net_on_connection(uv_stream_t *listener, int status)
+{
+    server *s = listener->data;
+    if (status < 0 || s->shutting_down) return;
+    int is_unix = listener->type == UV_NAMED_PIPE;
+    client *c = client_new(s);
+    int rc = is_unix ? uv_pipe_init(s->loop, &c->h.pipe, 0) : uv_tcp_init(s->loop, &c->h.tcp);
+    if (rc == 0) rc = uv_accept(listener, &c->h.stream);
+    if (rc != 0) {
+        client_close(c);
+        return;
+    }
+    s->stat_conns++;
+    if (is_unix) {
+        c->flags |= CLIENT_UNIX;
+    } else {
+        uv_tcp_nodelay(&c->h.tcp, 1);
+        if (s->cfg.tcp_keepalive > 0) uv_tcp_keepalive(&c->h.tcp, 1, (unsigned)s->cfg.tcp_keepalive);
+    }
+    describe_peer(c);
+    if ((long long)s->nclients > s->cfg.maxclients) {
+        refuse(c);
+        return;
+    }
+    if (uv_read_start(&c->h.stream, on_alloc, on_read) != 0) client_close(c);
+}

@@ -1,0 +1,215 @@
+/* server.c - the server's lifetime: listeners, the per-iteration flush,
+ * the clock the keyspace sees, the one expiry timer, and shutdown. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "dict.h"
+#include "mem.h"
+#include "server.h"
+
+static uint64_t mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* Wall time at start plus monotonic elapsed: absolute ms (EXPIREAT and
+ * PEXPIRETIME speak unix time) that never jumps back with the wall clock. */
+uint64_t server_now_ms(server *s)
+{
+    return s->clock_wall0_ms + (mono_us() - s->clock_mono0_us) / 1000u;
+}
+
+static uint64_t store_clock(void *ctx) { return server_now_ms(ctx); }
+
+static void on_expire_timer(uv_timer_t *t)
+{
+    server *s = t->data;
+    s->expire_timer_due = UINT64_MAX;
+    s->stat_expired += store_expire_due(s->db);
+    server_expire_rearm(s);
+}
+
+/* One uv timer, armed at the wheel's next due slot: no periodic tick, so an
+ * idle server sleeps until the next deadline. */
+void server_expire_rearm(server *s)
+{
+    uint64_t due = store_next_due(s->db);
+    if (due == s->expire_timer_due) return;
+    s->expire_timer_due = due;
+    if (due == UINT64_MAX) {
+        uv_timer_stop(&s->expire_timer);
+        return;
+    }
+    uint64_t now = server_now_ms(s);
+    uv_update_time(s->loop);
+    uv_timer_start(&s->expire_timer, on_expire_timer, due > now ? due - now : 0, 0);
+}
+
+static void on_check(uv_check_t *h)
+{
+    server *s = h->data;
+    net_flush_pending(s);
+    server_expire_rearm(s);
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    server *s = h->data;
+    log_msg(LOG_WARNING, "Received %s scheduling shutdown...", signum == SIGINT ? "SIGINT" : "SIGTERM");
+    server_shutdown(s);
+}
+
+static void make_run_id(char *dst)
+{
+    static const char hex[] = "0123456789abcdef";
+    uint8_t rnd[20];
+    if (uv_random(NULL, NULL, rnd, sizeof(rnd), 0, NULL) != 0) memset(rnd, 0x5a, sizeof(rnd));
+    for (int i = 0; i < 20; i++) {
+        dst[2 * i] = hex[rnd[i] >> 4];
+        dst[2 * i + 1] = hex[rnd[i] & 15];
+    }
+    dst[40] = '\0';
+}
+
+static void seed_hashing(void)
+{
+    uint8_t seed[16];
+    if (uv_random(NULL, NULL, seed, sizeof(seed), 0, NULL) == 0) store_dict_set_seed(seed);
+}
+
+int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
+{
+    memset(s, 0, sizeof(*s));
+    s->loop = loop;
+    s->cfg = *cfg;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    s->clock_wall0_ms = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    s->clock_mono0_us = mono_us();
+    s->start_ms = s->clock_wall0_ms;
+    s->lastsave_s = s->start_ms / 1000;
+    s->expire_timer_due = UINT64_MAX;
+    make_run_id(s->run_id);
+    seed_hashing();
+    command_table_init();
+    s->db = store_create(store_clock, s);
+    uv_check_init(loop, &s->flush_check);
+    s->flush_check.data = s;
+    uv_check_start(&s->flush_check, on_check);
+    uv_timer_init(loop, &s->expire_timer);
+    s->expire_timer.data = s;
+    uv_signal_init(loop, &s->sigterm);
+    uv_signal_init(loop, &s->sigint);
+    s->sigterm.data = s->sigint.data = s;
+    uv_signal_start(&s->sigterm, on_signal, SIGTERM);
+    uv_signal_start(&s->sigint, on_signal, SIGINT);
+    return 0;
+}
+
+/* "-::1" marks an address that may be missing (no IPv6), as in Redis. */
+static int listen_tcp(server *s, const char *addr, int port)
+{
+    int optional = addr[0] == '-';
+    if (optional) addr++;
+    struct sockaddr_storage ss;
+    int rc = strchr(addr, ':') ? uv_ip6_addr(addr, port, (struct sockaddr_in6 *)&ss)
+                               : uv_ip4_addr(addr, port, (struct sockaddr_in *)&ss);
+    if (rc == 0 && s->nlisteners >= (int)(sizeof(s->listeners) / sizeof(s->listeners[0]))) rc = UV_ENOBUFS;
+    uv_tcp_t *t = &s->listeners[s->nlisteners];
+    if (rc == 0) rc = uv_tcp_init(s->loop, t);
+    if (rc != 0) goto fail;
+    t->data = s;
+    rc = uv_tcp_bind(t, (struct sockaddr *)&ss, strchr(addr, ':') ? UV_TCP_IPV6ONLY : 0);
+    if (rc == 0) rc = uv_listen((uv_stream_t *)t, 511, net_on_connection);
+    if (rc != 0) {
+        uv_close((uv_handle_t *)t, NULL);
+        goto fail;
+    }
+    s->nlisteners++;
+    if (s->port == 0) {
+        int len = sizeof(ss);
+        uv_tcp_getsockname(t, (struct sockaddr *)&ss, &len);
+        s->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                                 : ((struct sockaddr_in *)&ss)->sin_port);
+    }
+    return 0;
+fail:
+    log_msg(optional ? LOG_NOTICE : LOG_WARNING, "Could not create server TCP listening socket %s:%d: %s",
+            addr, port, uv_strerror(rc));
+    return optional ? 0 : -1;
+}
+
+static int listen_unix(server *s)
+{
+    const char *path = s->cfg.unixsocket;
+    unlink(path);
+    int rc = uv_pipe_init(s->loop, &s->unix_listener, 0);
+    if (rc == 0) rc = uv_pipe_bind(&s->unix_listener, path);
+    s->unix_listener.data = s;
+    if (rc == 0 && s->cfg.unixsocketperm) rc = uv_pipe_chmod(&s->unix_listener, UV_READABLE | UV_WRITABLE);
+    if (rc == 0) rc = uv_listen((uv_stream_t *)&s->unix_listener, 511, net_on_connection);
+    if (rc != 0) {
+        log_msg(LOG_WARNING, "Failed opening Unix socket: %s", uv_strerror(rc));
+        return -1;
+    }
+    s->has_unix = 1;
+    log_msg(LOG_NOTICE, "The server is now ready to accept connections at %s", path);
+    return 0;
+}
+
+/* With --port 0 the first address picks the port and the others reuse it. */
+int server_listen(server *s)
+{
+    if (s->cfg.port != 0 || s->cfg.nbind == 0) s->port = s->cfg.port;
+    if (s->cfg.port != 0 || s->cfg.unixsocket[0] == '\0') {
+        for (int i = 0; i < s->cfg.nbind; i++)
+            if (listen_tcp(s, s->cfg.bind[i], s->port) != 0) return -1;
+        if (s->nlisteners == 0 && s->cfg.nbind > 0) return -1;
+    }
+    if (s->cfg.unixsocket[0] && listen_unix(s) != 0) return -1;
+    if (s->nlisteners > 0) log_msg(LOG_NOTICE, "Ready to accept connections tcp port %d", s->port);
+    else log_msg(LOG_NOTICE, "Ready to accept connections unix");
+    return 0;
+}
+
+static void close_if_open(uv_handle_t *h)
+{
+    if (!uv_is_closing(h)) uv_close(h, NULL);
+}
+
+/* Stop accepting, push out what is already queued, close everyone; the
+ * loop then runs dry and uv_run returns. */
+void server_shutdown(server *s)
+{
+    if (s->shutting_down) return;
+    s->shutting_down = 1;
+    for (int i = 0; i < s->nlisteners; i++) close_if_open((uv_handle_t *)&s->listeners[i]);
+    if (s->has_unix) {
+        close_if_open((uv_handle_t *)&s->unix_listener);
+        unlink(s->cfg.unixsocket);
+    }
+    for (client *c = s->clients, *next; c; c = next) {
+        next = c->next;
+        client_close_after_reply(c);
+    }
+    net_flush_pending(s);
+    close_if_open((uv_handle_t *)&s->flush_check);
+    close_if_open((uv_handle_t *)&s->expire_timer);
+    close_if_open((uv_handle_t *)&s->sigterm);
+    close_if_open((uv_handle_t *)&s->sigint);
+}
+
+/* After uv_run has returned: release what server_init took, including the
+ * configuration it was handed. */
+void server_close(server *s)
+{
+    store_destroy(s->db);
+    s->db = NULL;
+    config_free(&s->cfg);
+}

@@ -1,0 +1,216 @@
+/* server.h - the server's shared types: server, client, command table and
+ * the reply helpers commands use. Internal to server/; main.c is a user. */
+#ifndef LATCHD_SERVER_H
+#define LATCHD_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "config.h"
+#include "resp.h"
+#include "store.h"
+
+#define LATCHD_REDIS_VERSION "7.0.15"
+#ifndef LATCHD_VERSION
+#define LATCHD_VERSION "0.0.0"
+#endif
+
+typedef struct server server;
+typedef struct client client;
+
+/* ---- commands ---- */
+
+enum {
+    CMD_WRITE = 1 << 0,
+    CMD_READONLY = 1 << 1,
+    CMD_NOAUTH = 1 << 2,     /* allowed before AUTH */
+    CMD_ADMIN = 1 << 3,
+    CMD_FAST = 1 << 4,
+    CMD_LOADING = 1 << 5,
+    CMD_STALE = 1 << 6,
+    CMD_PUBSUB = 1 << 7,     /* allowed in RESP2 subscribed mode */
+    CMD_NOSCRIPT = 1 << 8,   /* refused inside EVAL */
+    CMD_CONTAINER = 1 << 9,  /* has subcommands: errors name "cmd|sub" */
+};
+
+typedef void (*command_proc)(client *c);
+
+typedef struct command {
+    const char *name;      /* lower case */
+    command_proc proc;
+    int arity;             /* >0 exact argc, <0 at least -arity */
+    unsigned flags;
+    int first_key, last_key, key_step;
+    const char *group;     /* COMMAND DOCS */
+    const char *since;
+    const char *summary;
+    const char *args;      /* space-separated argument hints, or NULL */
+} command;
+
+/* Looks a command up case-insensitively; NULL if unknown. */
+const command *command_lookup(const char *name, size_t len);
+void command_table_init(void);
+void command_table_free(void);
+size_t command_count(void);
+const command *command_at(size_t i);
+
+/* ---- clients ---- */
+
+enum {
+    CLIENT_CLOSE_AFTER_REPLY = 1 << 0,
+    CLIENT_AUTHENTICATED = 1 << 1,
+    CLIENT_REPLY_OFF = 1 << 2,
+    CLIENT_REPLY_SKIP_NEXT = 1 << 3,   /* CLIENT REPLY SKIP: skip the next command's reply */
+    CLIENT_REPLY_SKIP = 1 << 4,        /* the current command's reply is dropped */
+    CLIENT_CLOSING = 1 << 5,
+    CLIENT_PENDING_WRITE = 1 << 6,
+    CLIENT_UNIX = 1 << 7,
+    CLIENT_IN_PROCESS = 1 << 8,
+};
+
+struct client {
+    union {
+        uv_handle_t handle;
+        uv_stream_t stream;
+        uv_tcp_t tcp;
+        uv_pipe_t pipe;
+    } h;
+    server *srv;
+    uint64_t id;
+    unsigned flags;
+    int proto;                 /* 2 or 3 */
+    int db;
+    /* input: bytes [qpos, query.len) of query are not yet parsed */
+    resp_buf query;
+    size_t qpos;
+    resp_parser parser;
+    /* the command being executed */
+    int argc;
+    resp_slice *argv;
+    const command *cmd;
+    const command *last_cmd;
+    /* output: replies accumulate in out; inflight is owned by a uv_write */
+    resp_buf out;
+    resp_buf inflight;
+    uv_write_t wreq;
+    int writing;
+    /* identity */
+    char *name;
+    char *lib_name;
+    char *lib_ver;
+    char addr[64];
+    char laddr[64];
+    uint64_t ctime_ms;
+    uint64_t last_ms;
+    /* links */
+    client *prev, *next;           /* all clients */
+    client *pending_next;          /* clients with output to flush */
+};
+
+/* ---- server ---- */
+
+struct server {
+    uv_loop_t *loop;
+    latchd_config cfg;
+    store *db;
+    uv_tcp_t listeners[8];
+    int nlisteners;
+    uv_pipe_t unix_listener;
+    int has_unix;
+    uv_check_t flush_check;
+    uv_timer_t expire_timer;
+    uint64_t expire_timer_due;   /* absolute ms the timer is armed for, or UINT64_MAX */
+    uv_signal_t sigterm, sigint;
+    client *clients;
+    size_t nclients;
+    client *pending;
+    uint64_t next_client_id;
+    int port;                    /* actual TCP port bound */
+    int shutting_down;
+    /* clock: wall time at start + monotonic elapsed, never goes backwards */
+    uint64_t clock_wall0_ms;
+    uint64_t clock_mono0_us;
+    uint64_t start_ms;
+    uint64_t lastsave_s;
+    /* stats */
+    uint64_t stat_conns;
+    uint64_t stat_commands;
+    uint64_t stat_rejected_conns;
+    uint64_t stat_expired;
+    uint64_t stat_keyspace_hits, stat_keyspace_misses;
+    uint64_t stat_net_in, stat_net_out;
+    char run_id[41];
+};
+
+/* server.c */
+/* The server takes ownership of cfg's strings. */
+int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg);
+int server_listen(server *s);
+void server_close(server *s);
+uint64_t server_now_ms(server *s);
+void server_expire_rearm(server *s);
+void server_shutdown(server *s);
+
+/* net.c */
+void client_schedule_write(client *c);
+void client_close(client *c);
+void client_close_after_reply(client *c);
+void net_flush_pending(server *s);
+void net_on_connection(uv_stream_t *listener, int status);
+client *client_new(server *s);
+
+/* dispatch.c */
+void client_process_input(client *c);
+void client_execute(client *c);
+
+/* reply.c: replies go to c->out unless the client turned replies off */
+int client_replies_on(const client *c);
+resp_buf *client_out(client *c);
+void reply_ok(client *c);
+void reply_status(client *c, const char *s);
+void reply_error(client *c, const char *s);
+void reply_errorf(client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void reply_int(client *c, long long v);
+void reply_bulk(client *c, const void *p, size_t len);
+void reply_bulk_cstr(client *c, const char *s);
+void reply_bulk_ll(client *c, long long v);
+void reply_null(client *c);
+void reply_null_array(client *c);
+void reply_array(client *c, long long n);
+void reply_map(client *c, long long n);
+void reply_set(client *c, long long n);
+void reply_bool(client *c, int v);
+void reply_double(client *c, double d);
+void reply_verbatim(client *c, const char *p, size_t len);
+void reply_arity_error(client *c);
+void reply_syntax_error(client *c);
+void reply_wrongtype(client *c);
+void reply_not_integer(client *c);
+void reply_unknown_subcommand(client *c);
+void reply_subcommand_arity_error(client *c);
+
+/* args.c: argument helpers with Redis's error replies */
+int arg_is(const resp_slice *a, const char *lit);
+/* Parse as long long; on failure reply "ERR value is not an integer or out of range" and return 0. */
+int arg_ll_or_reply(client *c, const resp_slice *a, long long *out);
+char *arg_strdup(const resp_slice *a);
+
+/* Container commands (CLIENT, CONFIG, COMMAND, FUNCTION) route their
+ * subcommand through one table each; arity counts the container name. */
+typedef struct subcommand {
+    const char *name;
+    command_proc proc;
+    int arity;
+} subcommand;
+void subcommand_dispatch(client *c, const subcommand *table, size_t n);
+
+/* glob.c: Redis's stringmatchlen */
+int glob_match(const char *pat, size_t plen, const char *str, size_t slen, int nocase);
+
+/* log.c */
+enum { LOG_DEBUG, LOG_VERBOSE, LOG_NOTICE, LOG_WARNING };
+void log_init(server *s);
+void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,68 @@
+/* dict.h - intrusive hash table with incremental rehash (after Redis's
+ * dict.c): callers embed store_dict_node in their own entries. */
+#ifndef LATCHD_STORE_DICT_H
+#define LATCHD_STORE_DICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct store_dict_node {
+    struct store_dict_node *next;
+    uint64_t hash;
+    const char *key;   /* points at bytes the owner keeps alive */
+    size_t keylen;
+} store_dict_node;
+
+typedef struct store_dict_table {
+    store_dict_node **buckets;
+    size_t size;       /* power of two, or 0 */
+    size_t used;
+} store_dict_table;
+
+typedef struct store_dict {
+    store_dict_table t[2];
+    long long rehash_idx;   /* -1: not rehashing */
+    int iterators;          /* >0: rehash steps paused (foreach running) */
+} store_dict;
+
+typedef void (*store_dict_visit_fn)(store_dict_node *n, void *ctx);
+
+/* Process-wide SipHash key; the server sets a random one at start-up. */
+void store_dict_set_seed(const uint8_t seed[16]);
+uint64_t store_dict_hash(const char *key, size_t len);
+
+void store_dict_init(store_dict *d);
+/* Calls free_node (may be NULL) for every node, then releases the table. */
+void store_dict_clear(store_dict *d, store_dict_visit_fn free_node, void *ctx);
+size_t store_dict_size(const store_dict *d);
+store_dict_node *store_dict_find(store_dict *d, const char *key, size_t len);
+/* n->key/keylen must be set and not present yet; the dict sets n->hash. */
+void store_dict_insert(store_dict *d, store_dict_node *n);
+/* Unlinks and returns the node with this key, or NULL. */
+store_dict_node *store_dict_remove(store_dict *d, const char *key, size_t len);
+/* Visit every node; fn must not insert or remove. */
+void store_dict_foreach(store_dict *d, store_dict_visit_fn fn, void *ctx);
+/* Redis's SCAN cursor (reverse binary increment): every node present for
+ * the whole scan is visited at least once, even across resizes. Visits one
+ * bucket (both tables when rehashing); returns the next cursor, 0 = done. */
+uint64_t store_dict_scan(store_dict *d, uint64_t cursor, store_dict_visit_fn fn, void *ctx);
+/* Do up to n buckets of pending rehash work; returns 1 if more remains. */
+int store_dict_rehash(store_dict *d, int n);
+/* A node picked at random, for sampling (NULL when empty). */
+store_dict_node *store_dict_random(store_dict *d, uint64_t rnd);
+
+/* ---- additions (store/ internals): hash a key once per operation, unlink
+ * a known node, read without mutating, and report table memory. ---- */
+/* store_dict_find with hash == store_dict_hash(key, len) precomputed. */
+store_dict_node *store_dict_find_hashed(store_dict *d, const char *key, size_t len,
+                                        uint64_t hash);
+/* store_dict_insert with n->hash already == store_dict_hash(n->key, ...). */
+void store_dict_insert_hashed(store_dict *d, store_dict_node *n);
+/* Unlinks n, which must be in d (uses n->hash; no key compare). */
+void store_dict_unlink(store_dict *d, store_dict_node *n);
+/* Find without a rehash step, so it is safe on a const dict. */
+store_dict_node *store_dict_peek(const store_dict *d, const char *key, size_t len);
+/* Bytes held by the bucket arrays (malloc_usable_size). */
+size_t store_dict_mem(const store_dict *d);
+
+#endif

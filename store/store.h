@@ -1,0 +1,103 @@
+/* store.h - the keyspace: named values (string, hash) with optional
+ * millisecond deadlines, reclaimed by a timing wheel. No I/O; the clock
+ * is injected so tests control time. */
+#ifndef LATCHD_STORE_H
+#define LATCHD_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum store_type {
+    STORE_STRING = 1,
+    STORE_HASH = 2,
+} store_type;
+
+/* Errors are negative values; 0 and positive values are results. */
+enum {
+    STORE_OK = 0,
+    STORE_ERR_NOT_INT = -1,   /* value is not an integer (string or hash field) */
+    STORE_ERR_OVERFLOW = -2,  /* increment or decrement would overflow */
+};
+
+#define STORE_NO_DEADLINE INT64_C(-1)
+
+typedef struct store store;
+typedef struct store_key store_key;
+
+/* Absolute milliseconds (unix epoch timebase, but must never go backwards). */
+typedef uint64_t (*store_clock_fn)(void *ctx);
+/* Called when expiry reclaims a key (lazily on access or by the wheel),
+ * before its memory is released. */
+typedef void (*store_expired_fn)(const char *key, size_t len, void *ctx);
+typedef void (*store_key_fn)(store_key *k, void *ctx);
+typedef void (*store_field_fn)(const char *field, size_t flen,
+                               const char *val, size_t vlen, void *ctx);
+
+store *store_create(store_clock_fn clock, void *clock_ctx);
+void store_destroy(store *s);
+void store_set_expired_hook(store *s, store_expired_fn fn, void *ctx);
+uint64_t store_now(store *s);
+
+/* Number of keys, counting ones past their deadline not yet reclaimed
+ * (as Redis's DBSIZE does). */
+size_t store_size(const store *s);
+size_t store_expires_count(const store *s);
+/* Bytes allocated for keys and values (INFO used_memory). */
+size_t store_used_memory(const store *s);
+void store_flush(store *s);
+
+/* Expiry driving: reclaim every key whose deadline <= now; returns count.
+ * store_next_due: absolute ms of the next wheel work, UINT64_MAX if none. */
+size_t store_expire_due(store *s);
+uint64_t store_next_due(const store *s);
+
+/* ---- keys ---- */
+/* NULL when missing or past its deadline (an expired key is reclaimed here,
+ * so it is never visible). */
+store_key *store_lookup(store *s, const char *key, size_t len);
+/* Create an empty value of the given type; the key must not exist. */
+store_key *store_create_key(store *s, const char *key, size_t len, store_type t);
+void store_delete_key(store *s, store_key *k);
+/* 1 if a live key was deleted, 0 if none. */
+int store_delete(store *s, const char *key, size_t len);
+/* Move k's value and deadline to newname, replacing whatever is there.
+ * Returns the key under its new name (k is no longer valid). */
+store_key *store_rename(store *s, store_key *k, const char *newname, size_t newlen);
+
+store_type store_key_type(const store_key *k);
+const char *store_key_name(const store_key *k, size_t *len);
+int64_t store_key_deadline(const store_key *k);   /* STORE_NO_DEADLINE if none */
+/* Set (absolute ms) or clear (STORE_NO_DEADLINE) the deadline. */
+void store_key_set_deadline(store *s, store_key *k, int64_t deadline_ms);
+
+/* Visit live keys. foreach: all of them (fn must not add/delete keys).
+ * scan: Redis SCAN cursor semantics; returns the next cursor (0 = done). */
+void store_foreach(store *s, store_key_fn fn, void *ctx);
+uint64_t store_scan(store *s, uint64_t cursor, store_key_fn fn, void *ctx);
+
+/* ---- strings ---- */
+/* Replace any value under key with a string (type changes if needed); the
+ * deadline is kept — callers clear it when the command says so. */
+store_key *store_put_string(store *s, const char *key, size_t len,
+                            const char *val, size_t vlen);
+const char *store_string_get(const store_key *k, size_t *len);
+/* k must be a string; STORE_ERR_NOT_INT / STORE_ERR_OVERFLOW or STORE_OK. */
+int store_string_incrby(store *s, store_key *k, long long delta, long long *out);
+
+/* ---- hashes ---- */
+/* 1 if the field is new, 0 if it was updated. */
+int store_hash_set(store *s, store_key *k, const char *field, size_t flen,
+                   const char *val, size_t vlen);
+/* NULL if the field is missing. */
+const char *store_hash_get(const store_key *k, const char *field, size_t flen,
+                           size_t *vlen);
+/* 1 if removed. The caller deletes the key when the hash becomes empty. */
+int store_hash_del(store *s, store_key *k, const char *field, size_t flen);
+size_t store_hash_len(const store_key *k);
+/* Missing field counts as 0. STORE_ERR_NOT_INT / STORE_ERR_OVERFLOW / STORE_OK. */
+int store_hash_incrby(store *s, store_key *k, const char *field, size_t flen,
+                      long long delta, long long *out);
+/* Fields in the order HGETALL returns them (insertion order while small). */
+void store_hash_foreach(const store_key *k, store_field_fn fn, void *ctx);
+
+#endif
