@@ -1,0 +1,335 @@
+/* dict.c - intrusive chained hash table with incremental rehash, after
+ * Redis's dict.c: resizing never stalls one request on a big table copy. */
+#include "dict.h"
+#include "store_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define DICT_MIN_SIZE 4
+#define DICT_FORCE_RATIO 5   /* grow even while iterators pause rehashing */
+#define DICT_MIN_FILL 10     /* percent; below this a table shrinks */
+
+static int rehashing(const store_dict *d) { return d->rehash_idx != -1; }
+
+static void table_reset(store_dict_table *t)
+{
+    t->buckets = NULL;
+    t->size = 0;
+    t->used = 0;
+}
+
+void store_dict_init(store_dict *d)
+{
+    table_reset(&d->t[0]);
+    table_reset(&d->t[1]);
+    d->rehash_idx = -1;
+    d->iterators = 0;
+}
+
+size_t store_dict_size(const store_dict *d)
+{
+    return d->t[0].used + d->t[1].used;
+}
+
+size_t store_dict_mem(const store_dict *d)
+{
+    return store_mem_size(d->t[0].buckets) + store_mem_size(d->t[1].buckets);
+}
+
+static size_t next_pow2(size_t n)
+{
+    size_t s = DICT_MIN_SIZE;
+    while (s < n && s <= SIZE_MAX / 2) s <<= 1;
+    return s;
+}
+
+/* Start moving to a table of at least `want` buckets (a no-op while a
+ * rehash is running: one migration at a time, as in Redis). */
+static void resize(store_dict *d, size_t want)
+{
+    size_t size = next_pow2(want);
+    if (rehashing(d) || size == d->t[0].size) return;
+    store_dict_table t = { store_xcalloc(size, sizeof(store_dict_node *)), size, 0 };
+    if (!d->t[0].buckets) {
+        d->t[0] = t;
+        return;
+    }
+    d->t[1] = t;
+    d->rehash_idx = 0;
+}
+
+static void grow_if_needed(store_dict *d)
+{
+    const store_dict_table *t0 = &d->t[0];
+    if (rehashing(d)) return;
+    if (t0->size == 0) {
+        resize(d, DICT_MIN_SIZE);
+        return;
+    }
+    if (t0->used < t0->size) return;
+    /* Iterators stop rehash steps; only a badly overloaded table is worth
+     * starting a migration that cannot progress until they finish. */
+    if (d->iterators && t0->used / t0->size < DICT_FORCE_RATIO) return;
+    resize(d, t0->used + 1);
+}
+
+static void shrink_if_needed(store_dict *d)
+{
+    const store_dict_table *t0 = &d->t[0];
+    if (rehashing(d) || d->iterators || t0->size <= DICT_MIN_SIZE) return;
+    if (t0->used * 100 / t0->size >= DICT_MIN_FILL) return;
+    resize(d, t0->used);
+}
+
+static void move_chain(store_dict *d, store_dict_node *n)
+{
+    store_dict_table *t1 = &d->t[1];
+    while (n) {
+        store_dict_node *next = n->next;
+        size_t idx = n->hash & (t1->size - 1);
+        n->next = t1->buckets[idx];
+        t1->buckets[idx] = n;
+        d->t[0].used--;
+        t1->used++;
+        n = next;
+    }
+}
+
+static void finish_rehash(store_dict *d)
+{
+    free(d->t[0].buckets);
+    d->t[0] = d->t[1];
+    table_reset(&d->t[1]);
+    d->rehash_idx = -1;
+}
+
+int store_dict_rehash(store_dict *d, int n)
+{
+    if (!rehashing(d)) return 0;
+    if (d->iterators) return 1;   /* would move nodes under a running walk */
+    size_t empty_visits = (size_t)(n > 0 ? n : 0) * 10;
+    store_dict_table *t0 = &d->t[0];
+    while (n-- > 0 && t0->used) {
+        /* Bound the work on a sparse table: skip at most 10 empties per step. */
+        while (!t0->buckets[d->rehash_idx]) {
+            d->rehash_idx++;
+            if (--empty_visits == 0) return 1;
+        }
+        move_chain(d, t0->buckets[d->rehash_idx]);
+        t0->buckets[d->rehash_idx++] = NULL;
+    }
+    if (t0->used) return 1;
+    finish_rehash(d);
+    return 0;
+}
+
+static void rehash_step(store_dict *d)
+{
+    if (rehashing(d) && d->iterators == 0) store_dict_rehash(d, 1);
+}
+
+static int node_matches(const store_dict_node *n, const char *key, size_t len, uint64_t h)
+{
+    return n->hash == h && n->keylen == len && (len == 0 || memcmp(n->key, key, len) == 0);
+}
+
+static store_dict_node *lookup(const store_dict *d, const char *key, size_t len, uint64_t h)
+{
+    for (int i = 0; i < 2; i++) {
+        const store_dict_table *t = &d->t[i];
+        if (t->size) {
+            for (store_dict_node *n = t->buckets[h & (t->size - 1)]; n; n = n->next)
+                if (node_matches(n, key, len, h)) return n;
+        }
+        if (!rehashing(d)) break;
+    }
+    return NULL;
+}
+
+store_dict_node *store_dict_find_hashed(store_dict *d, const char *key, size_t len,
+                                        uint64_t hash)
+{
+    if (store_dict_size(d) == 0) return NULL;
+    rehash_step(d);
+    return lookup(d, key, len, hash);
+}
+
+store_dict_node *store_dict_find(store_dict *d, const char *key, size_t len)
+{
+    if (store_dict_size(d) == 0) return NULL;
+    return store_dict_find_hashed(d, key, len, store_dict_hash(key, len));
+}
+
+store_dict_node *store_dict_peek(const store_dict *d, const char *key, size_t len)
+{
+    if (store_dict_size(d) == 0) return NULL;
+    return lookup(d, key, len, store_dict_hash(key, len));
+}
+
+void store_dict_insert_hashed(store_dict *d, store_dict_node *n)
+{
+    rehash_step(d);
+    grow_if_needed(d);
+    /* While rehashing, new nodes go to the new table so t[0] only drains. */
+    store_dict_table *t = rehashing(d) ? &d->t[1] : &d->t[0];
+    size_t idx = n->hash & (t->size - 1);
+    n->next = t->buckets[idx];
+    t->buckets[idx] = n;
+    t->used++;
+}
+
+void store_dict_insert(store_dict *d, store_dict_node *n)
+{
+    n->hash = store_dict_hash(n->key, n->keylen);
+    store_dict_insert_hashed(d, n);
+}
+
+/* Unlink the node that is `want` (when given) or matches key/len. */
+static store_dict_node *unlink_from(store_dict *d, const char *key, size_t len,
+                                    uint64_t h, const store_dict_node *want)
+{
+    for (int i = 0; i < 2; i++) {
+        store_dict_table *t = &d->t[i];
+        if (t->size) {
+            for (store_dict_node **pp = &t->buckets[h & (t->size - 1)]; *pp; pp = &(*pp)->next) {
+                store_dict_node *n = *pp;
+                if (want ? n != want : !node_matches(n, key, len, h)) continue;
+                *pp = n->next;
+                n->next = NULL;
+                t->used--;
+                return n;
+            }
+        }
+        if (!rehashing(d)) break;
+    }
+    return NULL;
+}
+
+store_dict_node *store_dict_remove(store_dict *d, const char *key, size_t len)
+{
+    if (store_dict_size(d) == 0) return NULL;
+    rehash_step(d);
+    store_dict_node *n = unlink_from(d, key, len, store_dict_hash(key, len), NULL);
+    if (n) shrink_if_needed(d);
+    return n;
+}
+
+void store_dict_unlink(store_dict *d, store_dict_node *n)
+{
+    rehash_step(d);
+    if (unlink_from(d, NULL, 0, n->hash, n)) shrink_if_needed(d);
+}
+
+/* Walks a chain saving next first, so fn may free the node it is given. */
+static void visit_chain(store_dict_node *n, store_dict_visit_fn fn, void *ctx)
+{
+    while (n) {
+        store_dict_node *next = n->next;
+        fn(n, ctx);
+        n = next;
+    }
+}
+
+void store_dict_clear(store_dict *d, store_dict_visit_fn free_node, void *ctx)
+{
+    for (int i = 0; i < 2; i++) {
+        store_dict_table *t = &d->t[i];
+        for (size_t b = 0; free_node && b < t->size; b++)
+            visit_chain(t->buckets[b], free_node, ctx);
+        free(t->buckets);
+    }
+    store_dict_init(d);
+}
+
+void store_dict_foreach(store_dict *d, store_dict_visit_fn fn, void *ctx)
+{
+    d->iterators++;   /* a rehash step inside fn (via find) would move nodes */
+    for (int i = 0; i < 2; i++) {
+        const store_dict_table *t = &d->t[i];
+        for (size_t b = 0; b < t->size; b++) visit_chain(t->buckets[b], fn, ctx);
+    }
+    d->iterators--;
+}
+
+static uint64_t rev64(uint64_t v)
+{
+    v = ((v >> 1) & 0x5555555555555555ULL) | ((v & 0x5555555555555555ULL) << 1);
+    v = ((v >> 2) & 0x3333333333333333ULL) | ((v & 0x3333333333333333ULL) << 2);
+    v = ((v >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((v & 0x0F0F0F0F0F0F0F0FULL) << 4);
+    v = ((v >> 8) & 0x00FF00FF00FF00FFULL) | ((v & 0x00FF00FF00FF00FFULL) << 8);
+    v = ((v >> 16) & 0x0000FFFF0000FFFFULL) | ((v & 0x0000FFFF0000FFFFULL) << 16);
+    return (v >> 32) | (v << 32);
+}
+
+/* Increment the high bits first (reversed), so buckets that split or merge
+ * on a resize are visited together and none is skipped. */
+static uint64_t rev_incr(uint64_t v, uint64_t mask)
+{
+    v |= ~mask;
+    return rev64(rev64(v) + 1);
+}
+
+static void scan_bucket(const store_dict_table *t, uint64_t v, store_dict_visit_fn fn, void *ctx)
+{
+    visit_chain(t->buckets[v & (t->size - 1)], fn, ctx);
+}
+
+uint64_t store_dict_scan(store_dict *d, uint64_t v, store_dict_visit_fn fn, void *ctx)
+{
+    if (store_dict_size(d) == 0) return 0;
+    d->iterators++;
+    if (!rehashing(d)) {
+        scan_bucket(&d->t[0], v, fn, ctx);
+        v = rev_incr(v, d->t[0].size - 1);
+    } else {
+        const store_dict_table *small = &d->t[0], *large = &d->t[1];
+        if (small->size > large->size) {
+            small = &d->t[1];
+            large = &d->t[0];
+        }
+        uint64_t m0 = small->size - 1, m1 = large->size - 1;
+        scan_bucket(small, v, fn, ctx);
+        /* Then every large-table bucket that folds onto that small one. */
+        do {
+            scan_bucket(large, v, fn, ctx);
+            v = rev_incr(v, m1);
+        } while (v & (m0 ^ m1));
+    }
+    d->iterators--;
+    return v;
+}
+
+/* splitmix64: turns the caller's one random word into as many as needed. */
+static uint64_t mix_next(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static store_dict_node *random_bucket(const store_dict *d, uint64_t *st)
+{
+    const store_dict_table *t0 = &d->t[0], *t1 = &d->t[1];
+    if (!rehashing(d)) return t0->buckets[mix_next(st) & (t0->size - 1)];
+    /* Buckets below rehash_idx are already empty: draw from the rest. */
+    size_t lo = (size_t)d->rehash_idx, span = t0->size + t1->size - lo;
+    size_t i = lo + (size_t)(mix_next(st) % span);
+    return i < t0->size ? t0->buckets[i] : t1->buckets[i - t0->size];
+}
+
+store_dict_node *store_dict_random(store_dict *d, uint64_t rnd)
+{
+    if (store_dict_size(d) == 0) return NULL;
+    rehash_step(d);
+    uint64_t st = rnd;
+    store_dict_node *head;
+    do {
+        head = random_bucket(d, &st);
+    } while (!head);
+    size_t len = 0;
+    for (store_dict_node *n = head; n; n = n->next) len++;
+    for (size_t pick = (size_t)(mix_next(&st) % len); pick; pick--) head = head->next;
+    return head;
+}

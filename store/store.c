@@ -1,0 +1,200 @@
+/* store.c - the keyspace: one allocation per key (entry + name inline)
+ * indexed by a store_dict; expiry is checked on every access. */
+#include "store_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+store *store_create(store_clock_fn clock, void *clock_ctx)
+{
+    store *s = store_xcalloc(1, sizeof(*s));
+    store_dict_init(&s->keys);
+    s->clock = clock;
+    s->clock_ctx = clock_ctx;
+    wheel_init(&s->wheel, clock(clock_ctx));
+    return s;
+}
+
+void store_destroy(store *s)
+{
+    if (!s) return;
+    store_flush(s);
+    free(s);
+}
+
+void store_set_expired_hook(store *s, store_expired_fn fn, void *ctx)
+{
+    s->expired = fn;
+    s->expired_ctx = ctx;
+}
+
+uint64_t store_now(store *s) { return s->clock(s->clock_ctx); }
+size_t store_size(const store *s) { return store_dict_size(&s->keys); }
+size_t store_expires_count(const store *s) { return s->expires; }
+
+/* Keys and values only, at malloc_usable_size: the keyspace's own bucket
+ * array is bookkeeping that does not return to zero when keys are deleted
+ * (tables shrink to 4 buckets, not to nothing). */
+size_t store_used_memory(const store *s) { return s->used_memory; }
+
+static store_key *key_of(store_dict_node *n)
+{
+    return STORE_CONTAINER(n, store_key, node);
+}
+
+void store_value_free(store *s, store_key *k)
+{
+    if (k->type == STORE_STRING)
+        store_string_free(s, k);
+    else
+        store_hash_free(s, k);
+}
+
+void store_key_free(store *s, store_key *k)
+{
+    store_value_free(s, k);
+    store_mem_free(&s->used_memory, k);
+}
+
+static void free_node(store_dict_node *n, void *ctx)
+{
+    store_key_free(ctx, key_of(n));
+}
+
+void store_flush(store *s)
+{
+    store_dict_clear(&s->keys, free_node, s);
+    /* Every armed node was just freed: forget them all at once. */
+    wheel_init(&s->wheel, s->wheel.now);
+    s->expires = 0;
+}
+
+/* The entry with its name, not yet in the dict, with no value. */
+static store_key *key_alloc(store *s, const char *name, size_t len, uint64_t h)
+{
+    store_key *k = store_mem_alloc(&s->used_memory, STORE_KEY_HDR + len + 1);
+    if (len) memcpy(k->name, name, len);
+    k->name[len] = '\0';
+    k->node.next = NULL;
+    k->node.hash = h;
+    k->node.key = k->name;
+    k->node.keylen = len;
+    wheel_node_init(&k->timer);
+    return k;
+}
+
+store_key *store_lookup_hashed(store *s, const char *key, size_t len, uint64_t h)
+{
+    store_dict_node *n = store_dict_find_hashed(&s->keys, key, len, h);
+    if (!n) return NULL;
+    store_key *k = key_of(n);
+    /* Only keys with a deadline pay for reading the clock. */
+    if (wheel_node_armed(&k->timer) && store_key_is_expired(k, store_now(s))) {
+        store_reclaim(s, k);
+        return NULL;
+    }
+    return k;
+}
+
+store_key *store_lookup(store *s, const char *key, size_t len)
+{
+    if (store_dict_size(&s->keys) == 0) return NULL;
+    return store_lookup_hashed(s, key, len, store_dict_hash(key, len));
+}
+
+store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, store_type t)
+{
+    store_key *k = key_alloc(s, key, len, h);
+    k->type = (uint8_t)t;
+    if (t == STORE_STRING)
+        store_string_init(k);
+    else
+        store_hash_init(k);
+    store_dict_insert_hashed(&s->keys, &k->node);
+    return k;
+}
+
+store_key *store_create_key(store *s, const char *key, size_t len, store_type t)
+{
+    uint64_t h = store_dict_hash(key, len);
+    /* The contract says "absent"; replacing keeps the dict free of
+     * duplicates even if a caller skipped the lookup. */
+    store_key *old = store_lookup_hashed(s, key, len, h);
+    if (old) store_delete_key(s, old);
+    return store_key_new(s, key, len, h, t);
+}
+
+void store_delete_key(store *s, store_key *k)
+{
+    store_dict_unlink(&s->keys, &k->node);
+    store_key_clear_timer(s, k);
+    store_key_free(s, k);
+}
+
+int store_delete(store *s, const char *key, size_t len)
+{
+    store_key *k = store_lookup(s, key, len);
+    if (!k) return 0;
+    store_delete_key(s, k);
+    return 1;
+}
+
+static int same_name(const store_key *k, const char *name, size_t len)
+{
+    return k->node.keylen == len && (len == 0 || memcmp(k->name, name, len) == 0);
+}
+
+store_key *store_rename(store *s, store_key *k, const char *newname, size_t newlen)
+{
+    if (same_name(k, newname, newlen)) return k;   /* RENAME k k is a no-op */
+    uint64_t h = store_dict_hash(newname, newlen);
+    store_key *dst = store_lookup_hashed(s, newname, newlen, h);
+    if (dst) store_delete_key(s, dst);
+
+    store_key *nk = key_alloc(s, newname, newlen, h);
+    nk->v = k->v;   /* the value moves as-is: its buffers change owner */
+    nk->type = k->type;
+    nk->enc = k->enc;
+    nk->slen = k->slen;
+    int64_t deadline = store_key_deadline(k);
+    store_dict_unlink(&s->keys, &k->node);
+    store_key_clear_timer(s, k);
+    store_mem_free(&s->used_memory, k);
+    store_dict_insert_hashed(&s->keys, &nk->node);
+    if (deadline != STORE_NO_DEADLINE) store_key_set_deadline(s, nk, deadline);
+    return nk;
+}
+
+store_type store_key_type(const store_key *k) { return (store_type)k->type; }
+
+const char *store_key_name(const store_key *k, size_t *len)
+{
+    if (len) *len = k->node.keylen;
+    return k->name;
+}
+
+struct live_visit {
+    uint64_t now;
+    store_key_fn fn;
+    void *ctx;
+};
+
+/* Past-deadline keys are skipped, not deleted: the dict is being walked. */
+static void visit_live(store_dict_node *n, void *ctx)
+{
+    struct live_visit *v = ctx;
+    store_key *k = key_of(n);
+    if (!store_key_is_expired(k, v->now)) v->fn(k, v->ctx);
+}
+
+void store_foreach(store *s, store_key_fn fn, void *ctx)
+{
+    struct live_visit v = { store_now(s), fn, ctx };
+    store_dict_foreach(&s->keys, visit_live, &v);
+}
+
+uint64_t store_scan(store *s, uint64_t cursor, store_key_fn fn, void *ctx)
+{
+    struct live_visit v = { store_now(s), fn, ctx };
+    return store_dict_scan(&s->keys, cursor, visit_live, &v);
+}

@@ -1,0 +1,131 @@
+/* store_internal.h - private to the store/ sources: key entry layout, the
+ * store struct, allocation accounting and the per-type value hooks. */
+#ifndef LATCHD_STORE_INTERNAL_H
+#define LATCHD_STORE_INTERNAL_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dict.h"
+#include "store.h"
+#include "wheel.h"
+
+#define STORE_CONTAINER(ptr, type, member) \
+    ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/* Redis's hash-max-listpack-entries / hash-max-listpack-value. */
+#define STORE_HASH_SMALL_ENTRIES 128
+#define STORE_HASH_SMALL_VALUE 64
+/* Strings up to this many bytes live inside the key entry (plus a NUL). */
+#define STORE_STR_INLINE_MAX 15
+
+enum store_enc {
+    STORE_ENC_STR_INLINE = 1,   /* bytes in v.inl, length in key->slen */
+    STORE_ENC_STR_HEAP = 2,     /* v.str.ptr holds len + 1 bytes (NUL) */
+    STORE_ENC_HASH_SMALL = 3,   /* v.hs: packed [u32 flen][u32 vlen][f][v]... */
+    STORE_ENC_HASH_TABLE = 4,   /* v.ht: store_dict of hash_table nodes */
+};
+
+/* Small hash: entries [u32 flen][u32 vlen][field][value] back to back, in
+ * insertion order, exactly `bytes` long (like a listpack, realloc'd to fit). */
+typedef struct store_hsmall {
+    char *buf;
+    uint32_t count;
+    uint32_t bytes;
+} store_hsmall;
+
+typedef union store_value {
+    struct { char *ptr; size_t len; } str;
+    char inl[STORE_STR_INLINE_MAX + 1];
+    store_hsmall hs;
+    store_dict *ht;
+} store_value;
+
+/* One allocation per key: header then the name bytes (NUL-terminated).
+ * The small fields sit last so the name starts right after them instead
+ * of after the struct's tail padding. */
+struct store_key {
+    store_dict_node node;       /* node.key points at name */
+    wheel_node timer;           /* armed iff the key has a deadline, which is
+                                   timer.deadline (the wheel keeps it exact) */
+    store_value v;
+    uint8_t type;               /* store_type */
+    uint8_t enc;                /* store_enc */
+    uint8_t slen;               /* inline string length */
+    char name[];
+};
+
+#define STORE_KEY_HDR offsetof(struct store_key, name)
+
+struct store {
+    store_dict keys;
+    store_clock_fn clock;
+    void *clock_ctx;
+    store_expired_fn expired;
+    void *expired_ctx;
+    size_t used_memory;   /* malloc_usable_size of key/value allocations */
+    size_t expires;       /* keys with a deadline */
+    wheel wheel;          /* last: it is large (slot heads) */
+};
+
+/* ---- alloc.c: failure is fatal; *acct tracks usable bytes ---- */
+void store_oom(size_t n);
+void *store_xmalloc(size_t n);
+void *store_xcalloc(size_t n, size_t size);
+void *store_mem_alloc(size_t *acct, size_t n);
+void *store_mem_realloc(size_t *acct, void *p, size_t n);
+void store_mem_free(size_t *acct, void *p);
+size_t store_mem_size(const void *p);
+
+/* ---- siphash.c: the core with 2-4 rounds, for the reference vectors ---- */
+uint64_t store_siphash24(const void *in, size_t len, const uint8_t k[16]);
+
+/* ---- store.c ---- */
+/* Live key by name with hash == store_dict_hash(key, len); reclaims an
+ * expired one and returns NULL. */
+store_key *store_lookup_hashed(store *s, const char *key, size_t len, uint64_t h);
+/* New key, which must be absent, with an empty value of type t. */
+store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, store_type t);
+/* Release the value and the entry (already unlinked, timer cleared). */
+void store_key_free(store *s, store_key *k);
+void store_value_free(store *s, store_key *k);
+
+/* ---- expire.c ---- */
+int store_key_is_expired(const store_key *k, uint64_t now);
+/* Unlink k, call the expired hook, free it. */
+void store_reclaim(store *s, store_key *k);
+/* Drop k's timer (if any) and the expires count for it. */
+void store_key_clear_timer(store *s, store_key *k);
+
+/* ---- value_string.c / value_hash.c ---- */
+void store_string_init(store_key *k);
+void store_string_free(store *s, store_key *k);
+void store_hash_init(store_key *k);
+void store_hash_free(store *s, store_key *k);
+
+/* 1 if a + b does not fit in a long long (Redis's incr overflow test). */
+static inline int store_add_overflows(long long a, long long b)
+{
+    return (b < 0 && a < 0 && b < LLONG_MIN - a) || (b > 0 && a > 0 && b > LLONG_MAX - a);
+}
+
+/* ---- hash_small.c: the packed, insertion-ordered representation ---- */
+const char *hsmall_get(const store_hsmall *h, const char *f, size_t flen, size_t *vlen);
+/* 1 if added, 0 if updated in place. f/v must not point into h's buffer. */
+int hsmall_set(store *s, store_hsmall *h, const char *f, size_t flen,
+               const char *v, size_t vlen);
+int hsmall_del(store *s, store_hsmall *h, const char *f, size_t flen);
+void hsmall_foreach(const store_hsmall *h, store_field_fn fn, void *ctx);
+void hsmall_free(store *s, store_hsmall *h);
+
+/* ---- hash_table.c: dict-backed, for big hashes ---- */
+store_dict *htable_new(store *s);
+const char *htable_get(const store_dict *d, const char *f, size_t flen, size_t *vlen);
+int htable_set(store *s, store_dict *d, const char *f, size_t flen,
+               const char *v, size_t vlen);
+int htable_del(store *s, store_dict *d, const char *f, size_t flen);
+void htable_foreach(const store_dict *d, store_field_fn fn, void *ctx);
+void htable_free(store *s, store_dict *d);
+
+#endif

@@ -1,0 +1,305 @@
+/* test_hash.c - hash values: insertion order while small, in-place updates,
+ * deletes, conversion at 129 fields / 65-byte values, HINCRBY edge cases. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+#include "store_internal.h"   /* enc: which representation is in use */
+
+typedef struct fixture {
+    uint64_t now;
+    store *s;
+    store_key *k;
+} fixture;
+
+static uint64_t fake_clock(void *ctx) { return ((fixture *)ctx)->now; }
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof(*f));
+    f->now = 1000;
+    f->s = store_create(fake_clock, f);
+    f->k = store_create_key(f->s, "h", 1, STORE_HASH);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    store_destroy(f->s);
+    free(f);
+    return 0;
+}
+
+static int hset(fixture *f, const char *field, const char *val)
+{
+    return store_hash_set(f->s, f->k, field, strlen(field), val, strlen(val));
+}
+
+static void assert_field(const store_key *k, const char *field, const char *want)
+{
+    size_t vlen = 999;
+    const char *v = store_hash_get(k, field, strlen(field), &vlen);
+    if (!want) {
+        assert_null(v);
+        return;
+    }
+    assert_non_null(v);
+    assert_int_equal(vlen, strlen(want));
+    assert_memory_equal(v, want, vlen);
+}
+
+/* Collects "field=value," in visiting order. */
+static void collect(const char *fl, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    char *out = ctx;
+    size_t n = strlen(out);
+    snprintf(out + n, 4096 - n, "%.*s=%.*s,", (int)flen, fl, (int)vlen, v);
+}
+
+static void assert_order(const store_key *k, const char *want)
+{
+    char buf[4096] = "";
+    store_hash_foreach(k, collect, buf);
+    assert_string_equal(buf, want);
+}
+
+static void test_small_insertion_order(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(hset(f, "one", "1"), 1);
+    assert_int_equal(hset(f, "two", "2"), 1);
+    assert_int_equal(hset(f, "three", "3"), 1);
+    assert_int_equal(f->k->enc, STORE_ENC_HASH_SMALL);
+    assert_int_equal(store_hash_len(f->k), 3);
+    assert_order(f->k, "one=1,two=2,three=3,");
+
+    assert_int_equal(hset(f, "two", "twenty-two"), 0);   /* grow in place */
+    assert_order(f->k, "one=1,two=twenty-two,three=3,");
+    assert_int_equal(hset(f, "two", ""), 0);             /* shrink in place */
+    assert_order(f->k, "one=1,two=,three=3,");
+    assert_int_equal(hset(f, "one", "9"), 0);            /* same size */
+    assert_order(f->k, "one=9,two=,three=3,");
+    assert_field(f->k, "two", "");
+    assert_field(f->k, "four", NULL);
+    assert_field(f->k, "on", NULL);                      /* prefix is not a match */
+    assert_int_equal(store_hash_len(f->k), 3);
+}
+
+static void test_small_delete(void **state)
+{
+    fixture *f = *state;
+    size_t empty = store_used_memory(f->s);
+    hset(f, "a", "1");
+    hset(f, "b", "2");
+    hset(f, "c", "3");
+    assert_int_equal(store_hash_del(f->s, f->k, "b", 1), 1);
+    assert_int_equal(store_hash_del(f->s, f->k, "b", 1), 0);
+    assert_order(f->k, "a=1,c=3,");
+    assert_int_equal(store_hash_del(f->s, f->k, "a", 1), 1);
+    assert_order(f->k, "c=3,");
+    hset(f, "a", "again");
+    assert_order(f->k, "c=3,a=again,");
+    assert_int_equal(store_hash_del(f->s, f->k, "c", 1), 1);
+    assert_int_equal(store_hash_del(f->s, f->k, "a", 1), 1);
+    assert_int_equal(store_hash_len(f->k), 0);
+    assert_order(f->k, "");
+    assert_int_equal(store_used_memory(f->s), empty);   /* buffer released */
+    assert_int_equal(store_hash_del(f->s, f->k, "zz", 2), 0);
+}
+
+static void test_binary_and_empty_fields(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(store_hash_set(f->s, f->k, "", 0, "e", 1), 1);
+    assert_int_equal(store_hash_set(f->s, f->k, "a\0b", 3, "x\0y", 3), 1);
+    size_t vlen;
+    const char *v = store_hash_get(f->k, "a\0b", 3, &vlen);
+    assert_int_equal(vlen, 3);
+    assert_memory_equal(v, "x\0y", 3);
+    assert_null(store_hash_get(f->k, "a", 1, &vlen));
+    assert_field(f->k, "", "e");
+}
+
+static void test_convert_at_129_fields(void **state)
+{
+    fixture *f = *state;
+    char fl[32], v[32];
+    for (int i = 0; i < 128; i++) {
+        snprintf(fl, sizeof(fl), "f%d", i);
+        snprintf(v, sizeof(v), "v%d", i);
+        assert_int_equal(hset(f, fl, v), 1);
+    }
+    assert_int_equal(f->k->enc, STORE_ENC_HASH_SMALL);
+    assert_int_equal(hset(f, "f0", "updated"), 0);   /* update: still 128 */
+    assert_int_equal(f->k->enc, STORE_ENC_HASH_SMALL);
+    assert_int_equal(hset(f, "f128", "v128"), 1);
+    assert_int_equal(f->k->enc, STORE_ENC_HASH_TABLE);
+    assert_int_equal(store_hash_len(f->k), 129);
+    assert_field(f->k, "f0", "updated");
+    for (int i = 1; i <= 128; i++) {
+        snprintf(fl, sizeof(fl), "f%d", i);
+        snprintf(v, sizeof(v), "v%d", i);
+        assert_field(f->k, fl, v);
+    }
+    /* The dict form keeps working: update, delete, visit all. */
+    assert_int_equal(hset(f, "f5", "a-value-that-is-much-longer-than-before"), 0);
+    assert_field(f->k, "f5", "a-value-that-is-much-longer-than-before");
+    assert_int_equal(hset(f, "f5", "s"), 0);
+    assert_field(f->k, "f5", "s");
+    assert_int_equal(store_hash_del(f->s, f->k, "f7", 2), 1);
+    assert_int_equal(store_hash_del(f->s, f->k, "f7", 2), 0);
+    assert_field(f->k, "f7", NULL);
+    char buf[4096] = "";
+    store_hash_foreach(f->k, collect, buf);
+    size_t commas = 0;
+    for (char *p = buf; *p; p++) commas += *p == ',';
+    assert_int_equal(commas, 128);
+    assert_non_null(strstr(buf, "f128=v128,"));
+    /* Never converts back, even when small again (as in Redis). */
+    for (int i = 0; i <= 128; i++) {
+        snprintf(fl, sizeof(fl), "f%d", i);
+        store_hash_del(f->s, f->k, fl, strlen(fl));
+    }
+    assert_int_equal(store_hash_len(f->k), 0);
+    assert_int_equal(f->k->enc, STORE_ENC_HASH_TABLE);
+}
+
+static void test_convert_at_65_byte_value(void **state)
+{
+    fixture *f = *state;
+    char v64[65], v65[66];
+    memset(v64, 'x', 64);
+    v64[64] = '\0';
+    memset(v65, 'y', 65);
+    v65[65] = '\0';
+    hset(f, "a", "1");
+    hset(f, "b", v64);
+    hset(f, v64, "field-of-64");
+    assert_int_equal(f->k->enc, STORE_ENC_HASH_SMALL);   /* 64 is still small */
+    assert_int_equal(hset(f, "a", v65), 0);
+    assert_int_equal(f->k->enc, STORE_ENC_HASH_TABLE);
+    assert_int_equal(store_hash_len(f->k), 3);
+    assert_field(f->k, "a", v65);
+    assert_field(f->k, "b", v64);
+    assert_field(f->k, v64, "field-of-64");
+}
+
+static void test_convert_at_65_byte_field(void **state)
+{
+    fixture *f = *state;
+    char f65[66];
+    memset(f65, 'z', 65);
+    f65[65] = '\0';
+    hset(f, "a", "1");
+    assert_int_equal(hset(f, f65, "2"), 1);
+    assert_int_equal(f->k->enc, STORE_ENC_HASH_TABLE);
+    assert_field(f->k, "a", "1");
+    assert_field(f->k, f65, "2");
+}
+
+static void check_incrby(fixture *f, int big)
+{
+    long long out = 0;
+    if (big) { /* force the dict form first */
+        char v65[66];
+        memset(v65, 'q', 65);
+        v65[65] = '\0';
+        hset(f, "pad", v65);
+        assert_int_equal(f->k->enc, STORE_ENC_HASH_TABLE);
+    }
+    assert_int_equal(store_hash_incrby(f->s, f->k, "n", 1, 5, &out), STORE_OK);
+    assert_true(out == 5);   /* missing counts as 0 */
+    assert_field(f->k, "n", "5");
+    assert_int_equal(store_hash_incrby(f->s, f->k, "n", 1, -7, &out), STORE_OK);
+    assert_field(f->k, "n", "-2");
+
+    static const char *bad[] = { "abc", "", " 1", "1 ", "01", "+1", "1.0", "-0",
+                                 "9223372036854775808" };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        hset(f, "s", bad[i]);
+        assert_int_equal(store_hash_incrby(f->s, f->k, "s", 1, 1, &out), STORE_ERR_NOT_INT);
+        assert_field(f->k, "s", bad[i]);
+    }
+    hset(f, "m", "9223372036854775807");
+    assert_int_equal(store_hash_incrby(f->s, f->k, "m", 1, 1, &out), STORE_ERR_OVERFLOW);
+    assert_field(f->k, "m", "9223372036854775807");
+    assert_int_equal(store_hash_incrby(f->s, f->k, "m", 1, 0, &out), STORE_OK);
+    assert_int_equal(store_hash_incrby(f->s, f->k, "m", 1, LLONG_MIN, &out), STORE_OK);
+    assert_field(f->k, "m", "-1");
+    assert_int_equal(store_hash_incrby(f->s, f->k, "m", 1, LLONG_MIN + 1, &out), STORE_OK);
+    assert_true(out == LLONG_MIN);
+    assert_field(f->k, "m", "-9223372036854775808");
+    assert_int_equal(store_hash_incrby(f->s, f->k, "m", 1, -1, &out), STORE_ERR_OVERFLOW);
+    assert_int_equal(store_hash_incrby(f->s, f->k, "new", 3, LLONG_MIN, &out), STORE_OK);
+    assert_field(f->k, "new", "-9223372036854775808");
+}
+
+static void test_incrby_small(void **state)
+{
+    fixture *f = *state;
+    check_incrby(f, 0);
+    assert_int_equal(f->k->enc, STORE_ENC_HASH_SMALL);
+}
+
+static void test_incrby_table(void **state)
+{
+    check_incrby(*state, 1);
+}
+
+static void test_lock_reentry_keeps_order(void **state)
+{
+    fixture *f = *state;
+    long long out;
+    const char *owner = "8743b520-63cd-4409-a7a6-5d1633f5c74f:1";
+    for (int i = 0; i < 12; i++)   /* 1 -> 12 crosses a digit boundary */
+        assert_int_equal(store_hash_incrby(f->s, f->k, owner, strlen(owner), 1, &out), STORE_OK);
+    hset(f, "other", "x");
+    assert_int_equal(store_hash_incrby(f->s, f->k, owner, strlen(owner), -3, &out), STORE_OK);
+    assert_order(f->k, "8743b520-63cd-4409-a7a6-5d1633f5c74f:1=9,other=x,");
+}
+
+static void test_hash_memory_returns(void **state)
+{
+    fixture *f = *state;
+    size_t start = store_used_memory(f->s);
+    char fl[32];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(fl, sizeof(fl), "field:%d", i);
+        hset(f, fl, i % 2 ? "odd" : "an even value, somewhat longer");
+    }
+    assert_true(store_used_memory(f->s) > start + 5000 * 40);
+    for (int i = 0; i < 5000; i++) {
+        snprintf(fl, sizeof(fl), "field:%d", i);
+        assert_int_equal(store_hash_del(f->s, f->k, fl, strlen(fl)), 1);
+    }
+    store_delete_key(f->s, f->k);
+    f->k = store_create_key(f->s, "h", 1, STORE_HASH);
+    assert_int_equal(store_used_memory(f->s), start);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_small_insertion_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_small_delete, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_binary_and_empty_fields, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_convert_at_129_fields, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_convert_at_65_byte_value, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_convert_at_65_byte_field, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_incrby_small, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_incrby_table, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lock_reentry_keeps_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hash_memory_returns, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
