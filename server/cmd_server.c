@@ -135,18 +135,6 @@ static void reply_command_info(client *c, const command *cmd)
     reply_array(c, 0);
 }
 
-static void reply_command_doc(client *c, const command *cmd)
-{
-    reply_bulk_cstr(c, cmd->name);
-    reply_map(c, 3);
-    reply_bulk_cstr(c, "summary");
-    reply_bulk_cstr(c, cmd->summary);
-    reply_bulk_cstr(c, "since");
-    reply_bulk_cstr(c, cmd->since);
-    reply_bulk_cstr(c, "group");
-    reply_bulk_cstr(c, cmd->group);
-}
-
 static void command_all(client *c)
 {
     reply_array(c, (long long)command_count());

@@ -31,6 +31,9 @@ void cmd_wait(client *c);
 void cmd_lastsave(client *c);
 void cmd_shutdown(client *c);
 
+/* command_docs.c: "name" => {summary, since, group, arguments} */
+void reply_command_doc(client *c, const command *cmd);
+
 /* cmd_keys.c */
 void cmd_exists(client *c);
 void cmd_del(client *c);
