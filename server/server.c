@@ -27,11 +27,18 @@ uint64_t server_now_ms(server *s)
 
 static uint64_t store_clock(void *ctx) { return server_now_ms(ctx); }
 
+/* Lazy (on access) and active (wheel) reclaims both land here. */
+static void on_key_expired(const char *key, size_t len, void *ctx)
+{
+    server *s = ctx;
+    s->stat_expired++;
+}
+
 static void on_expire_timer(uv_timer_t *t)
 {
     server *s = t->data;
     s->expire_timer_due = UINT64_MAX;
-    s->stat_expired += store_expire_due(s->db);
+    store_expire_due(s->db);
     server_expire_rearm(s);
 }
 
@@ -99,6 +106,7 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     seed_hashing();
     command_table_init();
     s->db = store_create(store_clock, s);
+    store_set_expired_hook(s->db, on_key_expired, s);
     uv_check_init(loop, &s->flush_check);
     s->flush_check.data = s;
     uv_check_start(&s->flush_check, on_check);
@@ -163,18 +171,16 @@ static int listen_unix(server *s)
     return 0;
 }
 
-/* With --port 0 the first address picks the port and the others reuse it. */
+/* --port 0 asks for an ephemeral port (unlike redis-server, where it turns
+ * TCP off): the first address picks it and the others reuse it. */
 int server_listen(server *s)
 {
-    if (s->cfg.port != 0 || s->cfg.nbind == 0) s->port = s->cfg.port;
-    if (s->cfg.port != 0 || s->cfg.unixsocket[0] == '\0') {
-        for (int i = 0; i < s->cfg.nbind; i++)
-            if (listen_tcp(s, s->cfg.bind[i], s->port) != 0) return -1;
-        if (s->nlisteners == 0 && s->cfg.nbind > 0) return -1;
-    }
+    s->port = s->cfg.port;
+    for (int i = 0; i < s->cfg.nbind; i++)
+        if (listen_tcp(s, s->cfg.bind[i], s->port) != 0) return -1;
+    if (s->nlisteners == 0 && s->cfg.nbind > 0) return -1;
     if (s->cfg.unixsocket[0] && listen_unix(s) != 0) return -1;
-    if (s->nlisteners > 0) log_msg(LOG_NOTICE, "Ready to accept connections tcp port %d", s->port);
-    else log_msg(LOG_NOTICE, "Ready to accept connections unix");
+    log_msg(LOG_NOTICE, "Ready to accept connections tcp port %d", s->port);
     return 0;
 }
 

@@ -1,0 +1,181 @@
+/* cmd_hash.c - hash commands (HSET ... HSTRLEN). A hash key never exists
+ * empty: writers create it on demand and HDEL removes it with its last field. */
+#include <string.h>
+
+#include "commands.h"
+
+/* Replies WRONGTYPE when k exists but isn't a hash. */
+static int not_hash(client *c, const store_key *k)
+{
+    if (!k || store_key_type(k) == STORE_HASH) return 0;
+    reply_wrongtype(c);
+    return 1;
+}
+
+/* For readers: 1 with *k the hash (NULL if missing), 0 after WRONGTYPE. */
+static int hash_for_read(client *c, store_key **k)
+{
+    *k = db_lookup_read(c, &c->argv[1]);
+    return !not_hash(c, *k);
+}
+
+/* For writers that always store something: the hash, created when
+ * missing; NULL after WRONGTYPE. */
+static store_key *hash_for_write(client *c)
+{
+    const resp_slice *key = &c->argv[1];
+    store_key *k = db_lookup_write(c, key);
+    if (not_hash(c, k)) return NULL;
+    return k ? k : store_create_key(c->srv->db, key->ptr, key->len, STORE_HASH);
+}
+
+static const char *field_get(const store_key *k, const resp_slice *f, size_t *vlen)
+{
+    *vlen = 0;
+    return k ? store_hash_get(k, f->ptr, f->len, vlen) : NULL;
+}
+
+static int field_set(client *c, store_key *k, const resp_slice *f, const resp_slice *v)
+{
+    return store_hash_set(c->srv->db, k, f->ptr, f->len, v->ptr, v->len);
+}
+
+static void reply_field(client *c, const store_key *k, const resp_slice *f)
+{
+    size_t vlen;
+    const char *v = field_get(k, f, &vlen);
+    if (v)
+        reply_bulk(c, v, vlen);
+    else
+        reply_null(c);
+}
+
+/* HSET replies the number of new fields, the deprecated HMSET +OK. */
+void cmd_hset(client *c)
+{
+    if (c->argc % 2) {
+        reply_arity_error(c);
+        return;
+    }
+    store_key *k = hash_for_write(c);
+    long long created = 0;
+    if (!k) return;
+    for (int i = 2; i < c->argc; i += 2)
+        created += field_set(c, k, &c->argv[i], &c->argv[i + 1]);
+    if (strcmp(c->cmd->name, "hmset") == 0)
+        reply_ok(c);
+    else
+        reply_int(c, created);
+}
+
+void cmd_hsetnx(client *c)
+{
+    store_key *k = hash_for_write(c);
+    size_t vlen;
+    if (!k) return;
+    if (field_get(k, &c->argv[2], &vlen)) {
+        reply_int(c, 0);
+        return;
+    }
+    field_set(c, k, &c->argv[2], &c->argv[3]);
+    reply_int(c, 1);
+}
+
+void cmd_hget(client *c)
+{
+    store_key *k;
+    if (hash_for_read(c, &k)) reply_field(c, k, &c->argv[2]);
+}
+
+void cmd_hmget(client *c)
+{
+    store_key *k;
+    if (!hash_for_read(c, &k)) return;
+    reply_array(c, c->argc - 2);
+    for (int i = 2; i < c->argc; i++) reply_field(c, k, &c->argv[i]);
+}
+
+void cmd_hexists(client *c)
+{
+    store_key *k;
+    size_t vlen;
+    if (hash_for_read(c, &k)) reply_int(c, field_get(k, &c->argv[2], &vlen) != NULL);
+}
+
+void cmd_hstrlen(client *c)
+{
+    store_key *k;
+    size_t vlen;
+    if (!hash_for_read(c, &k)) return;
+    field_get(k, &c->argv[2], &vlen);
+    reply_int(c, (long long)vlen);
+}
+
+void cmd_hlen(client *c)
+{
+    store_key *k;
+    if (hash_for_read(c, &k)) reply_int(c, k ? (long long)store_hash_len(k) : 0);
+}
+
+void cmd_hdel(client *c)
+{
+    store *db = c->srv->db;
+    store_key *k = db_lookup_write(c, &c->argv[1]);
+    long long n = 0;
+    if (not_hash(c, k)) return;
+    for (int i = 2; k && i < c->argc; i++)
+        n += store_hash_del(db, k, c->argv[i].ptr, c->argv[i].len);
+    if (k && store_hash_len(k) == 0) store_delete_key(db, k);
+    reply_int(c, n);
+}
+
+void cmd_hincrby(client *c)
+{
+    long long incr, v;
+    if (!arg_ll_or_reply(c, &c->argv[3], &incr)) return;
+    store_key *k = hash_for_write(c);
+    if (!k) return;
+    int rc = store_hash_incrby(c->srv->db, k, c->argv[2].ptr, c->argv[2].len, incr, &v);
+    if (rc == STORE_ERR_NOT_INT)
+        reply_error(c, "ERR hash value is not an integer");
+    else if (rc == STORE_ERR_OVERFLOW)
+        reply_error(c, "ERR increment or decrement would overflow");
+    else
+        reply_int(c, v);
+}
+
+/* ---- whole-hash replies: the client is the foreach context ---- */
+
+static void emit_pair(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    reply_bulk(ctx, f, flen);
+    reply_bulk(ctx, v, vlen);
+}
+
+static void emit_field(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    reply_bulk(ctx, f, flen);
+}
+
+static void emit_value(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    reply_bulk(ctx, v, vlen);
+}
+
+/* HGETALL is a map (flat array in RESP2); HKEYS/HVALS are arrays. A
+ * missing key is the empty reply of the same shape. */
+static void hash_walk(client *c, store_field_fn emit, int as_map)
+{
+    store_key *k;
+    if (!hash_for_read(c, &k)) return;
+    long long n = k ? (long long)store_hash_len(k) : 0;
+    if (as_map)
+        reply_map(c, n);
+    else
+        reply_array(c, n);
+    if (k) store_hash_foreach(k, emit, c);
+}
+
+void cmd_hgetall(client *c) { hash_walk(c, emit_pair, 1); }
+void cmd_hkeys(client *c) { hash_walk(c, emit_field, 0); }
+void cmd_hvals(client *c) { hash_walk(c, emit_value, 0); }
