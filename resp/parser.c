@@ -147,6 +147,8 @@ static int parse_count(resp_parser *p, const char *buf, size_t len)
     if (eol + 2 > len) return STEP_MORE;
     if (!str_to_ll(buf + 1, eol - 1, &n) || n > p->lim.max_multibulk)
         return fail(p, PROTO_ERR "invalid multibulk length");
+    if (n > RESP_UNAUTH_MULTIBULK_MAX && p->lim.unauthenticated)
+        return fail(p, PROTO_ERR "unauthenticated multibulk length");
     if (n <= 0) {
         p->line_pos = eol + 2; /* "*0" and "*-1" are skipped, not run */
         return STEP_SKIP;
@@ -176,6 +178,8 @@ static int parse_bulk_len(resp_parser *p, const char *buf, size_t len)
     }
     if (!str_to_ll(buf + at + 1, eol - at - 1, &n) || n < 0 || n > p->lim.max_bulk)
         return fail(p, PROTO_ERR "invalid bulk length");
+    if (n > RESP_UNAUTH_BULK_MAX && p->lim.unauthenticated)
+        return fail(p, PROTO_ERR "unauthenticated bulk length");
     p->bulk_len = n;
     begin_line(p, ST_BULK_DATA, eol + 2);
     return STEP_ARGS;

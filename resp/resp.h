@@ -40,11 +40,14 @@ typedef struct resp_limits {
     size_t max_inline;      /* 64 KiB: longest inline line / count line */
     long long max_multibulk;/* INT_MAX like Redis 7 */
     long long max_bulk;     /* proto-max-bulk-len, 512 MiB */
+    int unauthenticated;    /* Redis's tighter caps before AUTH (10 args, 16 KiB bulks) */
 } resp_limits;
 
 #define RESP_INLINE_MAX (64 * 1024)
 #define RESP_MULTIBULK_MAX 2147483647LL
 #define RESP_BULK_MAX (512LL * 1024 * 1024)
+#define RESP_UNAUTH_MULTIBULK_MAX 10
+#define RESP_UNAUTH_BULK_MAX 16384
 
 typedef struct resp_parser {
     resp_limits lim;

@@ -22,17 +22,25 @@ int arg_ll_or_reply(client *c, const resp_slice *a, long long *out)
 
 char *arg_strdup(const resp_slice *a) { return mem_strndup(a->ptr, a->len); }
 
-void subcommand_dispatch(client *c, const subcommand *table, size_t n)
+const command *subcommand_lookup(const command *container, const char *name, size_t len)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (!arg_is(&c->argv[1], table[i].name)) continue;
-        int a = table[i].arity;
-        if (a > 0 ? c->argc != a : c->argc < -a) {
-            reply_subcommand_arity_error(c);
-            return;
-        }
-        table[i].proc(c);
+    resp_slice a = {name, len};
+    for (const command *sub = container->subs; sub && sub->name; sub++)
+        if (arg_is(&a, sub->name)) return sub;
+    return NULL;
+}
+
+void subcommand_dispatch(client *c)
+{
+    const command *sub = subcommand_lookup(c->cmd, c->argv[1].ptr, c->argv[1].len);
+    if (!sub) {
+        reply_unknown_subcommand(c);
         return;
     }
-    reply_unknown_subcommand(c);
+    if (sub->arity > 0 ? c->argc != sub->arity : c->argc < -sub->arity) {
+        reply_subcommand_arity_error(c);
+        return;
+    }
+    c->sub = c->last_sub = sub;
+    sub->proc(c);
 }

@@ -1,5 +1,6 @@
 /* cmd_conn.c - connection commands: PING, ECHO, QUIT, SELECT, HELLO, AUTH,
  * RESET and the CLIENT family, with Redis 7.0's replies and errors. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +27,9 @@ void cmd_quit(client *c)
 void cmd_select(client *c)
 {
     long long db;
-    if (!store_str2ll(c->argv[1].ptr, c->argv[1].len, &db)) {
-        reply_error(c, "ERR value is not an integer or out of range");
+    if (!arg_ll_or_reply(c, &c->argv[1], &db)) return;
+    if (db < INT_MIN || db > INT_MAX) {
+        reply_errorf(c, "ERR value is out of range, value must between %d and %d", INT_MIN, INT_MAX);
         return;
     }
     if (db != 0) {
@@ -55,7 +57,7 @@ static int try_auth(client *c, const resp_slice *user, const resp_slice *pass)
         reply_error(c, "WRONGPASS invalid username-password pair or user is disabled.");
         return 0;
     }
-    c->flags |= CLIENT_AUTHENTICATED;
+    client_set_authenticated(c, 1);
     return 1;
 }
 
@@ -156,7 +158,7 @@ void cmd_hello(client *c)
     if (user && !try_auth(c, user, pass)) return;
     if (!(c->flags & CLIENT_AUTHENTICATED)) {
         reply_error(c, "NOAUTH HELLO must be called with the client already authenticated, otherwise the "
-                       "HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and "
+                       "HELLO AUTH <user> <pass> option can be used to authenticate the client and "
                        "select the RESP protocol version at the same time");
         return;
     }
@@ -172,7 +174,7 @@ void cmd_reset(client *c)
     free(c->name);
     c->name = NULL;
     c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT);
-    if (c->srv->cfg.requirepass[0]) c->flags &= ~CLIENT_AUTHENTICATED;
+    if (c->srv->cfg.requirepass[0]) client_set_authenticated(c, 0);
     reply_status(c, "RESET");
 }
 
@@ -180,14 +182,18 @@ void cmd_reset(client *c)
 
 static void client_describe(const client *c, resp_buf *dst, uint64_t now)
 {
+    uv_os_fd_t fd = -1;
+    uv_fileno(&c->h.handle, &fd);
     char line[1024];
-    const char *cmd = c->last_cmd ? c->last_cmd->name : "NULL";
+    char cmd[64] = "NULL";
+    if (c->last_cmd) command_fullname(c->last_sub ? c->last_cmd : NULL, c->last_sub ? c->last_sub : c->last_cmd,
+                                      cmd, sizeof(cmd));
     int n = snprintf(line, sizeof(line),
                      "id=%llu addr=%s laddr=%s fd=%d name=%s age=%llu idle=%llu flags=N db=%d sub=0 psub=0 "
                      "ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=0 obl=0 "
                      "oll=0 omem=%zu tot-mem=%zu events=r cmd=%s user=default redir=-1 resp=%d "
                      "lib-name=%s lib-ver=%s\n",
-                     (unsigned long long)c->id, c->addr, c->laddr, -1, c->name ? c->name : "",
+                     (unsigned long long)c->id, c->addr, c->laddr, (int)fd, c->name ? c->name : "",
                      (unsigned long long)((now - c->ctime_ms) / 1000), (unsigned long long)((now - c->last_ms) / 1000),
                      c->db, c->query.len - c->qpos, c->query.cap - c->query.len, c->query.cap, c->out.len,
                      sizeof(*c) + c->query.cap + c->out.cap + c->inflight.cap, cmd, c->proto,
@@ -370,13 +376,24 @@ static void client_help(client *c)
     for (size_t i = 0; i < n; i++) reply_status(c, lines[i]);
 }
 
-static const subcommand client_subcommands[] = {
-    {"setname", client_setname, 3}, {"getname", client_getname, 2}, {"id", client_id, 2},
-    {"info", client_info, 2},       {"list", client_list, -2},      {"setinfo", client_setinfo, 4},
-    {"kill", client_kill, -3},      {"reply", client_reply, 3},     {"help", client_help, 2},
+#define NS CMD_NOSCRIPT
+#define L CMD_LOADING
+#define S CMD_STALE
+#define A CMD_ADMIN
+const command client_subcommands[] = {
+    {"setname", client_setname, 3, NS | L | S, 0, 0, 0, "connection", "2.6.9", "Set the current connection name", "connection-name", NULL},
+    {"getname", client_getname, 2, NS | L | S, 0, 0, 0, "connection", "2.6.9", "Get the current connection name", NULL, NULL},
+    {"id", client_id, 2, NS | L | S, 0, 0, 0, "connection", "5.0.0", "Returns the client ID for the current connection", NULL, NULL},
+    {"info", client_info, 2, NS | L | S, 0, 0, 0, "connection", "6.2.0", "Returns information about the current client connection.", NULL, NULL},
+    {"list", client_list, -2, A | NS | L | S, 0, 0, 0, "connection", "2.4.0", "Get the list of client connections", "[TYPE type] [ID client-id [client-id ...]]", NULL},
+    {"setinfo", client_setinfo, 4, NS | L | S, 0, 0, 0, "connection", "7.2.0", "Set client or connection specific info", "LIB-NAME libname|LIB-VER libver", NULL},
+    {"kill", client_kill, -3, A | NS | L | S, 0, 0, 0, "connection", "2.4.0", "Kill the connection of a client", "[ID client-id] [ADDR ip:port] [LADDR ip:port] [SKIPME yes/no]", NULL},
+    {"reply", client_reply, 3, NS | L | S, 0, 0, 0, "connection", "3.2.0", "Instruct the server whether to reply to commands", "ON|OFF|SKIP", NULL},
+    {"help", client_help, 2, L | S, 0, 0, 0, "connection", "5.0.0", "Show helpful text about the different subcommands", NULL, NULL},
+    {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
 };
 
 void cmd_client(client *c)
 {
-    subcommand_dispatch(c, client_subcommands, sizeof(client_subcommands) / sizeof(client_subcommands[0]));
+    subcommand_dispatch(c);
 }

@@ -2,10 +2,17 @@
  * FUNCTION, WAIT, LASTSAVE, SHUTDOWN (INFO lives in info.c). */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/time.h>
 
 #include "commands.h"
 #include "num.h"
+
+#define W CMD_WRITE
+#define NS CMD_NOSCRIPT
+#define L CMD_LOADING
+#define S CMD_STALE
+#define A CMD_ADMIN
 
 /* ---- CONFIG ---- */
 
@@ -13,6 +20,7 @@ typedef struct config_reply {
     client *c;
     long long count;
     const char *seen[64];
+    const resp_slice *as_given;   /* a plain name is echoed as the client typed it */
 } config_reply;
 
 static void config_count(const char *name, const char *value, void *ctx)
@@ -29,7 +37,8 @@ static void config_emit(const char *name, const char *value, void *ctx)
     for (long long i = 0; i < r->count; i++) {
         if (r->seen[i] != name) continue;
         r->seen[i] = NULL;   /* emit each parameter once across patterns */
-        reply_bulk_cstr(r->c, name);
+        if (r->as_given) reply_bulk(r->c, r->as_given->ptr, r->as_given->len);
+        else reply_bulk_cstr(r->c, name);
         reply_bulk_cstr(r->c, value);
     }
 }
@@ -40,8 +49,12 @@ static void config_get_cmd(client *c)
     for (int i = 2; i < c->argc; i++)
         config_get(&c->srv->cfg, c->argv[i].ptr, c->argv[i].len, config_count, &r);
     reply_map(c, r.count);
-    for (int i = 2; i < c->argc; i++)
-        config_get(&c->srv->cfg, c->argv[i].ptr, c->argv[i].len, config_emit, &r);
+    for (int i = 2; i < c->argc; i++) {
+        const resp_slice *pat = &c->argv[i];
+        r.as_given = memchr(pat->ptr, '*', pat->len) || memchr(pat->ptr, '?', pat->len) ||
+                             memchr(pat->ptr, '[', pat->len) ? NULL : pat;
+        config_get(&c->srv->cfg, pat->ptr, pat->len, config_emit, &r);
+    }
 }
 
 /* All names are checked before anything is applied, so a bad pair leaves
@@ -50,9 +63,16 @@ static int config_set_check(client *c)
 {
     for (int i = 2; i < c->argc; i += 2) {
         const resp_slice *n = &c->argv[i];
-        if (!config_exists(n->ptr, n->len) || c->argc % 2 != 0) {
+        if (!config_exists(n->ptr, n->len)) {
             reply_errorf(c, "ERR Unknown option or number of arguments for CONFIG SET - '%.*s'", (int)n->len, n->ptr);
             return 0;
+        }
+        for (int j = 2; j < i; j += 2) {
+            if (c->argv[j].len == n->len && !strncasecmp(c->argv[j].ptr, n->ptr, n->len)) {
+                reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%.*s') - duplicate parameter",
+                             (int)n->len, n->ptr);
+                return 0;
+            }
         }
         if (!config_is_mutable(n->ptr, n->len)) {
             reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%.*s') - can't set immutable config",
@@ -65,6 +85,10 @@ static int config_set_check(client *c)
 
 static void config_set_cmd(client *c)
 {
+    if (c->argc % 2 != 0) {
+        reply_syntax_error(c);
+        return;
+    }
     if (!config_set_check(c)) return;
     latchd_config *cfg = &c->srv->cfg;
     for (int i = 2; i < c->argc; i += 2) {
@@ -90,16 +114,17 @@ static void config_resetstat(client *c)
 
 static void config_rewrite(client *c) { reply_error(c, "ERR The server is running without a config file"); }
 
-static const subcommand config_subcommands[] = {
-    {"get", config_get_cmd, -3},
-    {"set", config_set_cmd, -4},
-    {"resetstat", config_resetstat, 2},
-    {"rewrite", config_rewrite, 2},
+const command config_subcommands[] = {
+    {"get", config_get_cmd, -3, A | NS | L | S, 0, 0, 0, "server", "2.0.0", "Get the values of configuration parameters", "parameter [parameter ...]", NULL},
+    {"set", config_set_cmd, -4, A | NS | L | S, 0, 0, 0, "server", "2.0.0", "Set configuration parameters to the given values", "parameter value [parameter value ...]", NULL},
+    {"resetstat", config_resetstat, 2, A | NS | L | S, 0, 0, 0, "server", "2.0.0", "Reset the stats returned by INFO", NULL, NULL},
+    {"rewrite", config_rewrite, 2, A | NS | L | S, 0, 0, 0, "server", "2.8.0", "Rewrite the configuration file with the in memory configuration", NULL, NULL},
+    {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
 };
 
 void cmd_config(client *c)
 {
-    subcommand_dispatch(c, config_subcommands, sizeof(config_subcommands) / sizeof(config_subcommands[0]));
+    subcommand_dispatch(c);
 }
 
 /* ---- COMMAND ---- */
@@ -118,12 +143,21 @@ static void reply_flags(client *c, const command *cmd)
         if (cmd->flags & names[i].flag) reply_status(c, names[i].name);
 }
 
-/* The Redis 7 COMMAND INFO entry: name, arity, flags, first/last/step,
- * ACL categories, tips, key specs, subcommands. */
-static void reply_command_info(client *c, const command *cmd)
+static long long count_subs(const command *cmd)
 {
+    long long n = 0;
+    for (const command *sub = cmd->subs; sub && sub->name; sub++) n++;
+    return n;
+}
+
+/* The Redis 7 COMMAND INFO entry: name, arity, flags, first/last/step,
+ * ACL categories, tips, key specs, subcommands (each an entry itself). */
+static void reply_command_info(client *c, const command *cmd, const command *container)
+{
+    char name[64];
+    command_fullname(container, cmd, name, sizeof(name));
     reply_array(c, 10);
-    reply_bulk_cstr(c, cmd->name);
+    reply_bulk_cstr(c, name);
     reply_int(c, cmd->arity);
     reply_flags(c, cmd);
     reply_int(c, cmd->first_key);
@@ -132,13 +166,26 @@ static void reply_command_info(client *c, const command *cmd)
     reply_set(c, 0);
     reply_set(c, 0);
     reply_array(c, 0);
-    reply_array(c, 0);
+    reply_array(c, count_subs(cmd));
+    for (const command *sub = cmd->subs; sub && sub->name; sub++) reply_command_info(c, sub, cmd);
+}
+
+/* "get" or "client|setname"; *container is set for a subcommand. */
+static const command *lookup_path(const resp_slice *a, const command **container)
+{
+    const char *bar = memchr(a->ptr, '|', a->len);
+    *container = NULL;
+    if (!bar) return command_lookup(a->ptr, a->len);
+    const command *parent = command_lookup(a->ptr, (size_t)(bar - a->ptr));
+    if (!parent || !parent->subs) return NULL;
+    *container = parent;
+    return subcommand_lookup(parent, bar + 1, a->len - (size_t)(bar - a->ptr) - 1);
 }
 
 static void command_all(client *c)
 {
     reply_array(c, (long long)command_count());
-    for (size_t i = 0; i < command_count(); i++) reply_command_info(c, command_at(i));
+    for (size_t i = 0; i < command_count(); i++) reply_command_info(c, command_at(i), NULL);
 }
 
 static void command_count_cmd(client *c) { reply_int(c, (long long)command_count()); }
@@ -151,26 +198,25 @@ static void command_info(client *c)
     }
     reply_array(c, c->argc - 2);
     for (int i = 2; i < c->argc; i++) {
-        const command *cmd = command_lookup(c->argv[i].ptr, c->argv[i].len);
-        if (cmd) reply_command_info(c, cmd);
-        else reply_null_array(c);
+        const command *container, *cmd = lookup_path(&c->argv[i], &container);
+        if (cmd) reply_command_info(c, cmd, container);
+        else reply_null(c);
     }
 }
 
 static void command_docs(client *c)
 {
+    const command *container, *cmd;
     if (c->argc == 2) {
         reply_map(c, (long long)command_count());
-        for (size_t i = 0; i < command_count(); i++) reply_command_doc(c, command_at(i));
+        for (size_t i = 0; i < command_count(); i++) reply_command_doc(c, command_at(i), NULL);
         return;
     }
     long long found = 0;
-    for (int i = 2; i < c->argc; i++) found += command_lookup(c->argv[i].ptr, c->argv[i].len) != NULL;
+    for (int i = 2; i < c->argc; i++) found += lookup_path(&c->argv[i], &container) != NULL;
     reply_map(c, found);
-    for (int i = 2; i < c->argc; i++) {
-        const command *cmd = command_lookup(c->argv[i].ptr, c->argv[i].len);
-        if (cmd) reply_command_doc(c, cmd);
-    }
+    for (int i = 2; i < c->argc; i++)
+        if ((cmd = lookup_path(&c->argv[i], &container))) reply_command_doc(c, cmd, container);
 }
 
 static void command_list(client *c)
@@ -179,15 +225,18 @@ static void command_list(client *c)
     for (size_t i = 0; i < command_count(); i++) reply_bulk_cstr(c, command_at(i)->name);
 }
 
-static const subcommand command_subcommands[] = {
-    {"count", command_count_cmd, 2}, {"info", command_info, -2},
-    {"docs", command_docs, -2},      {"list", command_list, -2},
+const command command_subcommands[] = {
+    {"count", command_count_cmd, 2, L | S, 0, 0, 0, "server", "2.8.13", "Get total number of Redis commands", NULL, NULL},
+    {"info", command_info, -2, L | S, 0, 0, 0, "server", "2.8.13", "Get array of specific Redis command details, or all when no argument is given.", "[command-name [command-name ...]]", NULL},
+    {"docs", command_docs, -2, L | S, 0, 0, 0, "server", "7.0.0", "Get array of specific Redis command documentation", "[command-name [command-name ...]]", NULL},
+    {"list", command_list, -2, L | S, 0, 0, 0, "server", "7.0.0", "Get an array of Redis command names", NULL, NULL},
+    {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
 };
 
 void cmd_command(client *c)
 {
     if (c->argc == 1) command_all(c);
-    else subcommand_dispatch(c, command_subcommands, sizeof(command_subcommands) / sizeof(command_subcommands[0]));
+    else subcommand_dispatch(c);
 }
 
 /* ---- the rest ---- */
@@ -228,14 +277,15 @@ static void function_flush(client *c)
 
 static void function_list(client *c) { reply_array(c, 0); }
 
-static const subcommand function_subcommands[] = {
-    {"flush", function_flush, -2},
-    {"list", function_list, -2},
+const command function_subcommands[] = {
+    {"flush", function_flush, -2, W | NS, 0, 0, 0, "scripting", "7.0.0", "Deleting all functions", "[ASYNC|SYNC]", NULL},
+    {"list", function_list, -2, NS, 0, 0, 0, "scripting", "7.0.0", "List information about all the functions", "[LIBRARYNAME library-name-pattern] [WITHCODE]", NULL},
+    {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
 };
 
 void cmd_function(client *c)
 {
-    subcommand_dispatch(c, function_subcommands, sizeof(function_subcommands) / sizeof(function_subcommands[0]));
+    subcommand_dispatch(c);
 }
 
 void cmd_wait(client *c)

@@ -2,6 +2,7 @@
  * ("key [key ...]", "[NX|XX] [EX seconds|PX milliseconds]") into the
  * structured "arguments" of COMMAND DOCS, from which redis-cli draws hints. */
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
@@ -197,24 +198,37 @@ static void reply_arg(client *c, const doc_tree *t, int id)
     }
 }
 
-/* Number of map entries reply_command_doc writes for cmd. */
-static int doc_fields(const command *cmd) { return cmd->args ? 4 : 3; }
-
-void reply_command_doc(client *c, const command *cmd)
+void command_fullname(const command *container, const command *cmd, char *dst, size_t len)
 {
+    if (container) snprintf(dst, len, "%s|%s", container->name, cmd->name);
+    else snprintf(dst, len, "%s", cmd->name);
+}
+
+void reply_command_doc(client *c, const command *cmd, const command *container)
+{
+    char name[64];
     doc_tree t = {.n = 0};
     int root = new_node(&t);
-    int ok = cmd->args && parse_items(&t, root, cmd->args, strlen(cmd->args)) == 0;
-    reply_bulk_cstr(c, cmd->name);
-    reply_map(c, ok ? doc_fields(cmd) : 3);
+    int has_args = cmd->args && parse_items(&t, root, cmd->args, strlen(cmd->args)) == 0;
+    long long nsubs = 0;
+    for (const command *sub = cmd->subs; sub && sub->name; sub++) nsubs++;
+    command_fullname(container, cmd, name, sizeof(name));
+    reply_bulk_cstr(c, name);
+    reply_map(c, 3 + has_args + (nsubs > 0));
     reply_bulk_cstr(c, "summary");
     reply_bulk_cstr(c, cmd->summary);
     reply_bulk_cstr(c, "since");
     reply_bulk_cstr(c, cmd->since);
     reply_bulk_cstr(c, "group");
-    reply_bulk_cstr(c, cmd->group);
-    if (!ok) return;
-    reply_bulk_cstr(c, "arguments");
-    reply_array(c, t.nodes[root].nkids);
-    for (int i = 0; i < t.nodes[root].nkids; i++) reply_arg(c, &t, t.nodes[root].kids[i]);
+    reply_bulk_cstr(c, container ? container->group : cmd->group);
+    if (has_args) {
+        reply_bulk_cstr(c, "arguments");
+        reply_array(c, t.nodes[root].nkids);
+        for (int i = 0; i < t.nodes[root].nkids; i++) reply_arg(c, &t, t.nodes[root].kids[i]);
+    }
+    if (nsubs) {
+        reply_bulk_cstr(c, "subcommands");
+        reply_map(c, nsubs);
+        for (const command *sub = cmd->subs; sub->name; sub++) reply_command_doc(c, sub, cmd);
+    }
 }

@@ -19,6 +19,12 @@ void cmd_auth(client *c);
 void cmd_client(client *c);
 void cmd_reset(client *c);
 
+/* container subcommand tables, each ended by a NULL name */
+extern const command client_subcommands[];
+extern const command config_subcommands[];
+extern const command command_subcommands[];
+extern const command function_subcommands[];
+
 /* cmd_server.c */
 void cmd_info(client *c);
 void cmd_config(client *c);
@@ -31,8 +37,11 @@ void cmd_wait(client *c);
 void cmd_lastsave(client *c);
 void cmd_shutdown(client *c);
 
-/* command_docs.c: "name" => {summary, since, group, arguments} */
-void reply_command_doc(client *c, const command *cmd);
+/* command_docs.c: "name" => {summary, since, group, arguments, subcommands};
+ * container is the parent of a subcommand, else NULL. */
+void reply_command_doc(client *c, const command *cmd, const command *container);
+/* "get" or "client|setname" */
+void command_fullname(const command *container, const command *cmd, char *dst, size_t len);
 
 /* cmd_keys.c */
 void cmd_exists(client *c);

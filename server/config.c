@@ -342,7 +342,7 @@ int config_load_file(latchd_config *cfg, const char *path, char *err, size_t err
         snprintf(err, errlen, "Fatal error, can't open config file '%s': %s", path, strerror(errno));
         return -1;
     }
-    resp_limits lim = {RESP_INLINE_MAX, RESP_MULTIBULK_MAX, RESP_BULK_MAX};
+    resp_limits lim = {RESP_INLINE_MAX, RESP_MULTIBULK_MAX, RESP_BULK_MAX, 0};
     resp_parser rp;
     resp_parser_init(&rp, &lim);
     int rc = load_lines(cfg, f, &rp, err, errlen);

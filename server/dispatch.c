@@ -42,6 +42,7 @@ void client_execute(client *c)
     begin_reply_mode(c);
     const command *cmd = command_lookup(c->argv[0].ptr, c->argv[0].len);
     c->cmd = cmd;
+    c->sub = NULL;
     if (!cmd) {
         reply_unknown_command(c);
         return;
@@ -54,8 +55,9 @@ void client_execute(client *c)
         reply_error(c, "NOAUTH Authentication required.");
         return;
     }
+    c->last_cmd = cmd;   /* before the call: CLIENT LIST shows itself running */
+    c->last_sub = NULL;
     cmd->proc(c);
-    c->last_cmd = cmd;
     c->srv->stat_commands++;
 }
 

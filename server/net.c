@@ -46,13 +46,13 @@ void client_close(client *c)
 client *client_new(server *s)
 {
     client *c = mem_calloc(1, sizeof(*c));
-    resp_limits lim = {RESP_INLINE_MAX, RESP_MULTIBULK_MAX, s->cfg.proto_max_bulk_len};
+    resp_limits lim = {RESP_INLINE_MAX, RESP_MULTIBULK_MAX, s->cfg.proto_max_bulk_len, 0};
     c->srv = s;
     c->id = ++s->next_client_id;
     c->proto = 2;
     c->ctime_ms = c->last_ms = server_now_ms(s);
-    if (!s->cfg.requirepass[0]) c->flags |= CLIENT_AUTHENTICATED;
     resp_parser_init(&c->parser, &lim);
+    client_set_authenticated(c, !s->cfg.requirepass[0]);
     c->h.handle.data = c;
     c->next = s->clients;
     if (s->clients) s->clients->prev = c;
@@ -68,6 +68,15 @@ void client_close_after_reply(client *c)
     c->flags |= CLIENT_CLOSE_AFTER_REPLY;
     if (!(c->flags & CLIENT_CLOSING)) uv_read_stop(&c->h.stream);
     client_schedule_write(c);
+}
+
+/* Before AUTH, Redis caps requests tightly so a stranger cannot make the
+ * server buffer much; the parser enforces the same caps. */
+void client_set_authenticated(client *c, int yes)
+{
+    if (yes) c->flags |= CLIENT_AUTHENTICATED;
+    else c->flags &= ~CLIENT_AUTHENTICATED;
+    c->parser.lim.unauthenticated = !yes;
 }
 
 void client_schedule_write(client *c)

@@ -45,7 +45,8 @@ typedef struct command {
     const char *group;     /* COMMAND DOCS */
     const char *since;
     const char *summary;
-    const char *args;      /* space-separated argument hints, or NULL */
+    const char *args;      /* one-line argument hints, or NULL */
+    const struct command *subs;   /* containers: subcommands, ended by a NULL name */
 } command;
 
 /* Looks a command up case-insensitively; NULL if unknown. */
@@ -89,7 +90,9 @@ struct client {
     int argc;
     resp_slice *argv;
     const command *cmd;
+    const command *sub;            /* the subcommand of a container, or NULL */
     const command *last_cmd;
+    const command *last_sub;
     /* output: replies accumulate in out; inflight is owned by a uv_write */
     resp_buf out;
     resp_buf inflight;
@@ -156,6 +159,7 @@ void server_shutdown(server *s);
 void client_schedule_write(client *c);
 void client_close(client *c);
 void client_close_after_reply(client *c);
+void client_set_authenticated(client *c, int yes);
 void net_flush_pending(server *s);
 void net_on_connection(uv_stream_t *listener, int status);
 client *client_new(server *s);
@@ -196,14 +200,11 @@ int arg_is(const resp_slice *a, const char *lit);
 int arg_ll_or_reply(client *c, const resp_slice *a, long long *out);
 char *arg_strdup(const resp_slice *a);
 
-/* Container commands (CLIENT, CONFIG, COMMAND, FUNCTION) route their
- * subcommand through one table each; arity counts the container name. */
-typedef struct subcommand {
-    const char *name;
-    command_proc proc;
-    int arity;
-} subcommand;
-void subcommand_dispatch(client *c, const subcommand *table, size_t n);
+/* Container commands (CLIENT, CONFIG, COMMAND, FUNCTION) route argv[1]
+ * through c->cmd->subs; a subcommand's arity counts the container name. */
+void subcommand_dispatch(client *c);
+/* "client|setname" style lookup of a subcommand, NULL if unknown. */
+const command *subcommand_lookup(const command *container, const char *name, size_t len);
 
 /* glob.c: Redis's stringmatchlen */
 int glob_match(const char *pat, size_t plen, const char *str, size_t slen, int nocase);

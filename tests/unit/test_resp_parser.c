@@ -320,7 +320,7 @@ static void test_unchecked_terminators(void **state)
  * it, so the request waits, and only the size cap ends the wait. */
 static void test_nul_hides_line_end(void **state)
 {
-    resp_limits lim = {16, RESP_MULTIBULK_MAX, RESP_BULK_MAX};
+    resp_limits lim = {16, RESP_MULTIBULK_MAX, RESP_BULK_MAX, 0};
     static const char in1[] = "PING\0\r\n";
     static const char in2[] = "*1\0\r\n";
     static const char in3[] = "*1\r\n$3\0\r\nfoo\r\n";
@@ -459,7 +459,7 @@ static void test_reset_forgets_partial_command(void **state)
 
 static void test_caps(void **state)
 {
-    resp_limits lim = {16, 4, 8};
+    resp_limits lim = {16, 4, 8, 0};
     static const char cnt_ok[] = "*4\r\n$0\r\n\r\n$0\r\n\r\n$0\r\n\r\n$0\r\n\r\n";
     static const cmd cnt_cmd[] = {{4, {A(""), A(""), A(""), A("")}}};
     static const char bulk_ok[] = "*1\r\n$8\r\n12345678\r\n";
@@ -488,11 +488,26 @@ static void test_caps(void **state)
     check_all_splits(&lim, bl17, sizeof(bl17) - 1, NULL, 0, 0, "Protocol error: too big bulk count string");
 }
 
+/* Before AUTH Redis allows 10 arguments and 16 KiB bulks, with their own
+ * error texts; authenticated clients keep the normal caps. */
+static void test_unauthenticated_caps(void **state)
+{
+    resp_limits lim = {RESP_INLINE_MAX, RESP_MULTIBULK_MAX, RESP_BULK_MAX, 1};
+    static const char ten[] = "*10\r\n";
+    (void)state;
+    check_all_splits(&lim, ten, sizeof(ten) - 1, NULL, 0, sizeof(ten) - 1, NULL);
+    check_all_splits(&lim, "*11\r\n", 5, NULL, 0, 0, "Protocol error: unauthenticated multibulk length");
+    check_all_splits(&lim, "*1\r\n$16385\r\n", 13, NULL, 0, 0, "Protocol error: unauthenticated bulk length");
+    lim.unauthenticated = 0;
+    check_all_splits(&lim, "*11\r\n", 5, NULL, 0, 5, NULL);
+    check_all_splits(&lim, "*1\r\n$16385\r\n", 13, NULL, 0, 13, NULL);
+}
+
 /* Like Redis the cap applies only while the line end is missing: a long
  * line that arrives whole is judged on its content. */
 static void test_cap_applies_only_without_line_end(void **state)
 {
-    resp_limits lim = {16, 4, 8};
+    resp_limits lim = {16, 4, 8, 0};
     static const char inl[] = "SET key 0123456789abcdef0123\r\n";
     static const char mb[] = "*1111111111111111111\r\n";
     static const char bl[] = "*1\r\n$0000000000000000001\r\n";
@@ -713,6 +728,7 @@ int main(void)
         cmocka_unit_test(test_error_is_sticky_until_reset),
         cmocka_unit_test(test_reset_forgets_partial_command),
         cmocka_unit_test(test_caps),
+        cmocka_unit_test(test_unauthenticated_caps),
         cmocka_unit_test(test_cap_applies_only_without_line_end),
         cmocka_unit_test(test_huge_count_does_not_preallocate),
         cmocka_unit_test(test_line_search_resumes),
