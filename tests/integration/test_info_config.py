@@ -1,0 +1,416 @@
+"""INFO, CONFIG GET/SET and COMMAND (COUNT / INFO / DOCS)."""
+
+import re
+import time
+
+import pytest
+
+from resp_util import Status, flat_pairs, parse, wait_for
+
+LINE_RE = re.compile(rb"^[A-Za-z0-9_|\-]+:[^\r\n]*$")
+
+
+def info_text(conn, *sections):
+    raw = conn.cmd("INFO", *sections)
+    assert raw.startswith(b"$"), raw[:40]
+    return parse(raw)
+
+
+def info_fields(text):
+    fields = {}
+    for line in text.split(b"\r\n"):
+        if line and not line.startswith(b"#"):
+            k, _, v = line.partition(b":")
+            fields[k] = v
+    return fields
+
+
+def sections_of(text):
+    return [line[2:] for line in text.split(b"\r\n") if line.startswith(b"# ")]
+
+
+def check_info_format(text):
+    assert text.endswith(b"\r\n"), text[-20:]
+    blocks = text[:-2].split(b"\r\n\r\n")
+    for block in blocks:
+        lines = block.split(b"\r\n")
+        assert re.fullmatch(rb"# [A-Za-z]+", lines[0]), lines[0]
+        for line in lines[1:]:
+            assert LINE_RE.match(line), line
+
+
+# ---------------------------------------------------------------- INFO
+
+def test_info_default_sections(conn):
+    text = info_text(conn)
+    check_info_format(text)
+    secs = sections_of(text)
+    for s in (b"Server", b"Clients", b"Memory", b"Stats", b"Replication", b"Keyspace"):
+        assert s in secs, secs
+    assert b"\r\nloading:0\r\n" in text
+
+
+@pytest.mark.parametrize("arg", ["default", "all", "everything"])
+def test_info_default_all_everything(conn, arg):
+    text = info_text(conn, arg)
+    check_info_format(text)
+    secs = sections_of(text)
+    for s in (b"Server", b"Clients", b"Memory", b"Stats", b"Replication", b"Keyspace"):
+        assert s in secs
+
+
+def test_info_server(server, conn):
+    text = info_text(conn, "server")
+    check_info_format(text)
+    assert text.startswith(b"# Server\r\n")
+    assert sections_of(text) == [b"Server"]
+    f = info_fields(text)
+    assert f[b"redis_version"] == b"7.0.15"
+    assert f[b"redis_mode"] == b"standalone"
+    assert f[b"tcp_port"] == str(server.port).encode()
+    assert f[b"process_id"] == str(server.proc.pid).encode()
+    assert re.fullmatch(rb"[0-9a-f]{40}", f[b"run_id"]), f[b"run_id"]
+    assert f[b"uptime_in_seconds"].isdigit()
+    assert f[b"uptime_in_days"].isdigit()
+    assert f[b"arch_bits"] in (b"32", b"64")
+
+
+def test_info_section_names_case_insensitive(conn):
+    assert sections_of(info_text(conn, "SERVER")) == [b"Server"]
+    assert sections_of(info_text(conn, "RePlIcAtIoN")) == [b"Replication"]
+
+
+def test_info_multiple_sections(conn):
+    text = info_text(conn, "server", "clients")
+    assert sections_of(text) == [b"Server", b"Clients"]
+    check_info_format(text)
+
+
+def test_info_unknown_section_is_empty(conn):
+    assert conn.cmd("INFO", "bogus") == b"$0\r\n\r\n"
+
+
+def test_info_replication(conn):
+    text = info_text(conn, "replication")
+    check_info_format(text)
+    assert text.startswith(b"# Replication\r\nrole:master\r\nconnected_slaves:0\r\n")
+    assert sections_of(text) == [b"Replication"]
+
+
+def test_info_keyspace_empty_exact(conn):
+    assert conn.cmd("INFO", "keyspace") == b"$12\r\n# Keyspace\r\n\r\n"
+
+
+def test_info_keyspace_counts(conn):
+    conn.cmd("SET", "a", "1")
+    conn.cmd("SET", "b", "1", "EX", "100")
+    conn.cmd("HSET", "h", "f", "v")
+    conn.cmd("PEXPIRE", "h", "200000")
+    text = info_text(conn, "keyspace")
+    m = re.fullmatch(rb"# Keyspace\r\ndb0:keys=3,expires=2,avg_ttl=(\d+)\r\n", text)
+    assert m, text
+
+
+def test_info_clients_connected_count(server, conn):
+    def connected():
+        return int(info_fields(info_text(conn, "clients"))[b"connected_clients"])
+
+    assert sections_of(info_text(conn, "clients")) == [b"Clients"]
+    # connections of earlier tests may still be closing: wait until only we remain
+    assert wait_for(lambda: connected() == 1, timeout=2), connected()
+    extra = [server.raw() for _ in range(3)]
+    for c in extra:
+        assert c.cmd("PING") == b"+PONG\r\n"
+    assert connected() == 4
+    for c in extra:
+        c.close()
+    assert wait_for(lambda: connected() == 1, timeout=2), connected()
+
+
+def test_info_memory(conn):
+    text = info_text(conn, "memory")
+    check_info_format(text)
+    assert sections_of(text) == [b"Memory"]
+    f = info_fields(text)
+    assert int(f[b"used_memory"]) > 0
+    assert re.fullmatch(rb"[0-9.]+[BKMGT]?", f[b"used_memory_human"]), f[b"used_memory_human"]
+
+
+def test_info_stats_counters(server, conn):
+    def stats():
+        return info_fields(info_text(conn, "stats"))
+
+    s0 = stats()
+    for k in (b"total_connections_received", b"total_commands_processed",
+              b"expired_keys", b"keyspace_hits", b"keyspace_misses"):
+        assert s0[k].isdigit(), k
+    server.raw().cmd("PING")
+    conn.cmd("SET", "k", "v")
+    conn.cmd("GET", "k")
+    conn.cmd("GET", "missing")
+    s1 = stats()
+    assert int(s1[b"total_connections_received"]) >= int(s0[b"total_connections_received"]) + 1
+    assert int(s1[b"total_commands_processed"]) >= int(s0[b"total_commands_processed"]) + 4
+    assert int(s1[b"keyspace_hits"]) == int(s0[b"keyspace_hits"]) + 1
+    assert int(s1[b"keyspace_misses"]) == int(s0[b"keyspace_misses"]) + 1
+
+
+def test_info_expired_keys_counter(conn):
+    def expired():
+        return int(info_fields(info_text(conn, "stats"))[b"expired_keys"])
+
+    before = expired()
+    conn.cmd("SET", "k", "v", "PX", "50")
+    time.sleep(0.1)
+    assert conn.cmd("GET", "k") == b"$-1\r\n"
+    assert expired() == before + 1
+
+
+def test_info_via_client(r):
+    info = r.info()
+    assert info["redis_version"] == "7.0.15"
+    assert info["role"] == "master"
+    assert info["connected_slaves"] == 0
+    assert info["loading"] == 0
+    assert r.info("server")["redis_mode"] == "standalone"
+
+
+def test_latchd_only_info_latchd_version(latchd_factory):
+    srv = latchd_factory()
+    text = parse(srv.raw().cmd("INFO", "server"))
+    f = info_fields(text)
+    assert re.fullmatch(rb"\d+\.\d+\.\d+", f[b"latchd_version"]), f.get(b"latchd_version")
+    assert f[b"redis_version"] == b"7.0.15"
+
+
+# ---------------------------------------------------------------- CONFIG
+
+def test_config_get_save_and_appendonly(conn):
+    assert conn.cmd("CONFIG", "GET", "save") == b"*2\r\n$4\r\nsave\r\n$0\r\n\r\n"
+    assert conn.cmd("CONFIG", "GET", "appendonly") == b"*2\r\n$10\r\nappendonly\r\n$2\r\nno\r\n"
+
+
+def test_config_get_unknown_is_empty(conn):
+    assert conn.cmd("CONFIG", "GET", "nosuchparam") == b"*0\r\n"
+
+
+def test_config_get_echoes_name_as_given(conn):
+    # an exact (non-glob) name is echoed back with the caller's case
+    assert conn.cmd("CONFIG", "GET", "SAVE") == b"*2\r\n$4\r\nSAVE\r\n$0\r\n\r\n"
+    assert conn.cmd("CONFIG", "GET", "AppendOnly") == b"*2\r\n$10\r\nAppendOnly\r\n$2\r\nno\r\n"
+
+
+def test_config_get_several(conn):
+    d = flat_pairs(parse(conn.cmd("CONFIG", "GET", "save", "appendonly", "nosuch")))
+    assert d == {b"save": b"", b"appendonly": b"no"}
+    assert conn.cmd("CONFIG", "GET", "save", "save") == b"*2\r\n$4\r\nsave\r\n$0\r\n\r\n"
+
+
+def test_config_get_glob(conn):
+    assert conn.cmd("CONFIG", "GET", "appendon*") == b"*2\r\n$10\r\nappendonly\r\n$2\r\nno\r\n"
+    d = flat_pairs(parse(conn.cmd("CONFIG", "GET", "*")))
+    assert d[b"save"] == b""
+    assert d[b"appendonly"] == b"no"
+
+
+def test_config_set(conn):
+    assert conn.cmd("CONFIG", "SET", "save", "") == b"+OK\r\n"
+    assert conn.cmd("CONFIG", "SET", "appendonly", "no") == b"+OK\r\n"
+    assert conn.cmd("CONFIG", "SET", "SAVE", "") == b"+OK\r\n"
+    assert conn.cmd("CONFIG", "SET", "save", "", "appendonly", "no") == b"+OK\r\n"
+    assert conn.cmd("CONFIG", "GET", "save") == b"*2\r\n$4\r\nsave\r\n$0\r\n\r\n"
+
+
+def test_config_set_errors(conn):
+    assert conn.cmd("CONFIG", "SET", "nosuch", "1") == (
+        b"-ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'\r\n")
+    assert conn.cmd("CONFIG", "SET", "save", "", "nosuch", "x") == (
+        b"-ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'\r\n")
+    assert conn.cmd("CONFIG", "SET", "save", "", "appendonly") == b"-ERR syntax error\r\n"
+    assert conn.cmd("CONFIG", "SET", "save", "", "save", "") == (
+        b"-ERR CONFIG SET failed (possibly related to argument 'save') - duplicate parameter\r\n")
+    assert conn.cmd("CONFIG", "SET", "appendonly", "maybe") == (
+        b"-ERR CONFIG SET failed (possibly related to argument 'appendonly') - "
+        b"argument must be 'yes' or 'no'\r\n")
+    assert conn.cmd("CONFIG", "GET", "appendonly") == b"*2\r\n$10\r\nappendonly\r\n$2\r\nno\r\n"
+
+
+def test_config_via_client(r):
+    def norm(d):  # redis-py 4.3 decodes CONFIG GET replies itself
+        return {(k.decode() if isinstance(k, bytes) else k): (v.decode() if isinstance(v, bytes) else v)
+                for k, v in d.items()}
+    assert norm(r.config_get("save")) == {"save": ""}
+    assert r.config_set("appendonly", "no") is True
+    everything = norm(r.config_get())
+    assert everything["appendonly"] == "no"
+
+
+# ---------------------------------------------------------------- COMMAND
+
+# name -> (arity, first key, last key, step, "write"/"readonly"/None)
+COMMAND_TABLE = {
+    "ping": (-1, 0, 0, 0, None), "echo": (2, 0, 0, 0, None), "quit": (-1, 0, 0, 0, None),
+    "select": (2, 0, 0, 0, None), "hello": (-1, 0, 0, 0, None), "client": (-2, 0, 0, 0, None),
+    "reset": (1, 0, 0, 0, None), "auth": (-2, 0, 0, 0, None), "command": (-1, 0, 0, 0, None),
+    "info": (-1, 0, 0, 0, None), "config": (-2, 0, 0, 0, None), "time": (1, 0, 0, 0, None),
+    "dbsize": (1, 0, 0, 0, "readonly"), "flushall": (-1, 0, 0, 0, "write"),
+    "flushdb": (-1, 0, 0, 0, "write"), "function": (-2, 0, 0, 0, None),
+    "wait": (3, 0, 0, 0, None), "lastsave": (1, 0, 0, 0, None),
+    "exists": (-2, 1, -1, 1, "readonly"), "del": (-2, 1, -1, 1, "write"),
+    "unlink": (-2, 1, -1, 1, "write"), "type": (2, 1, 1, 1, "readonly"),
+    "keys": (2, 0, 0, 0, "readonly"), "scan": (-2, 0, 0, 0, "readonly"),
+    "rename": (3, 1, 2, 1, "write"), "expire": (-3, 1, 1, 1, "write"),
+    "pexpire": (-3, 1, 1, 1, "write"), "expireat": (-3, 1, 1, 1, "write"),
+    "pexpireat": (-3, 1, 1, 1, "write"), "ttl": (2, 1, 1, 1, "readonly"),
+    "pttl": (2, 1, 1, 1, "readonly"), "expiretime": (2, 1, 1, 1, "readonly"),
+    "pexpiretime": (2, 1, 1, 1, "readonly"), "persist": (2, 1, 1, 1, "write"),
+    "get": (2, 1, 1, 1, "readonly"), "set": (-3, 1, 1, 1, "write"),
+    "setnx": (3, 1, 1, 1, "write"), "getdel": (2, 1, 1, 1, "write"),
+    "incr": (2, 1, 1, 1, "write"), "incrby": (3, 1, 1, 1, "write"),
+    "decr": (2, 1, 1, 1, "write"), "decrby": (3, 1, 1, 1, "write"),
+    "mget": (-2, 1, -1, 1, "readonly"), "hset": (-4, 1, 1, 1, "write"),
+    "hsetnx": (4, 1, 1, 1, "write"), "hget": (3, 1, 1, 1, "readonly"),
+    "hmget": (-3, 1, 1, 1, "readonly"), "hexists": (3, 1, 1, 1, "readonly"),
+    "hdel": (-3, 1, 1, 1, "write"), "hlen": (2, 1, 1, 1, "readonly"),
+    "hincrby": (4, 1, 1, 1, "write"), "hgetall": (2, 1, 1, 1, "readonly"),
+    "hkeys": (2, 1, 1, 1, "readonly"), "hvals": (2, 1, 1, 1, "readonly"),
+    "hstrlen": (3, 1, 1, 1, "readonly"),
+    "client|setname": (3, 0, 0, 0, None), "client|getname": (2, 0, 0, 0, None),
+    "client|id": (2, 0, 0, 0, None), "client|info": (2, 0, 0, 0, None),
+    "client|list": (-2, 0, 0, 0, None), "client|kill": (-3, 0, 0, 0, None),
+    "client|reply": (3, 0, 0, 0, None), "config|get": (-3, 0, 0, 0, None),
+    "config|set": (-4, 0, 0, 0, None), "command|count": (2, 0, 0, 0, None),
+    "command|info": (-2, 0, 0, 0, None), "command|docs": (-2, 0, 0, 0, None),
+    "function|flush": (-2, 0, 0, 0, "write"), "function|list": (-2, 0, 0, 0, None),
+}
+
+
+def test_command_count(conn):
+    reply = conn.cmd("COMMAND", "COUNT")
+    assert re.fullmatch(rb":\d+\r\n", reply)
+    top_level = [n for n in COMMAND_TABLE if "|" not in n]
+    assert parse(reply) >= len(top_level)
+
+
+@pytest.mark.parametrize("group", ["commands", "subcommands"])
+def test_command_info_table(conn, group):
+    names = [n for n in COMMAND_TABLE if ("|" in n) == (group == "subcommands")]
+    replies = parse(conn.cmd("COMMAND", "INFO", *names))
+    assert len(replies) == len(names)
+    for name, entry in zip(names, replies):
+        arity, first, last, step, kind = COMMAND_TABLE[name]
+        assert isinstance(entry, list) and len(entry) == 10, (name, entry)
+        assert entry[0] == name.encode()
+        assert (entry[1], entry[3], entry[4], entry[5]) == (arity, first, last, step), name
+        flags = entry[2]
+        assert isinstance(flags, list) and all(isinstance(f, bytes) for f in flags), name
+        if kind == "write":
+            assert b"write" in flags and b"readonly" not in flags, (name, flags)
+        elif kind == "readonly":
+            assert b"readonly" in flags and b"write" not in flags, (name, flags)
+        for i in (6, 7, 8, 9):
+            assert isinstance(entry[i], list), (name, i, entry[i])
+
+
+def test_command_info_case_and_unknown(conn):
+    reply = parse(conn.cmd("COMMAND", "INFO", "GET", "nosuchcommand", "Set"))
+    assert len(reply) == 3
+    assert reply[0][0] == b"get"
+    assert reply[1] is None
+    assert reply[2][0] == b"set"
+    assert conn.cmd("COMMAND", "INFO", "nosuchcommand") == b"*1\r\n$-1\r\n"
+
+
+def test_command_info_get_exact_head(conn):
+    raw = conn.cmd("COMMAND", "INFO", "get")
+    assert raw.startswith(b"*1\r\n*10\r\n$3\r\nget\r\n:2\r\n*2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n")
+
+
+def test_command_info_subcommands_listed(conn):
+    entry = parse(conn.cmd("COMMAND", "INFO", "client"))[0]
+    subs = {s[0] for s in entry[9]}
+    for name in ("client|setname", "client|getname", "client|id", "client|info",
+                 "client|list", "client|kill", "client|reply"):
+        assert name.encode() in subs, name
+
+
+def is_bulk(x):
+    # redis-cli asserts REDIS_REPLY_STRING (a bulk string, not a +status)
+    return type(x) is bytes
+
+
+def check_doc_args(args, where):
+    assert isinstance(args, list), where
+    for a in args:
+        d = flat_pairs(a)
+        assert is_bulk(d.get(b"name")), (where, d)
+        assert is_bulk(d.get(b"type")), (where, d)
+        assert d[b"type"] in (b"key", b"string", b"integer", b"double", b"pattern",
+                              b"unix-time", b"pure-token", b"oneof", b"block"), (where, d)
+        if b"token" in d:
+            assert is_bulk(d[b"token"]), (where, d)
+        if b"flags" in d:
+            assert isinstance(d[b"flags"], list), (where, d)
+            for f in d[b"flags"]:
+                assert isinstance(f, Status), (where, f)   # +optional etc.
+                assert f in (b"optional", b"multiple", b"multiple_token"), (where, f)
+        if d[b"type"] in (b"oneof", b"block"):
+            check_doc_args(d[b"arguments"], "%s/%s" % (where, d[b"name"].decode()))
+
+
+def check_docs(name, doc):
+    d = flat_pairs(doc)
+    for k in (b"summary", b"since", b"group"):
+        assert is_bulk(d.get(k)), (name, k)
+    if b"arguments" in d:
+        check_doc_args(d[b"arguments"], name.decode())
+    if b"subcommands" in d:
+        subs = flat_pairs(d[b"subcommands"])
+        for sub, subdoc in subs.items():
+            assert sub.startswith(name + b"|"), sub
+            check_docs(sub, subdoc)
+
+
+def test_command_docs_get(conn):
+    docs = flat_pairs(parse(conn.cmd("COMMAND", "DOCS", "get")))
+    assert list(docs) == [b"get"]
+    d = flat_pairs(docs[b"get"])
+    assert is_bulk(d[b"summary"]) and d[b"summary"]
+    assert d[b"group"] == b"string"
+    assert d[b"since"] == b"1.0.0"
+    args = [flat_pairs(a) for a in d[b"arguments"]]
+    assert [(a[b"name"], a[b"type"]) for a in args] == [(b"key", b"key")]
+    check_docs(b"get", docs[b"get"])
+
+
+def test_command_docs_unknown(conn):
+    assert conn.cmd("COMMAND", "DOCS", "nosuchcommand") == b"*0\r\n"
+
+
+def test_command_docs_set_arguments(conn):
+    d = flat_pairs(flat_pairs(parse(conn.cmd("COMMAND", "DOCS", "set")))[b"set"])
+    names = [flat_pairs(a)[b"name"] for a in d[b"arguments"]]
+    assert names[:2] == [b"key", b"value"]
+    check_docs(b"set", flat_pairs(parse(conn.cmd("COMMAND", "DOCS", "set")))[b"set"])
+
+
+def test_command_docs_all_is_well_formed_for_cli_hints(conn):
+    # redis-cli (interactive) builds its hints from a bare COMMAND DOCS and
+    # asserts on the shape: name -> map with string summary/since/group and
+    # arguments that each have a string name and a known type.
+    raw = conn.cmd("COMMAND", "DOCS")
+    docs = flat_pairs(parse(raw))
+    for name in COMMAND_TABLE:
+        if "|" not in name:
+            assert name.encode() in docs, name
+    for name, doc in docs.items():
+        check_docs(name, doc)
+    client_subs = flat_pairs(flat_pairs(docs[b"client"])[b"subcommands"])
+    for sub in (b"client|setname", b"client|getname", b"client|id", b"client|kill",
+                b"client|list", b"client|info", b"client|reply"):
+        assert sub in client_subs, sub
+
+
+def test_command_docs_several(conn):
+    docs = flat_pairs(parse(conn.cmd("COMMAND", "DOCS", "get", "hset", "nosuch")))
+    assert sorted(docs) == [b"get", b"hset"]
