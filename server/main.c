@@ -65,6 +65,7 @@ int main(int argc, char **argv)
     if (s.cfg.pidfile[0]) unlink(s.cfg.pidfile);
     log_msg(LOG_WARNING, "latchd is now ready to exit, bye bye...");
     server_close(&s);
+    command_table_free();
     uv_loop_close(uv_default_loop());
     return 0;
 }
