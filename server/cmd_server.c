@@ -101,6 +101,7 @@ static void config_set_cmd(client *c)
             return;
         }
     }
+    server_idle_timer_update(c->srv);
     reply_ok(c);
 }
 

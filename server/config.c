@@ -72,7 +72,7 @@ void config_defaults(latchd_config *cfg)
     cfg->proto_max_bulk_len = 512LL * 1024 * 1024;
     cfg->maxclients = 10000;
     cfg->tcp_keepalive = 300;
-    cfg->databases = 16;
+    cfg->databases = 1;   /* SELECT takes 0 only */
     cfg->protected_mode = 1;
     cfg->save = mem_strdup("");
     cfg->dir = mem_strdup(".");

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -56,6 +58,30 @@ void server_expire_rearm(server *s)
     uint64_t now = server_now_ms(s);
     uv_update_time(s->loop);
     uv_timer_start(&s->expire_timer, on_expire_timer, due > now ? due - now : 0, 0);
+}
+
+/* CONFIG timeout: idle clients are closed, checked once a second and only
+ * while a timeout is set, so an idle server still sleeps. */
+static void on_idle_check(uv_timer_t *t)
+{
+    server *s = t->data;
+    uint64_t limit = (uint64_t)s->cfg.timeout * 1000u, now = server_now_ms(s);
+    if (limit == 0) return;
+    for (client *c = s->clients, *next; c; c = next) {
+        next = c->next;
+        if (now - c->last_ms > limit) {
+            log_msg(LOG_VERBOSE, "Closing idle client");
+            client_close(c);
+        }
+    }
+}
+
+void server_idle_timer_update(server *s)
+{
+    if (s->cfg.timeout > 0 && !uv_is_active((uv_handle_t *)&s->idle_timer))
+        uv_timer_start(&s->idle_timer, on_idle_check, 1000, 1000);
+    else if (s->cfg.timeout == 0)
+        uv_timer_stop(&s->idle_timer);
 }
 
 static void on_check(uv_check_t *h)
@@ -112,6 +138,9 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     uv_check_start(&s->flush_check, on_check);
     uv_timer_init(loop, &s->expire_timer);
     s->expire_timer.data = s;
+    uv_timer_init(loop, &s->idle_timer);
+    s->idle_timer.data = s;
+    server_idle_timer_update(s);
     uv_signal_init(loop, &s->sigterm);
     uv_signal_init(loop, &s->sigint);
     s->sigterm.data = s->sigint.data = s;
@@ -160,7 +189,7 @@ static int listen_unix(server *s)
     int rc = uv_pipe_init(s->loop, &s->unix_listener, 0);
     if (rc == 0) rc = uv_pipe_bind(&s->unix_listener, path);
     s->unix_listener.data = s;
-    if (rc == 0 && s->cfg.unixsocketperm) rc = uv_pipe_chmod(&s->unix_listener, UV_READABLE | UV_WRITABLE);
+    if (rc == 0 && s->cfg.unixsocketperm && chmod(path, (mode_t)s->cfg.unixsocketperm) != 0) rc = uv_translate_sys_error(errno);
     if (rc == 0) rc = uv_listen((uv_stream_t *)&s->unix_listener, 511, net_on_connection);
     if (rc != 0) {
         log_msg(LOG_WARNING, "Failed opening Unix socket: %s", uv_strerror(rc));
@@ -207,6 +236,7 @@ void server_shutdown(server *s)
     net_flush_pending(s);
     close_if_open((uv_handle_t *)&s->flush_check);
     close_if_open((uv_handle_t *)&s->expire_timer);
+    close_if_open((uv_handle_t *)&s->idle_timer);
     close_if_open((uv_handle_t *)&s->sigterm);
     close_if_open((uv_handle_t *)&s->sigint);
 }

@@ -123,6 +123,7 @@ struct server {
     int has_unix;
     uv_check_t flush_check;
     uv_timer_t expire_timer;
+    uv_timer_t idle_timer;       /* runs only while CONFIG timeout > 0 */
     uint64_t expire_timer_due;   /* absolute ms the timer is armed for, or UINT64_MAX */
     uv_signal_t sigterm, sigint;
     client *clients;
@@ -153,6 +154,7 @@ int server_listen(server *s);
 void server_close(server *s);
 uint64_t server_now_ms(server *s);
 void server_expire_rearm(server *s);
+void server_idle_timer_update(server *s);
 void server_shutdown(server *s);
 
 /* net.c */

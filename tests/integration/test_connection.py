@@ -423,3 +423,34 @@ def test_latchd_only_port_zero(latchd_factory):
     assert c.cmd("PING") == b"+PONG\r\n"
     info = parse(c.cmd("INFO", "server"))
     assert b"\r\ntcp_port:%d\r\n" % srv.port in info
+
+
+# ---------------------------------------------------------------- idle timeout
+
+def test_idle_client_closed_after_timeout(server_factory):
+    srv = server_factory("--timeout", "1")
+    idle = srv.raw()
+    busy = srv.raw()
+    assert idle.cmd("PING") == b"+PONG\r\n"
+    deadline = time.monotonic() + 4.0
+    closed = False
+    while time.monotonic() < deadline and not closed:
+        assert busy.cmd("PING") == b"+PONG\r\n"   # activity keeps this one alive
+        closed = idle.is_closed(wait=0.25)
+    assert closed
+    assert busy.cmd("PING") == b"+PONG\r\n"
+
+
+def test_config_set_timeout_applies_to_live_clients(server_factory):
+    srv = server_factory()
+    admin = srv.raw()
+    idle = srv.raw()
+    assert idle.cmd("PING") == b"+PONG\r\n"
+    assert not idle.is_closed(wait=1.2)
+    assert admin.cmd("CONFIG", "SET", "timeout", "1") == b"+OK\r\n"
+    deadline = time.monotonic() + 4.0
+    closed = False
+    while time.monotonic() < deadline and not closed:
+        assert admin.cmd("PING") == b"+PONG\r\n"
+        closed = idle.is_closed(wait=0.25)
+    assert closed
