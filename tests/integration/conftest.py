@@ -50,25 +50,35 @@ def announced_port(log):
     return None
 
 
-def server_argv(kind, port, extra):
+def server_binary(kind):
     if kind == "redis":
-        return [REDIS_BIN, "--port", str(port), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--daemonize", "no"] + list(extra)
+        return REDIS_BIN
+    if not (os.path.isfile(LATCHD_BIN) and os.access(LATCHD_BIN, os.X_OK)):
+        pytest.fail("latchd binary not found or not executable at %s: build it first "
+                    "(cmake -S . -B build && cmake --build build) or set LATCHD_BIN"
+                    % LATCHD_BIN, pytrace=False)
+    return LATCHD_BIN
+
+
+def server_argv(kind, port, extra, config=None):
+    """Both servers take redis-server's command line: an optional config
+    file first, then --flags that override it."""
+    head = [server_binary(kind)] + ([config] if config else [])
+    if kind == "redis":
+        return head + ["--port", str(port), "--bind", "127.0.0.1",
+                       "--save", "", "--appendonly", "no", "--daemonize", "no"] + list(extra)
     if kind == "latchd":
-        if not (os.path.isfile(LATCHD_BIN) and os.access(LATCHD_BIN, os.X_OK)):
-            pytest.fail("latchd binary not found or not executable at %s: build it first "
-                        "(cmake -S . -B build && cmake --build build) or set LATCHD_BIN"
-                        % LATCHD_BIN, pytrace=False)
-        return [LATCHD_BIN, "--port", str(port), "--bind", "127.0.0.1"] + list(extra)
+        return head + ["--port", str(port), "--bind", "127.0.0.1"] + list(extra)
     raise ValueError(kind)
 
 
 class Server:
     """A running server process plus helpers to talk to it."""
 
-    def __init__(self, kind, extra_args=(), port=None):
-        server_argv(kind, 0, ())  # fails early if the binary is missing
+    def __init__(self, kind, extra_args=(), port=None, config=None):
+        server_binary(kind)  # fails early if the binary is missing
         self.kind = kind
+        self.config = config
         self.host = "127.0.0.1"
         self.extra_args = list(extra_args)
         self.dir = tempfile.mkdtemp(prefix="latchd-it-%s-" % kind)
@@ -85,7 +95,7 @@ class Server:
         fixed_port = self.port is not None
         for _attempt in range(3):
             port = self.port if self.port is not None else free_port()
-            argv = server_argv(self.kind, port, self.extra_args)
+            argv = server_argv(self.kind, port, self.extra_args, self.config)
             self.argv = argv
             self._log = open(self.log_path, "ab")
             self.proc = subprocess.Popen(argv, cwd=self.dir, stdout=self._log,
@@ -242,8 +252,8 @@ def conn(server):
 def _factory(kind):
     started = []
 
-    def start(*extra_args, port=None):
-        srv = Server(kind, extra_args, port=port)
+    def start(*extra_args, port=None, config=None):
+        srv = Server(kind, extra_args, port=port, config=config)
         started.append(srv)
         return srv
 
