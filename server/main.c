@@ -27,16 +27,24 @@ static int write_pidfile(const char *path)
     return fclose(f);
 }
 
+/* -v / -h answered without starting anything; 1 if handled. */
+static int informational(int argc, char **argv)
+{
+    if (argc != 2) return 0;
+    if (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version")) {
+        printf("latchd v=%s redis-compat=%s\n", LATCHD_VERSION, LATCHD_REDIS_VERSION);
+        return 1;
+    }
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        usage();
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc == 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version"))) {
-        printf("latchd v=%s redis-compat=%s\n", LATCHD_VERSION, LATCHD_REDIS_VERSION);
-        return 0;
-    }
-    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        usage();
-        return 0;
-    }
+    if (informational(argc, argv)) return 0;
     latchd_config cfg;
     char err[1024];
     config_defaults(&cfg);
