@@ -347,3 +347,13 @@ def test_partial_inline_over_limit_in_pieces(conn):
         conn.send(b"a" * 8192)
         time.sleep(0.01)
     assert conn.read_until_closed() == b"-ERR Protocol error: too big inline request\r\n"
+
+
+def test_proto_max_bulk_len_applies_to_open_connections(server_factory):
+    srv = server_factory()
+    admin, other = srv.raw(), srv.raw()
+    assert other.cmd("PING") == b"+PONG\r\n"   # connected before the change
+    assert admin.cmd("CONFIG", "SET", "proto-max-bulk-len", "1048576") == b"+OK\r\n"
+    other.send(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1048577\r\n")
+    assert other.read_until_closed() == b"-ERR Protocol error: invalid bulk length\r\n"
+    assert admin.cmd("PING") == b"+PONG\r\n"
