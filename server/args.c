@@ -38,7 +38,7 @@ void subcommand_dispatch(client *c)
         return;
     }
     if (sub->arity > 0 ? c->argc != sub->arity : c->argc < -sub->arity) {
-        reply_subcommand_arity_error(c);
+        reply_arity_error(c);
         return;
     }
     c->sub = c->last_sub = sub;

@@ -4,19 +4,11 @@
 
 #include "commands.h"
 
-/* Replies WRONGTYPE when k exists but isn't a hash. */
-static int not_hash(client *c, const store_key *k)
-{
-    if (!k || store_key_type(k) == STORE_HASH) return 0;
-    reply_wrongtype(c);
-    return 1;
-}
-
 /* For readers: 1 with *k the hash (NULL if missing), 0 after WRONGTYPE. */
 static int hash_for_read(client *c, store_key **k)
 {
     *k = db_lookup_read(c, &c->argv[1]);
-    return !not_hash(c, *k);
+    return db_check_type(c, *k, STORE_HASH);
 }
 
 /* For writers that always store something: the hash, created when
@@ -25,7 +17,7 @@ static store_key *hash_for_write(client *c)
 {
     const resp_slice *key = &c->argv[1];
     store_key *k = db_lookup_write(c, key);
-    if (not_hash(c, k)) return NULL;
+    if (!db_check_type(c, k, STORE_HASH)) return NULL;
     return k ? k : store_create_key(c->srv->db, key->ptr, key->len, STORE_HASH);
 }
 
@@ -122,7 +114,7 @@ void cmd_hdel(client *c)
     store *db = c->srv->db;
     store_key *k = db_lookup_write(c, &c->argv[1]);
     long long n = 0;
-    if (not_hash(c, k)) return;
+    if (!db_check_type(c, k, STORE_HASH)) return;
     for (int i = 2; k && i < c->argc; i++)
         n += store_hash_del(db, k, c->argv[i].ptr, c->argv[i].len);
     if (k && store_hash_len(k) == 0) store_delete_key(db, k);

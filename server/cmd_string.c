@@ -6,14 +6,6 @@
 #include "commands.h"
 #include "num.h"
 
-/* Replies WRONGTYPE when k exists but isn't a string. */
-static int not_string(client *c, const store_key *k)
-{
-    if (!k || store_key_type(k) == STORE_STRING) return 0;
-    reply_wrongtype(c);
-    return 1;
-}
-
 static void reply_string(client *c, const store_key *k)
 {
     size_t len;
@@ -27,7 +19,7 @@ static int get_generic(client *c, store_key **kp)
 {
     store_key *k = db_lookup_read(c, &c->argv[1]);
     *kp = k;
-    if (not_string(c, k)) return 0;
+    if (!db_check_type(c, k, STORE_STRING)) return 0;
     if (k)
         reply_string(c, k);
     else
@@ -35,12 +27,15 @@ static int get_generic(client *c, store_key **kp)
     return 1;
 }
 
-/* Redis's setKey: replace any value (store_put_string reclaims an expired
- * key first, so a kept TTL is never a stale one); the TTL goes unless kept. */
-static store_key *set_key(client *c, const resp_slice *key, const resp_slice *val, int keepttl)
+/* Redis's setKey: k is the caller's lookup of key (NULL if missing; a
+ * lookup never returns an expired key, so a kept TTL is never stale).
+ * Any value is replaced; the TTL goes unless kept. */
+static store_key *set_key(client *c, const resp_slice *key, store_key *k, const resp_slice *val, int keepttl)
 {
-    store_key *k = store_put_string(c->srv->db, key->ptr, key->len, val->ptr, val->len);
-    if (!keepttl) store_key_set_deadline(c->srv->db, k, STORE_NO_DEADLINE);
+    store *db = c->srv->db;
+    if (!k) k = store_create_key(db, key->ptr, key->len, STORE_STRING);
+    store_string_set(db, k, val->ptr, val->len);
+    if (!keepttl) store_key_set_deadline(db, k, STORE_NO_DEADLINE);
     return k;
 }
 
@@ -152,13 +147,15 @@ static void set_generic(client *c, const set_args *a, const resp_slice *val)
     long long deadline = 0;
     store_key *k;
     if (a->expire && !set_deadline(c, a, &deadline)) return;
-    if ((a->flags & SET_GET) && !get_generic(c, &k)) return;
-    k = db_lookup_write(c, key);
+    if (!(a->flags & SET_GET))
+        k = db_lookup_write(c, key);
+    else if (!get_generic(c, &k))   /* replies the old value, or WRONGTYPE */
+        return;
     if (((a->flags & SET_NX) && k) || ((a->flags & SET_XX) && !k)) {
         reply_set_outcome(c, a, 0);
         return;
     }
-    k = set_key(c, key, val, a->expire || (a->flags & SET_KEEPTTL));
+    k = set_key(c, key, k, val, a->expire || (a->flags & SET_KEEPTTL));
     if (a->expire) store_key_set_deadline(c->srv->db, k, deadline);
     reply_set_outcome(c, a, 1);
 }
@@ -194,12 +191,12 @@ static void incr_generic(client *c, long long delta)
     const resp_slice *key = &c->argv[1];
     store_key *k = db_lookup_write(c, key);
     long long v;
-    if (not_string(c, k)) return;
+    if (!db_check_type(c, k, STORE_STRING)) return;
     if (!k) {
         /* a missing key counts as 0: store the result directly */
         char buf[24];
         resp_slice s = {buf, store_ll2str(buf, delta)};
-        set_key(c, key, &s, 0);
+        set_key(c, key, NULL, &s, 0);
         reply_int(c, delta);
         return;
     }
@@ -249,7 +246,8 @@ void cmd_mset(client *c)
         reply_arity_error(c);
         return;
     }
-    for (int i = 1; i < c->argc; i += 2) set_key(c, &c->argv[i], &c->argv[i + 1], 0);
+    for (int i = 1; i < c->argc; i += 2)
+        set_key(c, &c->argv[i], db_lookup_write(c, &c->argv[i]), &c->argv[i + 1], 0);
     reply_ok(c);
 }
 
@@ -257,7 +255,7 @@ void cmd_strlen(client *c)
 {
     store_key *k = db_lookup_read(c, &c->argv[1]);
     size_t len = 0;
-    if (not_string(c, k)) return;
+    if (!db_check_type(c, k, STORE_STRING)) return;
     if (k) store_string_get(k, &len);
     reply_int(c, (long long)len);
 }

@@ -16,3 +16,10 @@ store_key *db_lookup_write(client *c, const resp_slice *key)
 {
     return store_lookup(c->srv->db, key->ptr, key->len);
 }
+
+int db_check_type(client *c, const store_key *k, store_type want)
+{
+    if (!k || store_key_type(k) == want) return 1;
+    reply_wrongtype(c);
+    return 0;
+}

@@ -37,7 +37,7 @@ static void begin_reply_mode(client *c)
     }
 }
 
-void client_execute(client *c)
+static void client_execute(client *c)
 {
     begin_reply_mode(c);
     const command *cmd = command_lookup(c->argv[0].ptr, c->argv[0].len);
@@ -63,10 +63,7 @@ void client_execute(client *c)
 
 static void protocol_error(client *c)
 {
-    resp_buf *b = &c->out;
-    char msg[256];
-    int n = snprintf(msg, sizeof(msg), "ERR %s", resp_parser_error(&c->parser));
-    resp_add_error(b, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+    reply_errorf(c, "ERR %s", resp_parser_error(&c->parser));
     client_close_after_reply(c);
 }
 

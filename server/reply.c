@@ -72,12 +72,6 @@ void reply_null(client *c)
     resp_add_null(b, c->proto);
 }
 
-void reply_null_array(client *c)
-{
-    OUT_OR_RETURN(c);
-    resp_add_null_array(b, c->proto);
-}
-
 void reply_array(client *c, long long n)
 {
     OUT_OR_RETURN(c);
@@ -94,18 +88,6 @@ void reply_set(client *c, long long n)
 {
     OUT_OR_RETURN(c);
     resp_add_set_len(b, c->proto, n);
-}
-
-void reply_bool(client *c, int v)
-{
-    OUT_OR_RETURN(c);
-    resp_add_bool(b, c->proto, v);
-}
-
-void reply_double(client *c, double d)
-{
-    OUT_OR_RETURN(c);
-    resp_add_double(b, c->proto, d);
 }
 
 void reply_verbatim(client *c, const char *p, size_t len)
@@ -131,8 +113,6 @@ void reply_arity_error(client *c)
     full_name(c, name, sizeof(name));
     reply_errorf(c, "ERR wrong number of arguments for '%s' command", name);
 }
-
-void reply_subcommand_arity_error(client *c) { reply_arity_error(c); }
 
 void reply_syntax_error(client *c) { reply_error(c, "ERR syntax error"); }
 

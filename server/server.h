@@ -67,7 +67,6 @@ enum {
     CLIENT_CLOSING = 1 << 5,
     CLIENT_PENDING_WRITE = 1 << 6,
     CLIENT_UNIX = 1 << 7,
-    CLIENT_IN_PROCESS = 1 << 8,
 };
 
 struct client {
@@ -168,7 +167,6 @@ client *client_new(server *s);
 
 /* dispatch.c */
 void client_process_input(client *c);
-void client_execute(client *c);
 
 /* reply.c: replies go to c->out unless the client turned replies off */
 int client_replies_on(const client *c);
@@ -182,19 +180,15 @@ void reply_bulk(client *c, const void *p, size_t len);
 void reply_bulk_cstr(client *c, const char *s);
 void reply_bulk_ll(client *c, long long v);
 void reply_null(client *c);
-void reply_null_array(client *c);
 void reply_array(client *c, long long n);
 void reply_map(client *c, long long n);
 void reply_set(client *c, long long n);
-void reply_bool(client *c, int v);
-void reply_double(client *c, double d);
 void reply_verbatim(client *c, const char *p, size_t len);
 void reply_arity_error(client *c);
 void reply_syntax_error(client *c);
 void reply_wrongtype(client *c);
 void reply_not_integer(client *c);
 void reply_unknown_subcommand(client *c);
-void reply_subcommand_arity_error(client *c);
 
 /* args.c: argument helpers with Redis's error replies */
 int arg_is(const resp_slice *a, const char *lit);

@@ -55,7 +55,8 @@ uint64_t store_next_due(const store *s);
 /* NULL when missing or past its deadline (an expired key is reclaimed here,
  * so it is never visible). */
 store_key *store_lookup(store *s, const char *key, size_t len);
-/* Create an empty value of the given type; the key must not exist. */
+/* Create an empty value of the given type. The key must not exist: callers
+ * look it up first (which also reclaims an expired one); debug builds check. */
 store_key *store_create_key(store *s, const char *key, size_t len, store_type t);
 void store_delete_key(store *s, store_key *k);
 /* 1 if a live key was deleted, 0 if none. */
@@ -80,6 +81,8 @@ uint64_t store_scan(store *s, uint64_t cursor, store_key_fn fn, void *ctx);
  * deadline is kept — callers clear it when the command says so. */
 store_key *store_put_string(store *s, const char *key, size_t len,
                             const char *val, size_t vlen);
+/* Make k's value the string val, whatever its type was; deadline kept. */
+void store_string_set(store *s, store_key *k, const char *val, size_t vlen);
 const char *store_string_get(const store_key *k, size_t *len);
 /* k must be a string; STORE_ERR_NOT_INT / STORE_ERR_OVERFLOW or STORE_OK. */
 int store_string_incrby(store *s, store_key *k, long long delta, long long *out);

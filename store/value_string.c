@@ -42,7 +42,7 @@ static int reuse_heap(const store_key *k, size_t vlen)
 
 /* Any value (string or hash) becomes the string val. The new value is
  * built before the old one is freed, so val may point into the old one. */
-static void string_set(store *s, store_key *k, const char *val, size_t vlen)
+void store_string_set(store *s, store_key *k, const char *val, size_t vlen)
 {
     store_value nv;
     uint8_t enc = STORE_ENC_STR_INLINE;
@@ -76,7 +76,7 @@ store_key *store_put_string(store *s, const char *key, size_t len,
     uint64_t h = store_dict_hash(key, len);   /* once for find + insert */
     store_key *k = store_lookup_hashed(s, key, len, h);
     if (!k) k = store_key_new(s, key, len, h, STORE_STRING);
-    string_set(s, k, val, vlen);
+    store_string_set(s, k, val, vlen);
     return k;
 }
 
@@ -90,7 +90,7 @@ int store_string_incrby(store *s, store_key *k, long long delta, long long *out)
     if (!cur || !store_str2ll(cur, len, &v)) return STORE_ERR_NOT_INT;
     if (store_add_overflows(v, delta)) return STORE_ERR_OVERFLOW;
     v += delta;
-    string_set(s, k, buf, store_ll2str(buf, v));
+    store_string_set(s, k, buf, store_ll2str(buf, v));
     if (out) *out = v;
     return STORE_OK;
 }
