@@ -29,6 +29,18 @@ void store_set_expired_hook(store *s, store_expired_fn fn, void *ctx)
     s->expired_ctx = ctx;
 }
 
+void store_set_event_hook(store *s, store_event_fn fn, void *ctx)
+{
+    s->event = fn;
+    s->event_ctx = ctx;
+}
+
+void store_notify(store *s, int cls, const char *event, const char *key,
+                  size_t klen)
+{
+    if (s->event) s->event(cls, event, key, klen, s->event_ctx);
+}
+
 uint64_t store_now(store *s) { return s->clock(s->clock_ctx); }
 size_t store_size(const store *s) { return store_dict_size(&s->keys); }
 size_t store_expires_count(const store *s) { return s->expires; }

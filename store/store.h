@@ -30,12 +30,31 @@ typedef uint64_t (*store_clock_fn)(void *ctx);
  * before its memory is released. */
 typedef void (*store_expired_fn)(const char *key, size_t len, void *ctx);
 typedef void (*store_key_fn)(store_key *k, void *ctx);
+/* Keyspace event classes: the same bits as Redis's notify-keyspace-events
+ * classes, so the server can filter on them without translation. */
+enum {
+    STORE_EV_GENERIC = 1 << 2,   /* g */
+    STORE_EV_STRING = 1 << 3,    /* $ */
+    STORE_EV_LIST = 1 << 4,      /* l */
+    STORE_EV_SET = 1 << 5,       /* s */
+    STORE_EV_HASH = 1 << 6,      /* h */
+    STORE_EV_ZSET = 1 << 7,      /* z */
+    STORE_EV_EXPIRED = 1 << 8,   /* x */
+};
+/* A keyspace event, named as the Redis command that caused it ("hincrby",
+ * "expire", "del", ...). Raised by operations that live in store/ (the
+ * native lock scripts) and by the server's commands alike. */
+typedef void (*store_event_fn)(int cls, const char *event, const char *key,
+                               size_t klen, void *ctx);
 typedef void (*store_field_fn)(const char *field, size_t flen,
                                const char *val, size_t vlen, void *ctx);
 
 store *store_create(store_clock_fn clock, void *clock_ctx);
 void store_destroy(store *s);
 void store_set_expired_hook(store *s, store_expired_fn fn, void *ctx);
+void store_set_event_hook(store *s, store_event_fn fn, void *ctx);
+void store_notify(store *s, int cls, const char *event, const char *key,
+                  size_t klen);
 uint64_t store_now(store *s);
 
 /* Number of keys, counting ones past their deadline not yet reclaimed

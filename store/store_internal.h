@@ -64,6 +64,8 @@ struct store {
     void *clock_ctx;
     store_expired_fn expired;
     void *expired_ctx;
+    store_event_fn event;
+    void *event_ctx;
     size_t used_memory;   /* malloc_usable_size of key/value allocations */
     size_t expires;       /* keys with a deadline */
     wheel wheel;          /* last: it is large (slot heads) */
