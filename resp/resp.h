@@ -112,5 +112,22 @@ void resp_add_bool(resp_buf *b, int proto, int v);            /* #t/#f / :1/:0 *
 void resp_add_verbatim(resp_buf *b, int proto, const char *fmt3, const char *p, size_t len); /* =len+4 fmt: / $ */
 void resp_add_bignum(resp_buf *b, int proto, const char *digits, size_t len); /* (n / $ */
 
+/* ---- reply reader ----
+ * Walks a complete reply, item by item, as the writer above produced it
+ * (scripts turn command replies into Lua values with it). An aggregate's
+ * elements are the items that follow it. */
+typedef struct resp_reply {
+    char type;          /* the RESP type byte: + - : $ * % ~ _ # , ( = > | */
+    const char *str;    /* payload of + - $ , ( =  (for '=' without "fmt:") */
+    size_t len;
+    long long n;        /* ':' value; element count of * ~ > (pairs for % |);
+                         * '#' 1/0; -1 for the RESP2 nulls $-1 and *-1 */
+    const char *fmt;    /* '=': its 3-byte format */
+} resp_reply;
+
+/* Reads the item at *pos and advances past it; 0 if the bytes there are
+ * not a well-formed item. */
+int resp_read_reply(const char **pos, const char *end, resp_reply *out);
+
 
 #endif

@@ -68,11 +68,6 @@ static void add_line(resp_buf *b, char prefix, const char *s, size_t len)
     b->data[b->len++] = '\n';
 }
 
-void resp_add_simple(resp_buf *b, const char *s, size_t len)
-{
-    add_line(b, '+', s, len);
-}
-
 void resp_add_status(resp_buf *b, const char *s)
 {
     add_line(b, '+', s, strlen(s));
@@ -83,17 +78,24 @@ static int is_crlf(char c)
     return c == '\r' || c == '\n';
 }
 
+/* A CR or LF inside the text would end the line early and leave the
+ * rest to be read as a bogus reply; Redis turns them into spaces. */
+static void add_safe_line(resp_buf *b, char type, const char *s, size_t len)
+{
+    add_line(b, type, s, len);
+    char *p = b->data + b->len - 2 - len;
+    for (size_t i = 0; i < len; i++)
+        if (is_crlf(p[i])) p[i] = ' ';
+}
+
+void resp_add_simple(resp_buf *b, const char *s, size_t len)
+{
+    add_safe_line(b, '+', s, len);
+}
+
 void resp_add_error(resp_buf *b, const char *s, size_t len)
 {
-    char *p;
-    size_t i;
-
-    add_line(b, '-', s, len);
-    /* A CR or LF inside the text would end the error early and leave the
-     * rest to be read as a bogus reply; Redis turns them into spaces. */
-    p = b->data + b->len - 2 - len;
-    for (i = 0; i < len; i++)
-        if (is_crlf(p[i])) p[i] = ' ';
+    add_safe_line(b, '-', s, len);
 }
 
 /* Like Redis's addReplyErrorFormat: CR/LF at either end are trimmed (the

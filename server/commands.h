@@ -26,6 +26,7 @@ extern const command client_subcommands[];
 extern const command config_subcommands[];
 extern const command command_subcommands[];
 extern const command function_subcommands[];
+extern const command script_subcommands[];
 
 /* cmd_server.c */
 void cmd_info(client *c);
@@ -36,6 +37,12 @@ void cmd_dbsize(client *c);
 void cmd_flushall(client *c);
 void cmd_function(client *c);
 void cmd_wait(client *c);
+/* cmd_script.c */
+void cmd_eval(client *c);
+void cmd_eval_ro(client *c);
+void cmd_evalsha(client *c);
+void cmd_evalsha_ro(client *c);
+void cmd_script(client *c);
 void cmd_lastsave(client *c);
 void cmd_shutdown(client *c);
 

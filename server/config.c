@@ -46,6 +46,9 @@ static const param params[] = {
     {"appendonly", P_BOOL, OFF(appendonly), 1, 0, 0},
     {"dir", P_STRING, OFF(dir), 1, 0, 0},
     {"hz", P_INT, OFF(hz), 1, 1, 500},
+    {"busy-reply-threshold", P_INT, OFF(busy_reply_ms), 1, 0, LLONG_MAX},
+    {"lua-time-limit", P_INT, OFF(busy_reply_ms), 1, 0, LLONG_MAX},
+    {"native-scripts", P_BOOL, OFF(native_scripts), 1, 0, 0},
 };
 #define NPARAMS (sizeof(params) / sizeof(params[0]))
 
@@ -77,6 +80,8 @@ void config_defaults(latchd_config *cfg)
     cfg->save = mem_strdup("");
     cfg->dir = mem_strdup(".");
     cfg->hz = 10;
+    cfg->busy_reply_ms = 5000;
+    cfg->native_scripts = 1;
 }
 
 static void free_binds(latchd_config *cfg)

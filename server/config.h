@@ -28,6 +28,8 @@ typedef struct latchd_config {
     int appendonly;
     char *dir;
     long long hz;
+    long long busy_reply_ms; /* lua-time-limit / busy-reply-threshold */
+    int native_scripts;      /* latchd: run known lock scripts as native C */
 } latchd_config;
 
 void config_defaults(latchd_config *cfg);

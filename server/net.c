@@ -81,7 +81,7 @@ void client_set_authenticated(client *c, int yes)
 
 void client_schedule_write(client *c)
 {
-    if (c->flags & CLIENT_PENDING_WRITE) return;
+    if (c->flags & (CLIENT_PENDING_WRITE | CLIENT_SCRIPT)) return;
     c->flags |= CLIENT_PENDING_WRITE;
     c->pending_next = c->srv->pending;
     c->srv->pending = c;

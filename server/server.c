@@ -12,6 +12,7 @@
 #include "dict.h"
 #include "mem.h"
 #include "server.h"
+#include "script.h"
 
 static uint64_t mono_us(void)
 {
@@ -24,6 +25,9 @@ static uint64_t mono_us(void)
  * PEXPIRETIME speak unix time) that never jumps back with the wall clock. */
 uint64_t server_now_ms(server *s)
 {
+    /* Redis stops the clock for a running script: a key cannot expire
+     * between two of its commands. */
+    if (s->scripts && s->scripts->running) return s->scripts->started_ms;
     return s->clock_wall0_ms + (mono_us() - s->clock_mono0_us) / 1000u;
 }
 
@@ -132,6 +136,7 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     seed_hashing();
     command_table_init();
     s->db = store_create(store_clock, s);
+    scripts_init(s);
     store_set_expired_hook(s->db, on_key_expired, s);
     uv_check_init(loop, &s->flush_check);
     s->flush_check.data = s;
@@ -245,6 +250,7 @@ void server_shutdown(server *s)
  * configuration it was handed. */
 void server_close(server *s)
 {
+    scripts_free(s);
     store_destroy(s->db);
     s->db = NULL;
     config_free(&s->cfg);

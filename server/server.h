@@ -18,6 +18,7 @@
 
 typedef struct server server;
 typedef struct client client;
+struct scripts;
 
 /* ---- commands ---- */
 
@@ -67,6 +68,7 @@ enum {
     CLIENT_CLOSING = 1 << 5,
     CLIENT_PENDING_WRITE = 1 << 6,
     CLIENT_UNIX = 1 << 7,
+    CLIENT_SCRIPT = 1 << 8,            /* not a connection: scripts run commands as it */
 };
 
 struct client {
@@ -144,6 +146,7 @@ struct server {
     uint64_t stat_keyspace_hits, stat_keyspace_misses;
     uint64_t stat_net_in, stat_net_out;
     char run_id[41];
+    struct scripts *scripts;     /* script.h */
 };
 
 /* server.c */

@@ -1,0 +1,145 @@
+/* script.c - the script cache (server-wide, by SHA1 of the exact body) and
+ * the path every EVAL takes: native lock script if there is one, else Lua. */
+/* SHA1() is deprecated in OpenSSL 3 in favour of EVP, which allocates a
+ * context per digest; EVAL hashes every body it receives, so the one-call
+ * (equally hardware-accelerated) form is the right one here. */
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "mem.h"
+#include "script.h"
+
+void script_sha1hex(char out[41], const void *p, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char md[SHA_DIGEST_LENGTH];
+    SHA1(p, len, md);
+    for (int i = 0; i < SHA_DIGEST_LENGTH; i++) {
+        out[2 * i] = hex[md[i] >> 4];
+        out[2 * i + 1] = hex[md[i] & 15];
+    }
+    out[40] = '\0';
+}
+
+void scripts_init(server *s)
+{
+    scripts *st = mem_calloc(1, sizeof(*st));
+    store_dict_init(&st->cache);
+    client *self = mem_calloc(1, sizeof(*self));
+    self->srv = s;
+    self->flags = CLIENT_AUTHENTICATED | CLIENT_SCRIPT;
+    self->proto = 2;
+    resp_buf_init(&self->out);
+    st->self = self;
+    s->scripts = st;
+    st->lua = script_engine_new(s);
+}
+
+static void free_script(store_dict_node *n, void *ctx)
+{
+    script *sc = (script *)n;
+    script_engine_forget(ctx, sc);
+    free(sc->body);
+    free(sc);
+}
+
+void scripts_flush(server *s)
+{
+    scripts *st = s->scripts;
+    store_dict_clear(&st->cache, free_script, st->lua);
+    store_dict_init(&st->cache);
+    st->body_bytes = 0;
+}
+
+void scripts_free(server *s)
+{
+    scripts *st = s->scripts;
+    if (!st) return;
+    scripts_flush(s);
+    script_engine_free(st->lua);
+    resp_buf_free(&st->self->out);
+    free(st->self);
+    free(st);
+    s->scripts = NULL;
+}
+
+script *script_lookup(server *s, const char *sha, size_t len)
+{
+    char lower[40];
+    if (len != 40) return NULL;
+    for (size_t i = 0; i < 40; i++) {
+        char ch = sha[i];
+        lower[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch + 32) : ch;
+    }
+    return (script *)store_dict_find(&s->scripts->cache, lower, 40);
+}
+
+script *script_create(client *c, const char *body, size_t len, const char sha[41])
+{
+    scripts *st = c->srv->scripts;
+    script *sc = mem_calloc(1, sizeof(*sc));
+    memcpy(sc->sha, sha, 41);
+    sc->body = mem_alloc(len + 1);
+    memcpy(sc->body, body, len);
+    sc->body[len] = '\0';
+    sc->len = len;
+    sc->native = script_native_find(sc->sha);
+    char err[512];
+    if (script_engine_compile(st->lua, sc, err, sizeof(err)) != 0) {
+        reply_error(c, err);
+        free(sc->body);
+        free(sc);
+        return NULL;
+    }
+    sc->node.key = sc->sha;
+    sc->node.keylen = 40;
+    store_dict_insert(&st->cache, &sc->node);
+    st->body_bytes += len;
+    return sc;
+}
+
+void script_exec(server *s, const command *cmd, resp_slice *argv, int argc)
+{
+    client *self = s->scripts->self;
+    self->argv = argv;
+    self->argc = argc;
+    self->cmd = cmd;
+    self->sub = NULL;
+    cmd->proc(self);
+    s->stat_commands++;
+    self->argv = NULL;
+    self->argc = 0;
+}
+
+const command *script_publish_command(const resp_slice *name)
+{
+    const command *pub = command_lookup(name->ptr, name->len);
+    if (!pub || (strcmp(pub->name, "publish") != 0 && strcmp(pub->name, "spublish") != 0))
+        return NULL;
+    return pub;
+}
+
+void script_publish(server *s, const command *pub, const resp_slice *name,
+                    const resp_slice *chan, const resp_slice *msg)
+{
+    resp_slice argv[3] = {*name, *chan, *msg};
+    script_exec(s, pub, argv, 3);
+    s->scripts->self->out.len = 0;   /* the receiver count is not wanted */
+}
+
+void script_run(const script_call *call)
+{
+    server *s = call->c->srv;
+    scripts *st = s->scripts;
+    st->started_ms = server_now_ms(s);
+    st->running = call;
+    st->self->db = call->c->db;
+    int done = call->sc->native && s->cfg.native_scripts && !call->readonly &&
+               call->sc->native->run(call);
+    if (!done) script_engine_run(st->lua, call);
+    st->running = NULL;
+}

@@ -1,0 +1,819 @@
+/* script_lua.c - the embedded Lua 5.1 that runs every script as Redis 7.0
+ * does: a sandbox with read-only globals, the redis.* API, and values
+ * converted both ways through RESP exactly as Redis converts them. */
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "mem.h"
+#include "script.h"
+
+/* Debian's lua-cjson-dev and lua-bitop-dev static libraries. */
+int luaopen_cjson(lua_State *L);
+int luaopen_bit(lua_State *L);
+
+#define NUMBER_ARG_MAX 32   /* "%.17g" of any double fits */
+#define GC_STEP_EVERY 50    /* scripts between incremental GC steps, as Redis */
+
+struct script_engine {
+    lua_State *L;
+    server *srv;
+    int globals_ref;         /* the real globals table (KEYS/ARGV go here) */
+    int readonly_ref;        /* set of tables scripts may not modify */
+    int resp;                /* redis.setresp() of the running script */
+    unsigned runs;
+    resp_slice *argv;        /* redis.call arguments, reused */
+    char *numbufs;           /* text of numeric arguments, NUMBER_ARG_MAX each */
+    int argv_cap;
+};
+
+static script_engine *engine_of(lua_State *L)
+{
+    return lua_touserdata(L, lua_upvalueindex(1));
+}
+
+/* ---- errors in Redis's table form {err="CODE message"} ---- */
+
+/* luaPushError semantics: "-CODE msg" keeps its code (without the dash),
+ * anything else gets "ERR "; trailing CR/LF are dropped. */
+static void push_error(lua_State *L, const char *s, size_t len)
+{
+    luaL_Buffer b;
+    while (len && (s[len - 1] == '\r' || s[len - 1] == '\n')) len--;
+    luaL_buffinit(L, &b);
+    if (len && s[0] == '-' && memchr(s, ' ', len)) {
+        luaL_addlstring(&b, s + 1, len - 1);
+    } else {
+        if (len && s[0] == '-') s++, len--;
+        luaL_addstring(&b, "ERR ");
+        luaL_addlstring(&b, s, len);
+    }
+    lua_newtable(L);
+    lua_pushliteral(L, "err");
+    luaL_pushresult(&b);
+    lua_rawset(L, -3);
+}
+
+static void push_error_cstr(lua_State *L, const char *s) { push_error(L, s, strlen(s)); }
+
+static int raise_error_cstr(lua_State *L, const char *s)
+{
+    push_error_cstr(L, s);
+    return lua_error(L);
+}
+
+/* Runs as the pcall message handler: turns any error into the table form
+ * and records where in the script it was raised (skipping the C function
+ * that raised it), which Redis prints as "on @user_script:N". */
+static int error_handler(lua_State *L)
+{
+    lua_Debug ar;
+    int found = lua_getstack(L, 1, &ar) && lua_getinfo(L, "nSl", &ar);
+    if (found && strcmp(ar.what, "C") == 0)
+        found = lua_getstack(L, 2, &ar) && lua_getinfo(L, "nSl", &ar);
+    if (!lua_istable(L, 1)) {
+        lua_getglobal(L, "tostring");
+        lua_pushvalue(L, 1);
+        lua_call(L, 1, 1);
+        lua_pushliteral(L, "ERR ");
+        lua_insert(L, -2);
+        lua_concat(L, 2);
+        lua_newtable(L);
+        lua_pushliteral(L, "err");
+        lua_pushvalue(L, -3);
+        lua_rawset(L, -3);
+        lua_replace(L, 1);
+        lua_settop(L, 1);
+    }
+    if (found) {
+        lua_pushstring(L, ar.source);
+        lua_setfield(L, 1, "source");
+        lua_pushinteger(L, ar.currentline);
+        lua_setfield(L, 1, "line");
+    }
+    return 1;
+}
+
+/* Redis's pcall: an error table caught here is handed to the script as
+ * its message string, as before Redis 7 made errors tables. */
+static int lua_redis_style_pcall(lua_State *L)
+{
+    int argc = lua_gettop(L);
+    luaL_checkany(L, 1);
+    lua_pushboolean(L, 1);
+    lua_insert(L, 1);
+    if (lua_pcall(L, argc - 1, LUA_MULTRET, 0) != 0) {
+        lua_remove(L, 1);
+        if (lua_istable(L, -1)) {
+            lua_getfield(L, -1, "err");
+            if (lua_isstring(L, -1)) lua_replace(L, -2);
+            else lua_pop(L, 1);
+        }
+        lua_pushboolean(L, 0);
+        lua_insert(L, 1);
+    }
+    return lua_gettop(L);
+}
+
+/* ---- read-only globals ---- */
+
+static int readonly_newindex(lua_State *L)
+{
+    return luaL_error(L, "Attempt to modify a readonly table");
+}
+
+static int missing_global(lua_State *L)
+{
+    lua_pushvalue(L, 2);
+    lua_rawget(L, lua_upvalueindex(1));
+    if (!lua_isnil(L, -1)) return 1;
+    return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
+                      lua_tostring(L, 2));
+}
+
+static int is_readonly(lua_State *L, int idx)
+{
+    script_engine *e = engine_of(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, e->readonly_ref);
+    lua_pushvalue(L, idx);
+    lua_rawget(L, -2);
+    int ro = lua_toboolean(L, -1);
+    lua_pop(L, 2);
+    return ro;
+}
+
+/* rawset and setmetatable would otherwise go around the proxies. */
+static int guarded_rawset(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (is_readonly(L, 1)) return luaL_error(L, "Attempt to modify a readonly table");
+    luaL_checkany(L, 2);
+    luaL_checkany(L, 3);
+    lua_settop(L, 3);
+    lua_rawset(L, 1);
+    return 1;
+}
+
+static int guarded_setmetatable(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (is_readonly(L, 1)) return luaL_error(L, "Attempt to modify a readonly table");
+    lua_settop(L, 2);
+    lua_setmetatable(L, 1);
+    return 1;
+}
+
+/* Pushes an empty table that reads through to the table at idx and
+ * refuses writes; index_fn (if any) decides what a missing name does. */
+static void push_proxy(script_engine *e, int idx, lua_CFunction index_fn)
+{
+    lua_State *L = e->L;
+    idx = idx < 0 ? lua_gettop(L) + idx + 1 : idx;
+    lua_newtable(L);
+    lua_newtable(L);
+    if (index_fn) {
+        lua_pushvalue(L, idx);
+        lua_pushcclosure(L, index_fn, 1);
+    } else {
+        lua_pushvalue(L, idx);
+    }
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, readonly_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_setmetatable(L, -2);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, e->readonly_ref);
+    lua_pushvalue(L, -2);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+/* Library tables become read-only proxies, then the globals table itself
+ * is replaced by one: scripts share this state, so none may change what
+ * the next one sees. */
+static void protect_globals(script_engine *e)
+{
+    static const char *libs[] = {"redis", "string", "table", "math", "cjson", "bit", "coroutine"};
+    lua_State *L = e->L;
+    lua_pushvalue(L, LUA_GLOBALSINDEX);
+    for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
+        lua_getfield(L, -1, libs[i]);
+        push_proxy(e, -1, NULL);
+        lua_setfield(L, -3, libs[i]);
+        lua_pop(L, 1);
+    }
+    push_proxy(e, -1, missing_global);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, "_G");
+    lua_replace(L, LUA_GLOBALSINDEX);
+    e->globals_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+/* ---- redis.call / redis.pcall ---- */
+
+static void ensure_argv(script_engine *e, int argc)
+{
+    if (argc <= e->argv_cap) return;
+    e->argv_cap = argc * 2;
+    e->argv = mem_realloc(e->argv, sizeof(*e->argv) * (size_t)e->argv_cap);
+    e->numbufs = mem_realloc(e->numbufs, NUMBER_ARG_MAX * (size_t)e->argv_cap);
+}
+
+/* Arguments stay on the Lua stack (and so alive) during the call; numbers
+ * are written with "%.17g" as Redis does, not with Lua's "%.14g". */
+static int collect_args(lua_State *L, script_engine *e, int argc)
+{
+    ensure_argv(e, argc);
+    for (int j = 0; j < argc; j++) {
+        if (lua_type(L, j + 1) == LUA_TNUMBER) {
+            char *buf = e->numbufs + (size_t)j * NUMBER_ARG_MAX;
+            int n = snprintf(buf, NUMBER_ARG_MAX, "%.17g", (double)lua_tonumber(L, j + 1));
+            e->argv[j].ptr = buf;
+            e->argv[j].len = (size_t)n;
+        } else if (lua_type(L, j + 1) == LUA_TSTRING) {
+            e->argv[j].ptr = lua_tolstring(L, j + 1, &e->argv[j].len);
+        } else {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int arity_ok(const command *cmd, int argc)
+{
+    return cmd->arity > 0 ? argc == cmd->arity : argc >= -cmd->arity;
+}
+
+/* Redis's checks, in Redis's order; NULL when the command may run. */
+static const char *call_refusal(const script_call *run, const command *cmd, int argc)
+{
+    if (!cmd) return "Unknown Redis command called from script";
+    if (!arity_ok(cmd, argc)) return "Wrong number of args calling Redis command from script";
+    if (cmd->flags & CMD_NOSCRIPT) return "This Redis command is not allowed from script";
+    if (run->readonly && (cmd->flags & CMD_WRITE))
+        return "Write commands are not allowed from read-only scripts.";
+    return NULL;
+}
+
+static int push_reply(lua_State *L, const char **pos, const char *end);
+
+/* Starts Redis's tagged form {tag=<value>}: the table and the tag are
+ * pushed; the caller pushes the value and does lua_settable(L, -3). */
+static void push_tagged(lua_State *L, const char *tag)
+{
+    lua_newtable(L);
+    lua_pushstring(L, tag);
+}
+
+/* An aggregate as a Lua table: arrays by position, maps {map={k=v}},
+ * sets {set={member=true}}. */
+static int push_aggregate(lua_State *L, const resp_reply *r, const char **pos, const char *end)
+{
+    int tagged = r->type == '%' || r->type == '~';
+    if (tagged) push_tagged(L, r->type == '%' ? "map" : "set");
+    lua_newtable(L);
+    for (long long i = 0; i < r->n; i++) {
+        if (r->type == '%') {
+            if (!push_reply(L, pos, end) || !push_reply(L, pos, end)) return 0;
+        } else if (r->type == '~') {
+            if (!push_reply(L, pos, end)) return 0;
+            lua_pushboolean(L, 1);
+        } else {
+            lua_pushnumber(L, (lua_Number)(i + 1));
+            if (!push_reply(L, pos, end)) return 0;
+        }
+        lua_settable(L, -3);
+    }
+    if (tagged) lua_settable(L, -3);
+    return 1;
+}
+
+static void push_verbatim(lua_State *L, const resp_reply *r)
+{
+    push_tagged(L, "verbatim_string");
+    lua_newtable(L);
+    lua_pushlstring(L, r->str, r->len);
+    lua_setfield(L, -2, "string");
+    lua_pushlstring(L, r->fmt, 3);
+    lua_setfield(L, -2, "format");
+    lua_settable(L, -3);
+}
+
+/* One reply item as Redis hands it to Lua: nil bulk/array -> false,
+ * status -> {ok=}, error -> {err=}, RESP3 types tagged. */
+static int push_reply(lua_State *L, const char **pos, const char *end)
+{
+    resp_reply r;
+    if (!lua_checkstack(L, 5) || !resp_read_reply(pos, end, &r)) return 0;
+    switch (r.type) {
+    case ':': lua_pushnumber(L, (lua_Number)r.n); return 1;
+    case '$':
+        if (r.n == -1) lua_pushboolean(L, 0);
+        else lua_pushlstring(L, r.str, r.len);
+        return 1;
+    case '+':
+        push_tagged(L, "ok");
+        lua_pushlstring(L, r.str, r.len);
+        lua_settable(L, -3);
+        return 1;
+    case '-': {
+        lua_pushliteral(L, "-");
+        lua_pushlstring(L, r.str, r.len);
+        lua_concat(L, 2);
+        size_t len;
+        const char *s = lua_tolstring(L, -1, &len);
+        push_error(L, s, len);
+        lua_remove(L, -2);
+        return 1;
+    }
+    case '*':
+        if (r.n == -1) {
+            lua_pushboolean(L, 0);
+            return 1;
+        }
+        return push_aggregate(L, &r, pos, end);
+    case '%': case '~': case '>': return push_aggregate(L, &r, pos, end);
+    case '_': lua_pushnil(L); return 1;
+    case '#': lua_pushboolean(L, (int)r.n); return 1;
+    case ',':
+        push_tagged(L, "double");
+        lua_pushnumber(L, strtod(r.str, NULL));
+        lua_settable(L, -3);
+        return 1;
+    case '(':
+        push_tagged(L, "big_number");
+        lua_pushlstring(L, r.str, r.len);
+        lua_settable(L, -3);
+        return 1;
+    case '=': push_verbatim(L, &r); return 1;
+    case '|':   /* attributes are not shown to scripts: skip them */
+        for (long long i = 0; i < 2 * r.n; i++) {
+            if (!push_reply(L, pos, end)) return 0;
+            lua_pop(L, 1);
+        }
+        return push_reply(L, pos, end);
+    }
+    return 0;
+}
+
+static int redis_call_generic(lua_State *L, int raise)
+{
+    script_engine *e = engine_of(L);
+    const script_call *run = e->srv->scripts->running;
+    int argc = lua_gettop(L);
+    if (!run) return raise_error_cstr(L, "redis.call/pcall can only be called inside a script invocation");
+    const char *refusal = NULL;
+    if (argc == 0) refusal = "Please specify at least one argument for this redis lib call";
+    else if (!collect_args(L, e, argc)) refusal = "Lua redis lib command arguments must be strings or integers";
+    const command *cmd = refusal ? NULL : command_lookup(e->argv[0].ptr, e->argv[0].len);
+    if (!refusal) refusal = call_refusal(run, cmd, argc);
+    if (refusal) {
+        push_error_cstr(L, refusal);
+        return raise ? lua_error(L) : 1;
+    }
+    client *self = e->srv->scripts->self;
+    script_exec(e->srv, cmd, e->argv, argc);
+    const char *pos = self->out.data, *end = pos + self->out.len;
+    int is_error = self->out.len && pos[0] == '-';
+    int ok = self->out.len && push_reply(L, &pos, end);
+    self->out.len = 0;
+    if (!ok) return raise_error_cstr(L, "latchd: unreadable reply in script");
+    return raise && is_error ? lua_error(L) : 1;
+}
+
+static int redis_call(lua_State *L) { return redis_call_generic(L, 1); }
+static int redis_pcall(lua_State *L) { return redis_call_generic(L, 0); }
+
+/* ---- the rest of redis.* ---- */
+
+static int redis_sha1hex(lua_State *L)
+{
+    char hex[41];
+    size_t len = 0;
+    if (lua_gettop(L) != 1) return raise_error_cstr(L, "wrong number of arguments");
+    const char *s = lua_tolstring(L, 1, &len);
+    script_sha1hex(hex, s ? s : "", s ? len : 0);
+    lua_pushstring(L, hex);
+    return 1;
+}
+
+static int redis_error_reply(lua_State *L)
+{
+    if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
+        push_error_cstr(L, "wrong number or type of arguments");
+        return 1;
+    }
+    size_t len;
+    const char *s = lua_tolstring(L, 1, &len);
+    if (s[0] == '-') {
+        push_error(L, s, len);
+    } else {
+        lua_pushliteral(L, "-");
+        lua_pushvalue(L, 1);
+        lua_concat(L, 2);
+        s = lua_tolstring(L, -1, &len);
+        push_error(L, s, len);
+    }
+    return 1;
+}
+
+static int redis_status_reply(lua_State *L)
+{
+    if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
+        push_error_cstr(L, "wrong number or type of arguments");
+        return 1;
+    }
+    lua_newtable(L);
+    lua_pushliteral(L, "ok");
+    lua_pushvalue(L, 1);
+    lua_rawset(L, -3);
+    return 1;
+}
+
+static int redis_log(lua_State *L)
+{
+    int argc = lua_gettop(L);
+    if (argc < 2) return raise_error_cstr(L, "redis.log() requires two arguments or more.");
+    if (!lua_isnumber(L, 1)) return raise_error_cstr(L, "First argument must be a number (log level).");
+    int level = (int)lua_tonumber(L, 1);
+    if (level < LOG_DEBUG || level > LOG_WARNING) return raise_error_cstr(L, "Invalid debug level.");
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int j = 2; j <= argc; j++) {
+        size_t len;
+        const char *s = lua_tolstring(L, j, &len);
+        if (!s) continue;
+        if (j != 2) luaL_addchar(&b, ' ');
+        luaL_addlstring(&b, s, len);
+    }
+    luaL_pushresult(&b);
+    log_msg(level, "%s", lua_tostring(L, -1));
+    return 0;
+}
+
+static int redis_setresp(lua_State *L)
+{
+    script_engine *e = engine_of(L);
+    if (!e->srv->scripts->running)
+        return raise_error_cstr(L, "redis.setresp can only be called inside a script invocation");
+    if (lua_gettop(L) != 1) return raise_error_cstr(L, "redis.setresp() requires one argument.");
+    int resp = (int)lua_tonumber(L, 1);
+    if (resp != 2 && resp != 3) return raise_error_cstr(L, "RESP version must be 2 or 3.");
+    e->resp = resp;
+    e->srv->scripts->self->proto = resp;
+    return 0;
+}
+
+/* No replication here: the flags are checked and otherwise ignored. */
+static int redis_set_repl(lua_State *L)
+{
+    script_engine *e = engine_of(L);
+    if (!e->srv->scripts->running)
+        return raise_error_cstr(L, "redis.set_repl can only be called inside a script invocation");
+    if (lua_gettop(L) != 1) return raise_error_cstr(L, "redis.set_repl() requires two arguments.");
+    int flags = (int)lua_tonumber(L, -1);
+    if (flags & ~3)
+        return raise_error_cstr(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
+    return 0;
+}
+
+static int redis_replicate_commands(lua_State *L)
+{
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int redis_breakpoint(lua_State *L)
+{
+    lua_pushboolean(L, 0);
+    return 1;
+}
+
+static int redis_debug(lua_State *L) { return 0; }
+
+static void set_number(lua_State *L, const char *name, lua_Number v)
+{
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, name);
+}
+
+static void register_redis_api(script_engine *e)
+{
+    static const struct { const char *name; lua_CFunction fn; } fns[] = {
+        {"call", redis_call}, {"pcall", redis_pcall}, {"sha1hex", redis_sha1hex},
+        {"error_reply", redis_error_reply}, {"status_reply", redis_status_reply},
+        {"log", redis_log}, {"setresp", redis_setresp}, {"set_repl", redis_set_repl},
+        {"replicate_commands", redis_replicate_commands}, {"breakpoint", redis_breakpoint},
+        {"debug", redis_debug},
+    };
+    lua_State *L = e->L;
+    lua_newtable(L);
+    for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+        lua_pushlightuserdata(L, e);
+        lua_pushcclosure(L, fns[i].fn, 1);
+        lua_setfield(L, -2, fns[i].name);
+    }
+    set_number(L, "LOG_DEBUG", LOG_DEBUG);
+    set_number(L, "LOG_VERBOSE", LOG_VERBOSE);
+    set_number(L, "LOG_NOTICE", LOG_NOTICE);
+    set_number(L, "LOG_WARNING", LOG_WARNING);
+    set_number(L, "REPL_NONE", 0);
+    set_number(L, "REPL_AOF", 1);
+    set_number(L, "REPL_SLAVE", 2);
+    set_number(L, "REPL_REPLICA", 2);
+    set_number(L, "REPL_ALL", 3);
+    set_number(L, "REDIS_VERSION_NUM", 0x0007000f);   /* 7.0.15 */
+    lua_pushliteral(L, LATCHD_REDIS_VERSION);
+    lua_setfield(L, -2, "REDIS_VERSION");
+    lua_setglobal(L, "redis");
+}
+
+/* ---- the state ---- */
+
+static void open_lib(lua_State *L, const char *name, lua_CFunction open)
+{
+    lua_pushcfunction(L, open);
+    lua_pushstring(L, name);
+    lua_call(L, 1, 1);
+    if (name[0] && lua_istable(L, -1)) lua_setglobal(L, name);
+    else lua_pop(L, 1);
+}
+
+static void set_global_fn(script_engine *e, const char *name, lua_CFunction fn)
+{
+    lua_pushlightuserdata(e->L, e);
+    lua_pushcclosure(e->L, fn, 1);
+    lua_setglobal(e->L, name);
+}
+
+script_engine *script_engine_new(server *s)
+{
+    script_engine *e = mem_calloc(1, sizeof(*e));
+    lua_State *L = luaL_newstate();
+    if (!L) {
+        log_msg(LOG_WARNING, "Fatal: cannot create the Lua state (out of memory)");
+        abort();
+    }
+    e->L = L;
+    e->srv = s;
+    e->resp = 2;
+    open_lib(L, "", luaopen_base);
+    open_lib(L, LUA_TABLIBNAME, luaopen_table);
+    open_lib(L, LUA_STRLIBNAME, luaopen_string);
+    open_lib(L, LUA_MATHLIBNAME, luaopen_math);
+    open_lib(L, "cjson", luaopen_cjson);
+    open_lib(L, "bit", luaopen_bit);
+    /* Redis's sandbox: no file access, no printing to the server's stdout. */
+    static const char *denied[] = {"dofile", "loadfile", "print"};
+    for (size_t i = 0; i < sizeof(denied) / sizeof(denied[0]); i++) {
+        lua_pushnil(L);
+        lua_setglobal(L, denied[i]);
+    }
+    lua_newtable(L);
+    e->readonly_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    set_global_fn(e, "pcall", lua_redis_style_pcall);
+    set_global_fn(e, "rawset", guarded_rawset);
+    set_global_fn(e, "setmetatable", guarded_setmetatable);
+    register_redis_api(e);
+    protect_globals(e);
+    return e;
+}
+
+void script_engine_free(script_engine *e)
+{
+    if (!e) return;
+    lua_close(e->L);
+    free(e->argv);
+    free(e->numbufs);
+    free(e);
+}
+
+int script_engine_compile(script_engine *e, script *sc, char *err, size_t errlen)
+{
+    lua_State *L = e->L;
+    if (luaL_loadbuffer(L, sc->body, sc->len, "@user_script") != 0) {
+        snprintf(err, errlen, "ERR Error compiling script (new function): %s", lua_tostring(L, -1));
+        lua_pop(L, 1);
+        return -1;
+    }
+    sc->lua_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+void script_engine_forget(script_engine *e, script *sc)
+{
+    luaL_unref(e->L, LUA_REGISTRYINDEX, sc->lua_ref);
+}
+
+/* ---- running a script and converting its result ---- */
+
+static void set_arg_table(lua_State *L, const char *name, const resp_slice *v, int n)
+{
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_pushlstring(L, v[i].ptr, v[i].len);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, name);   /* into the real globals table below it */
+}
+
+/* Lua numbers become integers by truncation; like C on x86, what has no
+ * integer value becomes LLONG_MIN (done explicitly: the cast is UB). */
+static long long number_to_ll(lua_Number d)
+{
+    if (isnan(d) || d >= 9223372036854775808.0 || d < -9223372036854775808.0) return LLONG_MIN;
+    return (long long)d;
+}
+
+static void reply_value(script_engine *e, client *c, resp_buf *b);
+
+/* t.field of the table on top, pushed; its Lua type. */
+static int field_type(lua_State *L, const char *field)
+{
+    lua_pushstring(L, field);
+    lua_rawget(L, -2);
+    return lua_type(L, -1);
+}
+
+enum { T_ARRAY, T_ERR, T_OK, T_DOUBLE, T_BIGNUM, T_VERBATIM, T_MAP, T_SET };
+
+/* {format="txt", string="..."} with both fields usable. */
+static int verbatim_ok(lua_State *L)
+{
+    int ok = field_type(L, "format") == LUA_TSTRING && lua_objlen(L, -1) == 3;
+    lua_pop(L, 1);
+    ok = ok && field_type(L, "string") == LUA_TSTRING;
+    lua_pop(L, 1);
+    return ok;
+}
+
+/* How a table result replies, by the first tag field present (in Redis's
+ * order). For a tagged table the field's value is left on top. */
+static int table_kind(lua_State *L)
+{
+    static const struct { const char *field; int type, kind; } tags[] = {
+        {"err", LUA_TSTRING, T_ERR}, {"ok", LUA_TSTRING, T_OK},
+        {"double", LUA_TNUMBER, T_DOUBLE}, {"big_number", LUA_TSTRING, T_BIGNUM},
+        {"verbatim_string", LUA_TTABLE, T_VERBATIM}, {"map", LUA_TTABLE, T_MAP},
+        {"set", LUA_TTABLE, T_SET},
+    };
+    for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+        if (field_type(L, tags[i].field) == tags[i].type &&
+            (tags[i].kind != T_VERBATIM || verbatim_ok(L)))
+            return tags[i].kind;
+        lua_pop(L, 1);
+    }
+    return T_ARRAY;
+}
+
+static void reply_aggregate(script_engine *e, client *c, resp_buf *b, int is_map)
+{
+    lua_State *L = e->L;
+    long long n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        lua_pop(L, 1);
+        n++;
+    }
+    if (is_map) resp_add_map_len(b, c->proto, n);
+    else resp_add_set_len(b, c->proto, n);
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        if (!is_map) lua_pop(L, 1);   /* a set's values are just "true" */
+        lua_pushvalue(L, -1 - is_map);
+        reply_value(e, c, b);         /* the key */
+        if (is_map) reply_value(e, c, b);
+    }
+}
+
+static void reply_array_table(script_engine *e, client *c, resp_buf *b)
+{
+    lua_State *L = e->L;
+    int n = 0;
+    for (;; n++) {
+        lua_rawgeti(L, -1, n + 1);
+        int end = lua_isnil(L, -1);
+        lua_pop(L, 1);
+        if (end) break;
+    }
+    resp_add_array_len(b, n);
+    for (int i = 1; i <= n; i++) {
+        lua_rawgeti(L, -1, i);
+        reply_value(e, c, b);
+    }
+}
+
+/* Redis reads these fields as C strings, so they end at a NUL. */
+static void reply_error_text(resp_buf *b, const char *s)
+{
+    size_t len = strlen(s);
+    while (len && (s[len - 1] == '\r' || s[len - 1] == '\n')) len--;
+    resp_add_error(b, s, len);
+}
+
+static void reply_table(script_engine *e, client *c, resp_buf *b)
+{
+    lua_State *L = e->L;
+    size_t len;
+    const char *s;
+    int kind = table_kind(L);
+    switch (kind) {
+    case T_ARRAY: reply_array_table(e, c, b); return;
+    case T_ERR: reply_error_text(b, lua_tostring(L, -1)); break;
+    case T_OK: s = lua_tostring(L, -1); resp_add_simple(b, s, strlen(s)); break;
+    case T_DOUBLE: resp_add_double(b, c->proto, lua_tonumber(L, -1)); break;
+    case T_BIGNUM:
+        s = lua_tolstring(L, -1, &len);
+        resp_add_bignum(b, c->proto, s, len);
+        break;
+    case T_VERBATIM:
+        lua_getfield(L, -1, "format");
+        lua_getfield(L, -2, "string");
+        s = lua_tolstring(L, -1, &len);
+        resp_add_verbatim(b, c->proto, lua_tostring(L, -2), s, len);
+        lua_pop(L, 2);
+        break;
+    case T_MAP: case T_SET: reply_aggregate(e, c, b, kind == T_MAP); break;
+    }
+    lua_pop(L, 1);
+}
+
+/* The value on top of the stack as a reply (and popped), per Redis's
+ * Lua-to-RESP rules; booleans follow redis.setresp(). */
+static void reply_value(script_engine *e, client *c, resp_buf *b)
+{
+    lua_State *L = e->L;
+    if (!lua_checkstack(L, 4)) {
+        resp_add_errorf(b, "ERR reached lua stack limit");
+        lua_pop(L, 1);
+        return;
+    }
+    switch (lua_type(L, -1)) {
+    case LUA_TSTRING: {
+        size_t len;
+        const char *s = lua_tolstring(L, -1, &len);
+        resp_add_bulk(b, s, len);
+        break;
+    }
+    case LUA_TBOOLEAN:
+        if (e->resp == 3) resp_add_bool(b, c->proto, lua_toboolean(L, -1));
+        else if (lua_toboolean(L, -1)) resp_add_int(b, 1);
+        else resp_add_null(b, c->proto);
+        break;
+    case LUA_TNUMBER: resp_add_int(b, number_to_ll(lua_tonumber(L, -1))); break;
+    case LUA_TTABLE: reply_table(e, c, b); break;
+    default: resp_add_null(b, c->proto); break;
+    }
+    lua_pop(L, 1);
+}
+
+/* A failed script: "<err> script: <sha>, on <source>:<line>." as 7.0. */
+static void reply_script_error(script_engine *e, const script_call *call, resp_buf *b)
+{
+    lua_State *L = e->L;
+    if (!lua_istable(L, -1)) {
+        const char *msg = lua_isstring(L, -1) ? lua_tostring(L, -1) : "execution failure";
+        resp_add_errorf(b, "ERR Error running script %s, %.100s", call->sc->sha, msg);
+        return;
+    }
+    lua_getfield(L, -1, "err");
+    lua_getfield(L, -2, "source");
+    lua_getfield(L, -3, "line");
+    const char *msg = lua_isstring(L, -3) ? lua_tostring(L, -3) : "";
+    if (lua_isstring(L, -2) && lua_isstring(L, -1))
+        resp_add_errorf(b, "%s script: %s, on %s:%s.", msg, call->sc->sha,
+                        lua_tostring(L, -2), lua_tostring(L, -1));
+    else
+        reply_error_text(b, msg);
+    lua_pop(L, 3);
+}
+
+void script_engine_run(script_engine *e, const script_call *call)
+{
+    lua_State *L = e->L;
+    e->resp = 2;
+    e->srv->scripts->self->proto = 2;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, e->globals_ref);
+    set_arg_table(L, "KEYS", call->keys, call->nkeys);
+    set_arg_table(L, "ARGV", call->args, call->nargs);
+    lua_pop(L, 1);
+    lua_pushcfunction(L, error_handler);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, call->sc->lua_ref);
+    int err = lua_pcall(L, 0, 1, -2);
+    resp_buf *b = client_out(call->c);
+    if (!b) {
+        lua_pop(L, 1);   /* CLIENT REPLY OFF: nothing to convert */
+    } else if (err) {
+        reply_script_error(e, call, b);
+        lua_pop(L, 1);
+    } else {
+        reply_value(e, call->c, b);
+    }
+    lua_pop(L, 1);   /* the error handler */
+    if (++e->runs % GC_STEP_EVERY == 0) lua_gc(L, LUA_GCSTEP, GC_STEP_EVERY);
+}

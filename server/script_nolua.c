@@ -1,0 +1,23 @@
+/* script_nolua.c - the script engine of a build without Lua
+ * (-DLATCHD_LUA=OFF): only native lock scripts run; the rest are refused. */
+#include <stdlib.h>
+
+#include "mem.h"
+#include "script.h"
+
+struct script_engine {
+    int unused;
+};
+
+script_engine *script_engine_new(server *s) { return mem_calloc(1, sizeof(script_engine)); }
+void script_engine_free(script_engine *e) { free(e); }
+
+/* Bodies are cached unchecked: a native script still runs by its SHA1. */
+int script_engine_compile(script_engine *e, script *sc, char *err, size_t errlen) { return 0; }
+void script_engine_forget(script_engine *e, script *sc) {}
+
+void script_engine_run(script_engine *e, const script_call *call)
+{
+    reply_errorf(call->c, "NOSCRIPT This latchd was built without Lua: only its native lock "
+                          "scripts run, and not with these arguments (script %s)", call->sc->sha);
+}
