@@ -23,6 +23,13 @@ static int parse_numkeys(client *c, long long *numkeys)
 
 static void run_call(client *c, const script *sc, long long numkeys, int readonly)
 {
+    if (sc->flags & SCRIPT_DECLARED) {   /* a shebang's flags, not the command, decide */
+        if (readonly && !(sc->flags & SCRIPT_NO_WRITES)) {
+            reply_error(c, "ERR Can not execute a script with write flag using *_ro command.");
+            return;
+        }
+        readonly = (sc->flags & SCRIPT_NO_WRITES) != 0;
+    }
     script_call call = {
         .c = c,
         .sc = sc,
@@ -98,11 +105,22 @@ static void cmd_script_flush(client *c)
     reply_ok(c);
 }
 
-/* A script runs to completion before this connection is read again, so
- * there is never one to kill from here. */
+/* Only reachable while a script is busy (script_busy.c serves it from the
+ * script's hook); a script that wrote must finish, or it would leave its
+ * writes half done. */
 static void cmd_script_kill(client *c)
 {
-    reply_error(c, "NOTBUSY No scripts in execution right now.");
+    scripts *st = c->srv->scripts;
+    if (!st->running) {
+        reply_error(c, "NOTBUSY No scripts in execution right now.");
+    } else if (st->wrote) {
+        reply_error(c, "UNKILLABLE Sorry the script already executed write commands against the dataset. "
+                       "You can either wait the script termination or kill the server in a hard way "
+                       "using the SHUTDOWN NOSAVE command.");
+    } else {
+        st->kill = 1;
+        reply_ok(c);
+    }
 }
 
 static void cmd_script_help(client *c)
@@ -136,7 +154,7 @@ const command script_subcommands[] = {
     {"load", cmd_script_load, 3, NS | CMD_STALE, 0, 0, 0, "scripting", "2.6.0", "Load the specified Lua script into the script cache.", "script", NULL},
     {"exists", cmd_script_exists, -3, NS, 0, 0, 0, "scripting", "2.6.0", "Check existence of scripts in the script cache.", "sha1 [sha1 ...]", NULL},
     {"flush", cmd_script_flush, -2, NS, 0, 0, 0, "scripting", "2.6.0", "Remove all the scripts from the script cache.", "[ASYNC|SYNC]", NULL},
-    {"kill", cmd_script_kill, 2, NS, 0, 0, 0, "scripting", "2.6.0", "Kill the script currently in execution.", NULL, NULL},
+    {"kill", cmd_script_kill, 2, NS | CMD_ALLOW_BUSY, 0, 0, 0, "scripting", "2.6.0", "Kill the script currently in execution.", NULL, NULL},
     {"help", cmd_script_help, 2, CMD_LOADING | CMD_STALE, 0, 0, 0, "scripting", "5.0.0", "Show helpful text about the different subcommands", NULL, NULL},
     {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
 };

@@ -6,6 +6,7 @@
 #include <sys/time.h>
 
 #include "commands.h"
+#include "script.h"
 #include "num.h"
 
 #define W CMD_WRITE
@@ -135,7 +136,7 @@ static void reply_flags(client *c, const command *cmd)
     static const struct { unsigned flag; const char *name; } names[] = {
         {CMD_WRITE, "write"}, {CMD_READONLY, "readonly"}, {CMD_ADMIN, "admin"}, {CMD_PUBSUB, "pubsub"},
         {CMD_NOSCRIPT, "noscript"}, {CMD_LOADING, "loading"}, {CMD_STALE, "stale"},
-        {CMD_NOAUTH, "no_auth"}, {CMD_FAST, "fast"},
+        {CMD_NOAUTH, "no_auth"}, {CMD_FAST, "fast"}, {CMD_ALLOW_BUSY, "allow_busy"},
     };
     long long n = 0;
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) n += (cmd->flags & names[i].flag) != 0;
@@ -244,7 +245,7 @@ void cmd_command(client *c)
 
 void cmd_time(client *c)
 {
-    uint64_t now_us = server_now_ms(c->srv) * 1000u;
+    uint64_t now_us = server_clock_ms(c->srv) * 1000u;
     struct timeval tv;
     gettimeofday(&tv, NULL);
     now_us += (uint64_t)tv.tv_usec % 1000u;   /* sub-ms digits: keeps TIME's usec field lively */
@@ -316,5 +317,12 @@ void cmd_shutdown(client *c)
         }
     }
     log_msg(LOG_WARNING, "User requested shutdown...");
+    scripts *st = c->srv->scripts;
+    if (st->running) {
+        /* From inside a busy script's hook: stop the script (writes or
+         * not: nothing is kept anyway), then shut down after it. */
+        st->kill = st->shutdown = 1;
+        return;
+    }
     server_shutdown(c->srv);
 }

@@ -17,17 +17,18 @@
 #define PS CMD_PUBSUB
 #define NS CMD_NOSCRIPT
 #define CT CMD_CONTAINER
+#define AB CMD_ALLOW_BUSY
 
 static const command table[] = {
     /* connection */
     {"ping", cmd_ping, -1, F | PS | L | S, 0, 0, 0, "connection", "1.0.0", "Ping the server", "[message]", NULL},
     {"echo", cmd_echo, 2, F | L | S, 0, 0, 0, "connection", "1.0.0", "Echo the given string", "message", NULL},
-    {"quit", cmd_quit, -1, NA | F | PS | L | S | NS, 0, 0, 0, "connection", "1.0.0", "Close the connection", NULL, NULL},
+    {"quit", cmd_quit, -1, AB | NA | F | PS | L | S | NS, 0, 0, 0, "connection", "1.0.0", "Close the connection", NULL, NULL},
     {"select", cmd_select, 2, F | L | S, 0, 0, 0, "connection", "1.0.0", "Change the selected database for the current connection", "index", NULL},
-    {"hello", cmd_hello, -1, NA | F | L | S | NS, 0, 0, 0, "connection", "6.0.0", "Handshake with Redis", "[protover [AUTH username password] [SETNAME clientname]]", NULL},
-    {"auth", cmd_auth, -2, NA | F | L | S | NS, 0, 0, 0, "connection", "1.0.0", "Authenticate to the server", "[username] password", NULL},
+    {"hello", cmd_hello, -1, AB | NA | F | L | S | NS, 0, 0, 0, "connection", "6.0.0", "Handshake with Redis", "[protover [AUTH username password] [SETNAME clientname]]", NULL},
+    {"auth", cmd_auth, -2, AB | NA | F | L | S | NS, 0, 0, 0, "connection", "1.0.0", "Authenticate to the server", "[username] password", NULL},
     {"client", cmd_client, -2, CT | L | S | NS, 0, 0, 0, "connection", "2.4.0", "A container for client connection commands", NULL, client_subcommands},
-    {"reset", cmd_reset, 1, NA | F | PS | L | S | NS, 0, 0, 0, "connection", "6.2.0", "Reset the connection", NULL, NULL},
+    {"reset", cmd_reset, 1, AB | NA | F | PS | L | S | NS, 0, 0, 0, "connection", "6.2.0", "Reset the connection", NULL, NULL},
     /* server */
     {"info", cmd_info, -1, L | S, 0, 0, 0, "server", "1.0.0", "Get information and statistics about the server", "[section [section ...]]", NULL},
     {"config", cmd_config, -2, CT | A | L | S | NS, 0, 0, 0, "server", "2.0.0", "A container for server configuration commands", NULL, config_subcommands},
@@ -39,7 +40,7 @@ static const command table[] = {
     {"function", cmd_function, -2, CT | NS, 0, 0, 0, "scripting", "7.0.0", "A container for function commands", NULL, function_subcommands},
     {"wait", cmd_wait, 3, NS, 0, 0, 0, "generic", "3.0.0", "Wait for the synchronous replication of all the write commands sent in the context of the current connection", "numreplicas timeout", NULL},
     {"lastsave", cmd_lastsave, 1, F | L | S, 0, 0, 0, "server", "1.0.0", "Get the UNIX time stamp of the last successful save to disk", NULL, NULL},
-    {"shutdown", cmd_shutdown, -1, A | L | S | NS, 0, 0, 0, "server", "1.0.0", "Synchronously save the dataset to disk and then shut down the server", "[NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", NULL},
+    {"shutdown", cmd_shutdown, -1, AB | A | L | S | NS, 0, 0, 0, "server", "1.0.0", "Synchronously save the dataset to disk and then shut down the server", "[NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", NULL},
     /* scripting */
     {"eval", cmd_eval, -3, NS | S, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "script numkeys [key [key ...]] [arg [arg ...]]", NULL},
     {"evalsha", cmd_evalsha, -3, NS | S, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},

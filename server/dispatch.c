@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "script.h"
 #include "server.h"
 
 /* Redis quotes up to 128 bytes of arguments after the name. */
@@ -55,6 +56,7 @@ static void client_execute(client *c)
         reply_error(c, "NOAUTH Authentication required.");
         return;
     }
+    if (script_busy_refuses(c, cmd)) return;
     c->last_cmd = cmd;   /* before the call: CLIENT LIST shows itself running */
     c->last_sub = NULL;
     cmd->proc(c);

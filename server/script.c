@@ -6,6 +6,7 @@
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/sha.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +62,8 @@ void scripts_free(server *s)
     if (!st) return;
     scripts_flush(s);
     script_engine_free(st->lua);
+    free(st->pfds);
+    free(st->pclients);
     resp_buf_free(&st->self->out);
     free(st->self);
     free(st);
@@ -78,9 +81,62 @@ script *script_lookup(server *s, const char *sha, size_t len)
     return (script *)store_dict_find(&s->scripts->cache, lower, 40);
 }
 
+/* One "flags=a,b" list of a shebang; 0, or -1 with err set. */
+static int parse_shebang_flags(const char *list, int *flags, char *err, size_t errlen)
+{
+    static const char *known[] = {"no-writes", "allow-oom", "allow-stale", "no-cluster",
+                                  "allow-cross-slot-keys"};
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", list);
+    for (char *save = NULL, *f = strtok_r(buf, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+        size_t i = 0;
+        while (i < sizeof(known) / sizeof(known[0]) && strcmp(f, known[i]) != 0) i++;
+        if (i == sizeof(known) / sizeof(known[0])) {
+            snprintf(err, errlen, "ERR Unexpected flag in script shebang: %s", f);
+            return -1;
+        }
+        if (i == 0) *flags |= SCRIPT_NO_WRITES;
+    }
+    return 0;
+}
+
+/* Redis 7's "#!lua [flags=...]" first line; 0, or -1 with err set. */
+static int parse_shebang(const char *body, size_t len, int *flags, char *err, size_t errlen)
+{
+    char line[512];
+    *flags = 0;
+    if (len < 2 || body[0] != '#' || body[1] != '!') return 0;
+    const char *nl = memchr(body, '\n', len);
+    if (!nl) {
+        snprintf(err, errlen, "ERR Invalid script shebang");
+        return -1;
+    }
+    snprintf(line, sizeof(line), "%.*s", (int)(nl - body), body);
+    *flags = SCRIPT_DECLARED;
+    char *save = NULL, *part = strtok_r(line, " ", &save);
+    if (strcmp(part, "#!lua") != 0) {
+        snprintf(err, errlen, "ERR Unexpected engine in script shebang: %s", part);
+        return -1;
+    }
+    while ((part = strtok_r(NULL, " ", &save))) {
+        if (strncmp(part, "flags=", 6) != 0) {
+            snprintf(err, errlen, "ERR Unknown lua shebang option: %s", part);
+            return -1;
+        }
+        if (parse_shebang_flags(part + 6, flags, err, errlen) != 0) return -1;
+    }
+    return 0;
+}
+
 script *script_create(client *c, const char *body, size_t len, const char sha[41])
 {
     scripts *st = c->srv->scripts;
+    char err[512];
+    int flags;
+    if (parse_shebang(body, len, &flags, err, sizeof(err)) != 0) {
+        reply_error(c, err);
+        return NULL;
+    }
     script *sc = mem_calloc(1, sizeof(*sc));
     memcpy(sc->sha, sha, 41);
     sc->body = mem_alloc(len + 1);
@@ -88,7 +144,7 @@ script *script_create(client *c, const char *body, size_t len, const char sha[41
     sc->body[len] = '\0';
     sc->len = len;
     sc->native = script_native_find(sc->sha);
-    char err[512];
+    sc->flags = flags;
     if (script_engine_compile(st->lua, sc, err, sizeof(err)) != 0) {
         reply_error(c, err);
         free(sc->body);
@@ -142,4 +198,6 @@ void script_run(const script_call *call)
                call->sc->native->run(call);
     if (!done) script_engine_run(st->lua, call);
     st->running = NULL;
+    st->wrote = st->busy = st->kill = 0;
+    if (st->shutdown) server_shutdown(s);
 }

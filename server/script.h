@@ -14,8 +14,14 @@ typedef struct script {
     char *body;
     size_t len;
     const script_native *native;   /* NULL: Lua only */
+    int flags;                     /* SCRIPT_* from a "#!lua flags=..." line */
     int lua_ref;                   /* the compiled chunk in the Lua registry */
 } script;
+
+enum {
+    SCRIPT_DECLARED = 1 << 0,      /* has a shebang: its flags are binding */
+    SCRIPT_NO_WRITES = 1 << 1,
+};
 
 /* One EVAL/EVALSHA invocation. */
 typedef struct script_call {
@@ -48,6 +54,13 @@ typedef struct scripts {
     script_engine *lua;
     const script_call *running;    /* the call in progress, or NULL */
     uint64_t started_ms;           /* its start: the clock stands still for it */
+    int wrote;                     /* it ran a write command: SCRIPT KILL refuses */
+    int busy;                      /* past busy-reply-threshold: others get -BUSY */
+    int kill;                      /* SCRIPT KILL or SHUTDOWN asked it to stop */
+    int shutdown;                  /* SHUTDOWN arrived while busy: do it after */
+    struct pollfd *pfds;           /* script_busy.c's poll set, reused */
+    client **pclients;
+    size_t pcap;
 } scripts;
 
 /* script.c */
@@ -70,6 +83,12 @@ const command *script_publish_command(const resp_slice *name);
 /* Publish from inside a script, as redis.call(name, chan, msg) would. */
 void script_publish(server *s, const command *pub, const resp_slice *name,
                     const resp_slice *chan, const resp_slice *msg);
+
+/* script_busy.c: called by the engine while a script runs; 1 if the
+ * script must stop now (SCRIPT KILL / SHUTDOWN). */
+int script_busy_tick(server *s);
+/* -BUSY for a command that may not run while a script is busy. */
+int script_busy_refuses(client *c, const command *cmd);
 
 /* script_native.c: the native implementation for a SHA1, or NULL. */
 const script_native *script_native_find(const char *sha);

@@ -120,6 +120,85 @@ static int lua_redis_style_pcall(lua_State *L)
     return lua_gettop(L);
 }
 
+/* ---- loading source, never bytecode ---- */
+
+typedef struct text_reader {
+    const char *prefix, *buf;
+    size_t plen, len;
+    int step;
+} text_reader;
+
+static const char *read_text(lua_State *L, void *ud, size_t *size)
+{
+    text_reader *r = ud;
+    switch (r->step++) {
+    case 0:
+        *size = r->plen;
+        return r->prefix;
+    case 1:
+        *size = r->len;
+        return r->buf;
+    default:
+        return NULL;
+    }
+}
+
+/* Loads buf as Lua source. Bytecode could crash the VM, so a leading ESC
+ * is parsed as text (a syntax error), as in Redis's patched Lua; with
+ * shebang set, a "#!" first line becomes a comment. */
+static int load_text(lua_State *L, const char *buf, size_t len, const char *chunkname,
+                     int shebang)
+{
+    text_reader r = {"", buf, 0, len, 0};
+    if (len && buf[0] == LUA_SIGNATURE[0]) {
+        r.prefix = " ";
+        r.plen = 1;
+    } else if (shebang && len >= 2 && buf[0] == '#' && buf[1] == '!') {
+        r.prefix = "--";
+        r.plen = 2;
+        r.buf += 2;
+        r.len -= 2;
+    }
+    return lua_load(L, read_text, &r, chunkname);
+}
+
+/* The two loaders scripts may use, on load_text. */
+static int safe_loadstring(lua_State *L)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    const char *name = luaL_optstring(L, 2, s);
+    if (load_text(L, s, len, name, 0) == 0) return 1;
+    lua_pushnil(L);
+    lua_insert(L, -2);
+    return 2;
+}
+
+static int safe_load(lua_State *L)
+{
+    luaL_Buffer b;
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    const char *name = luaL_optstring(L, 2, "=(load)");
+    lua_settop(L, 2);
+    luaL_buffinit(L, &b);
+    for (;;) {
+        lua_pushvalue(L, 1);
+        lua_call(L, 0, 1);
+        if (lua_isnil(L, -1)) break;
+        if (!lua_isstring(L, -1)) return luaL_error(L, "reader function must return a string");
+        if (lua_objlen(L, -1) == 0) break;
+        luaL_addvalue(&b);
+    }
+    lua_pop(L, 1);
+    luaL_pushresult(&b);
+    size_t len;
+    const char *s = lua_tolstring(L, -1, &len);
+    if (load_text(L, s, len, name, 0) == 0) return 1;
+    lua_pushnil(L);
+    lua_insert(L, -2);
+    return 2;
+}
+
 /* ---- read-only globals ---- */
 
 static int readonly_newindex(lua_State *L)
@@ -147,11 +226,18 @@ static int is_readonly(lua_State *L, int idx)
     return ro;
 }
 
+/* Raised the way Redis's VM raises it: no "user_script:N:" position. */
+static int readonly_error(lua_State *L)
+{
+    lua_pushliteral(L, "Attempt to modify a readonly table");
+    return lua_error(L);
+}
+
 /* rawset and setmetatable would otherwise go around the proxies. */
 static int guarded_rawset(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
-    if (is_readonly(L, 1)) return luaL_error(L, "Attempt to modify a readonly table");
+    if (is_readonly(L, 1)) return readonly_error(L);
     luaL_checkany(L, 2);
     luaL_checkany(L, 3);
     lua_settop(L, 3);
@@ -162,7 +248,7 @@ static int guarded_rawset(lua_State *L)
 static int guarded_setmetatable(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
-    if (is_readonly(L, 1)) return luaL_error(L, "Attempt to modify a readonly table");
+    if (is_readonly(L, 1)) return readonly_error(L);
     lua_settop(L, 2);
     lua_setmetatable(L, 1);
     return 1;
@@ -361,28 +447,41 @@ static int push_reply(lua_State *L, const char **pos, const char *end)
     return 0;
 }
 
+/* Redis tags errors that came from running (or refusing) a command: its
+ * error statistics already counted them. Scripts can see the field. */
+static void mark_counted(lua_State *L)
+{
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "ignore_error_stats_update");
+}
+
 static int redis_call_generic(lua_State *L, int raise)
 {
     script_engine *e = engine_of(L);
     const script_call *run = e->srv->scripts->running;
     int argc = lua_gettop(L);
     if (!run) return raise_error_cstr(L, "redis.call/pcall can only be called inside a script invocation");
-    const char *refusal = NULL;
-    if (argc == 0) refusal = "Please specify at least one argument for this redis lib call";
-    else if (!collect_args(L, e, argc)) refusal = "Lua redis lib command arguments must be strings or integers";
-    const command *cmd = refusal ? NULL : command_lookup(e->argv[0].ptr, e->argv[0].len);
-    if (!refusal) refusal = call_refusal(run, cmd, argc);
+    if (argc == 0 || !collect_args(L, e, argc)) {
+        push_error_cstr(L, argc == 0 ? "Please specify at least one argument for this redis lib call"
+                                     : "Lua redis lib command arguments must be strings or integers");
+        return raise ? lua_error(L) : 1;
+    }
+    const command *cmd = command_lookup(e->argv[0].ptr, e->argv[0].len);
+    const char *refusal = call_refusal(run, cmd, argc);
     if (refusal) {
         push_error_cstr(L, refusal);
+        mark_counted(L);
         return raise ? lua_error(L) : 1;
     }
     client *self = e->srv->scripts->self;
+    if (cmd->flags & CMD_WRITE) e->srv->scripts->wrote = 1;
     script_exec(e->srv, cmd, e->argv, argc);
     const char *pos = self->out.data, *end = pos + self->out.len;
     int is_error = self->out.len && pos[0] == '-';
     int ok = self->out.len && push_reply(L, &pos, end);
     self->out.len = 0;
     if (!ok) return raise_error_cstr(L, "latchd: unreadable reply in script");
+    if (is_error) mark_counted(L);
     return raise && is_error ? lua_error(L) : 1;
 }
 
@@ -533,7 +632,42 @@ static void register_redis_api(script_engine *e)
     lua_setglobal(L, "redis");
 }
 
+/* ---- time limit ---- */
+
+#define HOOK_EVERY 100000   /* VM instructions between checks, as Redis */
+
+/* Every HOOK_EVERY instructions: serve other clients once the script is
+ * busy, and stop it when asked. After a kill the hook fires on every line,
+ * so a pcall in the script cannot swallow the error for long. */
+static void time_hook(lua_State *L, lua_Debug *ar)
+{
+    void *ud;
+    lua_getallocf(L, &ud);
+    script_engine *e = ud;
+    if (!script_busy_tick(e->srv)) return;
+    log_msg(LOG_WARNING, "Lua script killed by user with SCRIPT KILL.");
+    lua_sethook(L, time_hook, LUA_MASKLINE, 0);
+    raise_error_cstr(L, "Script killed by user with SCRIPT KILL...");
+}
+
 /* ---- the state ---- */
+
+/* The allocator's user data carries the engine to the hook, which has no
+ * upvalues. */
+static void *engine_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    if (nsize == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return realloc(ptr, nsize);
+}
+
+static int engine_panic(lua_State *L)
+{
+    log_msg(LOG_WARNING, "Fatal: unprotected Lua error: %s", lua_tostring(L, -1));
+    abort();
+}
 
 static void open_lib(lua_State *L, const char *name, lua_CFunction open)
 {
@@ -554,11 +688,12 @@ static void set_global_fn(script_engine *e, const char *name, lua_CFunction fn)
 script_engine *script_engine_new(server *s)
 {
     script_engine *e = mem_calloc(1, sizeof(*e));
-    lua_State *L = luaL_newstate();
+    lua_State *L = lua_newstate(engine_alloc, e);
     if (!L) {
         log_msg(LOG_WARNING, "Fatal: cannot create the Lua state (out of memory)");
         abort();
     }
+    lua_atpanic(L, engine_panic);
     e->L = L;
     e->srv = s;
     e->resp = 2;
@@ -569,7 +704,7 @@ script_engine *script_engine_new(server *s)
     open_lib(L, "cjson", luaopen_cjson);
     open_lib(L, "bit", luaopen_bit);
     /* Redis's sandbox: no file access, no printing to the server's stdout. */
-    static const char *denied[] = {"dofile", "loadfile", "print"};
+    static const char *denied[] = {"dofile", "loadfile", "print", "newproxy", "setfenv", "getfenv"};
     for (size_t i = 0; i < sizeof(denied) / sizeof(denied[0]); i++) {
         lua_pushnil(L);
         lua_setglobal(L, denied[i]);
@@ -577,6 +712,8 @@ script_engine *script_engine_new(server *s)
     lua_newtable(L);
     e->readonly_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     set_global_fn(e, "pcall", lua_redis_style_pcall);
+    set_global_fn(e, "loadstring", safe_loadstring);
+    set_global_fn(e, "load", safe_load);
     set_global_fn(e, "rawset", guarded_rawset);
     set_global_fn(e, "setmetatable", guarded_setmetatable);
     register_redis_api(e);
@@ -596,7 +733,7 @@ void script_engine_free(script_engine *e)
 int script_engine_compile(script_engine *e, script *sc, char *err, size_t errlen)
 {
     lua_State *L = e->L;
-    if (luaL_loadbuffer(L, sc->body, sc->len, "@user_script") != 0) {
+    if (load_text(L, sc->body, sc->len, "@user_script", 1) != 0) {
         snprintf(err, errlen, "ERR Error compiling script (new function): %s", lua_tostring(L, -1));
         lua_pop(L, 1);
         return -1;
@@ -804,7 +941,9 @@ void script_engine_run(script_engine *e, const script_call *call)
     lua_pop(L, 1);
     lua_pushcfunction(L, error_handler);
     lua_rawgeti(L, LUA_REGISTRYINDEX, call->sc->lua_ref);
+    if (e->srv->cfg.busy_reply_ms > 0) lua_sethook(L, time_hook, LUA_MASKCOUNT, HOOK_EVERY);
     int err = lua_pcall(L, 0, 1, -2);
+    lua_sethook(L, NULL, 0, 0);
     resp_buf *b = client_out(call->c);
     if (!b) {
         lua_pop(L, 1);   /* CLIENT REPLY OFF: nothing to convert */

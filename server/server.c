@@ -23,12 +23,17 @@ static uint64_t mono_us(void)
 
 /* Wall time at start plus monotonic elapsed: absolute ms (EXPIREAT and
  * PEXPIRETIME speak unix time) that never jumps back with the wall clock. */
+uint64_t server_clock_ms(server *s)
+{
+    return s->clock_wall0_ms + (mono_us() - s->clock_mono0_us) / 1000u;
+}
+
 uint64_t server_now_ms(server *s)
 {
     /* Redis stops the clock for a running script: a key cannot expire
      * between two of its commands. */
     if (s->scripts && s->scripts->running) return s->scripts->started_ms;
-    return s->clock_wall0_ms + (mono_us() - s->clock_mono0_us) / 1000u;
+    return server_clock_ms(s);
 }
 
 static uint64_t store_clock(void *ctx) { return server_now_ms(ctx); }

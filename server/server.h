@@ -33,6 +33,7 @@ enum {
     CMD_PUBSUB = 1 << 7,     /* allowed in RESP2 subscribed mode */
     CMD_NOSCRIPT = 1 << 8,   /* refused inside EVAL */
     CMD_CONTAINER = 1 << 9,  /* has subcommands: errors name "cmd|sub" */
+    CMD_ALLOW_BUSY = 1 << 10, /* served while a script runs too long */
 };
 
 typedef void (*command_proc)(client *c);
@@ -154,7 +155,10 @@ struct server {
 int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg);
 int server_listen(server *s);
 void server_close(server *s);
+/* The clock keys expire by: stands still while a script runs. */
 uint64_t server_now_ms(server *s);
+/* The clock itself (TIME, script time limits). */
+uint64_t server_clock_ms(server *s);
 void server_expire_rearm(server *s);
 void server_idle_timer_update(server *s);
 void server_shutdown(server *s);

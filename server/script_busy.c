@@ -1,0 +1,86 @@
+/* script_busy.c - other clients while a script runs past
+ * busy-reply-threshold: their input is read and answered -BUSY (SCRIPT
+ * KILL and SHUTDOWN NOSAVE still work), from inside the script's Lua hook,
+ * because the libuv loop that would normally serve them cannot be entered
+ * again from one of its own callbacks. */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mem.h"
+#include "script.h"
+
+#define BUSY_READ_CHUNK 16384
+
+int script_busy_refuses(client *c, const command *cmd)
+{
+    scripts *st = c->srv->scripts;
+    if (!st->busy || (c->flags & CLIENT_SCRIPT)) return 0;
+    const command *eff = cmd;
+    if ((cmd->flags & CMD_CONTAINER) && c->argc > 1)
+        eff = subcommand_lookup(cmd, c->argv[1].ptr, c->argv[1].len);
+    if (eff && (eff->flags & CMD_ALLOW_BUSY)) return 0;
+    reply_error(c, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+    return 1;
+}
+
+/* Every connection but the script's own caller, whose input is mid-way
+ * through the dispatch loop that called the script. */
+static size_t collect(server *s, const client *caller)
+{
+    scripts *st = s->scripts;
+    size_t n = 0;
+    for (client *c = s->clients; c; c = c->next) {
+        uv_os_fd_t fd;
+        if (c == caller || (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_AFTER_REPLY))) continue;
+        if (uv_fileno(&c->h.handle, &fd) != 0) continue;
+        if (n == st->pcap) {
+            st->pcap = st->pcap ? st->pcap * 2 : 64;
+            st->pfds = mem_realloc(st->pfds, st->pcap * sizeof(*st->pfds));
+            st->pclients = mem_realloc(st->pclients, st->pcap * sizeof(*st->pclients));
+        }
+        st->pfds[n] = (struct pollfd){.fd = fd, .events = POLLIN};
+        st->pclients[n++] = c;
+    }
+    return n;
+}
+
+/* Reads what is there into the query buffer (where libuv's reads go too),
+ * runs it, and writes the replies straight out unless a uv_write is in
+ * flight; leftovers go out by the normal flush after the script. */
+static void serve(client *c, int fd)
+{
+    resp_buf_reserve(&c->query, BUSY_READ_CHUNK);
+    ssize_t n = read(fd, c->query.data + c->query.len, BUSY_READ_CHUNK);
+    if (n <= 0) return;   /* EOF and errors: libuv sees them after the script */
+    c->query.len += (size_t)n;
+    c->srv->stat_net_in += (uint64_t)n;
+    client_process_input(c);
+    if (c->writing || c->out.len == 0) return;
+    ssize_t w = write(fd, c->out.data, c->out.len);
+    if (w > 0) {
+        resp_buf_consume(&c->out, (size_t)w);
+        c->srv->stat_net_out += (uint64_t)w;
+    }
+}
+
+int script_busy_tick(server *s)
+{
+    scripts *st = s->scripts;
+    if (!st->busy) {
+        if (s->cfg.busy_reply_ms <= 0 ||
+            server_clock_ms(s) - st->started_ms < (uint64_t)s->cfg.busy_reply_ms)
+            return 0;
+        st->busy = 1;
+        log_msg(LOG_WARNING, "Slow script detected: still in execution after %llu milliseconds. "
+                             "You can try killing the script using the SCRIPT KILL command. Script name is: %s.",
+                (unsigned long long)(server_clock_ms(s) - st->started_ms), st->running->sc->sha);
+    }
+    size_t n = collect(s, st->running->c);
+    if (n && poll(st->pfds, n, 0) > 0) {
+        for (size_t i = 0; i < n; i++)
+            if (st->pfds[i].revents & POLLIN) serve(st->pclients[i], st->pfds[i].fd);
+    }
+    return st->kill;
+}
