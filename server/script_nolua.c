@@ -18,6 +18,10 @@ void script_engine_forget(script_engine *e, script *sc) {}
 
 void script_engine_run(script_engine *e, const script_call *call)
 {
-    reply_errorf(call->c, "NOSCRIPT This latchd was built without Lua: only its native lock "
-                          "scripts run, and not with these arguments (script %s)", call->sc->sha);
+    if (call->sc->native)
+        reply_errorf(call->c, "NOSCRIPT This latchd was built without Lua: script %s runs natively, "
+                              "but this call needs Lua (unusual arguments or data)", call->sc->sha);
+    else
+        reply_errorf(call->c, "NOSCRIPT This latchd was built without Lua and has no native "
+                              "implementation of script %s", call->sc->sha);
 }
