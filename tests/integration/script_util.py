@@ -1,0 +1,556 @@
+"""Helpers for the scripting tests (EVAL / EVALSHA / SCRIPT).
+
+* Script vectors: the exact bytes real clients send, read at run time from
+  ``../shared/protocol/vectors/<sha1>.lua`` (relative to the repository; the
+  LATCHD_SCRIPT_VECTORS environment variable overrides the folder). They are
+  never copied into this project; tests that need them skip with a clear
+  message when the folder is absent.
+* Subscriber: a RESP2 pub/sub connection that collects ``message`` frames,
+  using a PING as a barrier so no sleeps are needed.
+* State snapshots and the lock-step sequence runner used to compare servers
+  (latchd native scripts, latchd Lua-only, redis-server) step by step.
+"""
+
+import hashlib
+import os
+import random
+import time
+
+import pytest
+
+from resp_util import encode_command, parse
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+VECTORS_DIR = os.environ.get(
+    "LATCHD_SCRIPT_VECTORS",
+    os.path.normpath(os.path.join(REPO, "..", "shared", "protocol", "vectors")))
+
+NO_VECTORS = ("script vectors not found at %s (they live in ../shared/protocol/vectors "
+              "next to the repository; set LATCHD_SCRIPT_VECTORS to override)" % VECTORS_DIR)
+
+
+def sha1hex(data):
+    if isinstance(data, str):
+        data = data.encode()
+    return hashlib.sha1(data).hexdigest()
+
+
+def vector_files():
+    """Sorted list of vector file names (<sha1>.lua); [] if the folder is absent."""
+    if not os.path.isdir(VECTORS_DIR):
+        return []
+    return sorted(f for f in os.listdir(VECTORS_DIR) if f.endswith(".lua"))
+
+
+def vector(sha_or_prefix):
+    """The exact bytes of one vector, found by full SHA1 or a unique prefix.
+    Skips the test when the vectors folder (or that vector) is absent."""
+    if not os.path.isdir(VECTORS_DIR):
+        pytest.skip(NO_VECTORS)
+    names = [f for f in vector_files() if f.startswith(sha_or_prefix)]
+    if len(names) != 1:
+        pytest.skip("script vector %s not found (or ambiguous) in %s" % (sha_or_prefix, VECTORS_DIR))
+    with open(os.path.join(VECTORS_DIR, names[0]), "rb") as f:
+        return f.read()
+
+
+class Script:
+    """One script body plus how to run it (EVAL or EVALSHA) on a raw conn."""
+
+    def __init__(self, body):
+        self.body = body if isinstance(body, bytes) else body.encode()
+        self.sha = sha1hex(self.body)
+
+    @classmethod
+    def vector(cls, prefix):
+        return cls(vector(prefix))
+
+    def args(self, keys=(), argv=(), via="evalsha"):
+        head = ("EVALSHA", self.sha) if via == "evalsha" else ("EVAL", self.body)
+        return head + (str(len(keys)),) + tuple(keys) + tuple(argv)
+
+    def raw(self, conn, keys=(), argv=(), via="evalsha"):
+        """Run the script and return the exact reply bytes. With via="evalsha"
+        the body is SCRIPT LOADed first if the server answers NOSCRIPT."""
+        reply = conn.cmd(*self.args(keys, argv, via))
+        if via == "evalsha" and reply.startswith(b"-NOSCRIPT"):
+            assert conn.cmd("SCRIPT", "LOAD", self.body) == bulk(self.sha)
+            reply = conn.cmd(*self.args(keys, argv, via))
+        return reply
+
+    def __call__(self, conn, keys=(), argv=(), via="evalsha"):
+        return parse(self.raw(conn, keys, argv, via))
+
+    def err(self, text, line=1):
+        """The exact error reply Redis 7.0 sends when a redis.call() inside
+        this script fails with `text` on `line`."""
+        return b"-%s script: %s, on @user_script:%d.\r\n" % (
+            text.encode() if isinstance(text, str) else text, self.sha.encode(), line)
+
+
+def bulk(x):
+    if isinstance(x, str):
+        x = x.encode()
+    return b"$%d\r\n%s\r\n" % (len(x), x)
+
+
+NIL = b"$-1\r\n"
+WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
+NOT_INTEGER = "ERR value is not an integer or out of range"
+
+
+def integer(n):
+    return b":%d\r\n" % n
+
+
+# ---------------------------------------------------------------- pub/sub
+
+PONG_BARRIER = b"*2\r\n$4\r\npong\r\n$0\r\n\r\n"
+
+
+# LATCHD_TEST_NO_PUBSUB=1 turns the subscriber checks off (for a latchd built
+# without pub/sub); by default published messages are always checked.
+PUBSUB = os.environ.get("LATCHD_TEST_NO_PUBSUB", "") in ("", "0")
+
+
+class Subscriber:
+    """A RESP2 connection SUBSCRIBEd to some channels."""
+
+    def __init__(self, server, channels):
+        self.enabled = PUBSUB
+        self.channels = list(channels) if self.enabled else []
+        self.conn = server.raw()
+        if self.channels:
+            self.conn.send(encode_command("SUBSCRIBE", *self.channels))
+            for i, ch in enumerate(self.channels, 1):
+                frame = self.conn.read_reply()
+                if frame.startswith(b"-"):
+                    pytest.fail("%s: SUBSCRIBE failed: %r (pub/sub is needed to check the "
+                                "messages scripts publish; LATCHD_TEST_NO_PUBSUB=1 skips "
+                                "those checks)" % (server.kind, frame), pytrace=False)
+                assert frame == b"*3\r\n$9\r\nsubscribe\r\n%s:%d\r\n" % (bulk(ch), i), frame
+
+    def drain(self):
+        """Every frame that arrived before a PING sent now, as parsed
+        [kind, channel, payload] lists (the PING reply itself is dropped)."""
+        if not self.channels:
+            return []
+        self.conn.send(encode_command("PING"))
+        out = []
+        while True:
+            frame = self.conn.read_reply()
+            if frame == PONG_BARRIER:
+                return out
+            out.append(parse(frame))
+
+    def messages(self):
+        """(channel, payload) pairs of the `message` frames received so far."""
+        msgs = []
+        for f in self.drain():
+            assert isinstance(f, list) and f[0] == b"message", f
+            msgs.append((f[1], f[2]))
+        return msgs
+
+    def expect(self, expected):
+        """Assert the messages received since the last check (str or bytes)."""
+        got = self.messages()
+        if self.enabled:
+            want = [(c.encode() if isinstance(c, str) else c, p.encode() if isinstance(p, str) else p)
+                    for c, p in expected]
+            assert got == want
+
+
+# ---------------------------------------------------------------- state
+
+def snapshot(conn, keys):
+    """{key: (type, value, pttl)} for every key, read in one pipeline.
+    value is a sorted list of (field, value) for hashes, bytes for strings."""
+    keys = list(keys)
+    conn.send(b"".join(encode_command("TYPE", k) for k in keys))
+    types = [parse(conn.read_reply()) for _ in keys]
+    cmds = []
+    for k, t in zip(keys, types):
+        if t == b"hash":
+            cmds.append(encode_command("HGETALL", k))
+        elif t == b"string":
+            cmds.append(encode_command("GET", k))
+        cmds.append(encode_command("PTTL", k))
+    conn.send(b"".join(cmds))
+    out = {}
+    for k, t in zip(keys, types):
+        value = None
+        if t == b"hash":
+            flat = parse(conn.read_reply())
+            value = sorted(zip(flat[0::2], flat[1::2]))
+        elif t == b"string":
+            value = parse(conn.read_reply())
+        pttl = parse(conn.read_reply())
+        out[k] = (bytes(t), value, pttl)
+    return out
+
+
+def ttl_close(a, b, tolerance):
+    """Two PTTL-like integers agree: equal when either is negative (-1/-2),
+    within `tolerance` ms otherwise."""
+    if a < 0 or b < 0:
+        return a == b
+    return abs(a - b) <= tolerance
+
+
+# ---------------------------------------------------------------- lock-step runner
+
+class Target:
+    """One server taking part in a lock-step comparison."""
+
+    def __init__(self, name, server, channels):
+        self.name = name
+        self.server = server
+        self.conn = server.raw(timeout=10.0)
+        self.sub = Subscriber(server, channels)
+
+
+class Op:
+    """One step: a script run (script is a Script) or a plain command.
+
+    pttl_reply: the reply may be a PTTL (lock held by someone else), so an
+    integer reply is compared with the TTL tolerance."""
+
+    def __init__(self, label, script=None, keys=(), argv=(), command=None,
+                 pttl_reply=False, sleep=None):
+        self.label = label
+        self.script = script
+        self.keys = tuple(keys)
+        self.argv = tuple(argv)
+        self.command = tuple(command) if command else None
+        self.pttl_reply = pttl_reply
+        self.sleep = sleep
+
+    def send(self, conn, via):
+        if self.command:
+            return conn.cmd(*self.command)
+        return self.script.raw(conn, self.keys, self.argv, via)
+
+    def __repr__(self):
+        if self.sleep is not None:
+            return "sleep(%dms)" % self.sleep
+        if self.command:
+            return "%s %r" % (self.label, self.command)
+        return "%s keys=%r argv=%r" % (self.label, self.keys, self.argv)
+
+
+def replies_match(op, a, b, tolerance):
+    if a == b:
+        return True
+    if op.pttl_reply and a.startswith(b":") and b.startswith(b":"):
+        return ttl_close(parse(a), parse(b), tolerance)
+    return False
+
+
+def states_match(a, b, tolerance):
+    if a.keys() != b.keys():
+        return False
+    for k in a:
+        ta, va, pa = a[k]
+        tb, vb, pb = b[k]
+        if ta != tb or va != vb or not ttl_close(pa, pb, tolerance):
+            return False
+    return True
+
+
+class LockstepRunner:
+    """Runs the same ops on several targets one step at a time and checks
+    that replies, key state (TYPE, value, PTTL within a tolerance) and the
+    published messages agree with the first target after every step.
+
+    Expiry must never be ambiguous: the runner remembers the deadlines of
+    keys with short TTLs (from the snapshots) and, before a step, waits
+    until no deadline lies within `guard` ms of now, so every server sees a
+    key either clearly alive or clearly expired."""
+
+    def __init__(self, targets, keys, via="evalsha", tolerance=150, guard=80,
+                 short_ttl=10 ** 9):
+        self.targets = targets
+        self.keys = list(keys)
+        self.via = via
+        self.tolerance = tolerance
+        self.guard = guard / 1000.0
+        self.short_ttl = short_ttl
+        self.deadlines = []          # (earliest, latest) monotonic seconds
+        self.log = []
+
+    def _wait_clear(self):
+        now = time.monotonic()
+        self.deadlines = [(lo, hi) for lo, hi in self.deadlines if hi + self.guard > now]
+        for lo, hi in sorted(self.deadlines):
+            now = time.monotonic()
+            if lo - self.guard <= now <= hi + self.guard:
+                time.sleep(hi + self.guard - now)
+
+    def _record_deadlines(self, states, t0):
+        for k in self.keys:
+            ttls = [s[k][2] for s in states]
+            if all(0 <= t <= self.short_ttl for t in ttls):
+                self.deadlines.append((t0 + min(ttls) / 1000.0,
+                                       time.monotonic() + max(ttls) / 1000.0))
+
+    def _fail(self, step, op, what, values):
+        lines = ["step %d: %r: %s differ" % (step, op, what)]
+        for t, v in zip(self.targets, values):
+            lines.append("  %-12s %r" % (t.name, v))
+        lines.append("history:")
+        lines.extend("  " + h for h in self.log[-25:])
+        pytest.fail("\n".join(lines), pytrace=False)
+
+    def step(self, i, op):
+        if op.sleep is not None:
+            time.sleep(op.sleep / 1000.0)
+            self.log.append("%d %r" % (i, op))
+            return
+        self._wait_clear()
+        t0 = time.monotonic()
+        replies = [op.send(t.conn, self.via) for t in self.targets]
+        msgs = [t.sub.messages() for t in self.targets]
+        states = [snapshot(t.conn, self.keys) for t in self.targets]
+        self.log.append("%d %r -> %r" % (i, op, replies[0]))
+        ref = self.targets[0]
+        for t, r in zip(self.targets[1:], replies[1:]):
+            if not replies_match(op, replies[0], r, self.tolerance):
+                self._fail(i, op, "replies (%s vs %s)" % (ref.name, t.name), replies)
+        for t, m in zip(self.targets[1:], msgs[1:]):
+            if m != msgs[0]:
+                self._fail(i, op, "published messages (%s vs %s)" % (ref.name, t.name), msgs)
+        for t, s in zip(self.targets[1:], states[1:]):
+            if not states_match(states[0], s, self.tolerance):
+                self._fail(i, op, "key states (%s vs %s)" % (ref.name, t.name), states)
+        self._record_deadlines(states, t0)
+        return replies[0]
+
+    def run(self, ops):
+        for i, op in enumerate(ops):
+            self.step(i, op)
+        return self.log
+
+
+# ---------------------------------------------------------------- lock scripts
+
+# Redisson RLock (redisson.md section 1) and node-redisson (clients.md section 5)
+RLOCK_LOCK = ["9401052d", "dad0f8d6", "149c5a8b", "1aa70d37"]     # KEYS[1]; ARGV lease, owner
+RLOCK_UNLOCK_OLD = ["93cfc048", "3ffe249c"]                         # KEYS name, chan; ARGV msg, lease, owner
+RLOCK_UNLOCK_CMD = ["778cea8a"]                                     # ... + ARGV[4] publish command
+RLOCK_UNLOCK_LATCH = ["68664592"]                                   # KEYS name, chan, latch; ARGV msg, lease, owner, cmd, latch ttl
+NODE_UNLOCK_LATCH = ["4a66e59a"]                                    # KEYS name, chan, latch; ARGV msg, lease, owner, latch ttl
+RLOCK_RENEW = ["8e19a1dd", "998172e5"]                              # KEYS[1]; ARGV lease, owner
+RLOCK_RENEW_BATCH = ["6a3d3157"]                                    # KEYS n1..nk; ARGV lease, owner1..ownerk
+RLOCK_FORCE = ["7e9c80b3", "95d09a0d"]                              # KEYS name, chan; ARGV msg
+RLOCK_FORCE_CMD = ["605e3382"]                                      # KEYS name, chan; ARGV msg, cmd
+RLOCK_ALL = (RLOCK_LOCK + RLOCK_UNLOCK_OLD + RLOCK_UNLOCK_CMD + RLOCK_UNLOCK_LATCH
+             + NODE_UNLOCK_LATCH + RLOCK_RENEW + RLOCK_RENEW_BATCH + RLOCK_FORCE + RLOCK_FORCE_CMD)
+
+# token (string value) locks: redlock 4, redis-semaphore mutex, redis-py Lock,
+# the ioredis/node-redis "release if token matches" script
+REDLOCK_ACQUIRE = ["e5a322e2"]      # KEYS k1..kn; ARGV value, ttl
+REDLOCK_RELEASE = ["0f0f23b9"]      # KEYS k1..kn; ARGV value
+REDLOCK_EXTEND = ["ce46f809"]       # KEYS k1..kn; ARGV value, ttl
+TOKEN_REFRESH = ["594683e4", "1cac5148"]   # KEYS[1]; ARGV token, ttl
+TOKEN_RELEASE = ["7157921a", "c3f8721c", "cf0e94b2"]   # KEYS[1]; ARGV token
+PY_EXTEND = ["a4e87838"]            # KEYS[1]; ARGV token, ms, replace("0"/"1")
+TOKEN_ALL = REDLOCK_ACQUIRE + REDLOCK_RELEASE + REDLOCK_EXTEND + TOKEN_REFRESH + TOKEN_RELEASE + PY_EXTEND
+
+NATIVE_SCRIPTS = RLOCK_ALL + TOKEN_ALL
+
+
+def channel_of(name):
+    return "redisson_lock__channel:{%s}" % name
+
+
+def latch_of(name, req):
+    return "redisson_unlock_latch:{%s}:%s" % (name, req)
+
+
+class SequenceGen:
+    """Seeded random operation sequences around one script under test."""
+
+    LONG = ["30000", "60000", "45000"]
+    SHORT = ["300", "400"]
+    BAD_LEASES = ["abc", "1.5", "", "0", "-1"]
+
+    def __init__(self, seed, focus):
+        self.rng = random.Random(seed)
+        self.focus = focus
+        self.names = ["lk-a", "lk-b{x}"]
+        self.owners = ["6f1d8a2e-uuid-1:1", "6f1d8a2e-uuid-1:7", "c0ffee00-uuid-2:1"]
+        self.reqs = ["0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210"]
+        self.tokens = ["tok-A", "tok-B"]
+        self.tkeys = ["tk-1", "tk-2", "tk-3"]
+        self.scripts = {}
+        # the owner / token most recently used to lock a name / key: unlocks,
+        # renewals and releases use it most of the time, so that they succeed
+        self.holder = {}
+        self.token_of = {}
+
+    # -- universe
+    def keys(self):
+        ks = list(self.names) + list(self.tkeys)
+        ks += [latch_of(n, r) for n in self.names for r in self.reqs]
+        return ks
+
+    def channels(self):
+        return [channel_of(n) for n in self.names] + ["other-channel"]
+
+    def script(self, prefix):
+        if prefix not in self.scripts:
+            self.scripts[prefix] = Script.vector(prefix)
+        return self.scripts[prefix]
+
+    # -- random pieces
+    def lease(self, bad=0.06, short=0.25):
+        r = self.rng.random()
+        if r < bad:
+            return self.rng.choice(self.BAD_LEASES)
+        if r < bad + short:
+            return self.rng.choice(self.SHORT)
+        return self.rng.choice(self.LONG)
+
+    def latch_ttl(self):
+        r = self.rng.random()
+        if r < 0.04:
+            return self.rng.choice(["0", "abc"])
+        if r < 0.35:
+            return self.rng.choice(self.SHORT)
+        return self.rng.choice(["13500", "16000", "20000"])
+
+    def pub_cmd(self):
+        return self.rng.choice(["PUBLISH"] * 4 + ["publish", "Publish", "NOPE"])
+
+    def name(self):
+        return self.rng.choice(self.names)
+
+    def owner(self, name=None):
+        if name is not None and name in self.holder and self.rng.random() < 0.7:
+            return self.holder[name]
+        # mostly the first owner, so that re-entry is common
+        return self.rng.choices(self.owners, weights=[6, 2, 2])[0]
+
+    def token(self, key=None):
+        if key is not None and key in self.token_of and self.rng.random() < 0.7:
+            return self.token_of[key]
+        return self.rng.choices(self.tokens, weights=[3, 1])[0]
+
+    # -- ops
+    def rlock_op(self, prefix):
+        s = self.script(prefix)
+        n = self.name()
+        ch = channel_of(n) if self.rng.random() > 0.05 else "other-channel"
+        label = prefix
+        if prefix in RLOCK_LOCK:
+            owner = self.owner(n)
+            self.holder[n] = owner
+            return Op(label, s, [n], [self.lease(), owner], pttl_reply=True)
+        if prefix in RLOCK_UNLOCK_OLD:
+            return Op(label, s, [n, ch], ["0", self.lease(), self.owner(n)])
+        if prefix in RLOCK_UNLOCK_CMD:
+            return Op(label, s, [n, ch], ["0", self.lease(), self.owner(n), self.pub_cmd()])
+        if prefix in RLOCK_UNLOCK_LATCH:
+            return Op(label, s, [n, ch, latch_of(n, self.rng.choice(self.reqs))],
+                      ["0", self.lease(), self.owner(n), self.pub_cmd(), self.latch_ttl()])
+        if prefix in NODE_UNLOCK_LATCH:
+            return Op(label, s, [n, ch, latch_of(n, self.rng.choice(self.reqs))],
+                      ["0", self.lease(), self.owner(n), self.latch_ttl()])
+        if prefix in RLOCK_RENEW:
+            return Op(label, s, [n], [self.lease(), self.owner(n)])
+        if prefix in RLOCK_RENEW_BATCH:
+            k = self.rng.randint(0, 3)
+            names = [self.rng.choice(self.names) for _ in range(k)]
+            owners = [self.owner(x) for x in names]
+            if k and self.rng.random() < 0.05:
+                owners = owners[:-1]        # fewer ARGV than KEYS: a nil argument
+            return Op(label, s, names, [self.lease()] + owners)
+        if prefix in RLOCK_FORCE:
+            return Op(label, s, [n, ch], ["0"])
+        if prefix in RLOCK_FORCE_CMD:
+            return Op(label, s, [n, ch], ["0", self.pub_cmd()])
+        raise ValueError(prefix)
+
+    def token_op(self, prefix):
+        s = self.script(prefix)
+        k = self.rng.choice(self.tkeys)
+        if prefix in REDLOCK_ACQUIRE + REDLOCK_RELEASE + REDLOCK_EXTEND:
+            keys = self.rng.sample(self.tkeys, self.rng.randint(1, 3))
+            tok = self.token(keys[0])
+            if prefix in REDLOCK_RELEASE:
+                return Op(prefix, s, keys, [tok])
+            if prefix in REDLOCK_ACQUIRE:
+                for key in keys:
+                    self.token_of[key] = tok
+            return Op(prefix, s, keys, [tok, self.lease(bad=0.05, short=0.6)])
+        tok = self.token(k)
+        if prefix in TOKEN_REFRESH:
+            return Op(prefix, s, [k], [tok, self.lease(bad=0.05)])
+        if prefix in TOKEN_RELEASE:
+            return Op(prefix, s, [k], [tok])
+        if prefix in PY_EXTEND:
+            return Op(prefix, s, [k], [tok, self.lease(bad=0.05),
+                                       self.rng.choice(["0", "1", "1"])])
+        raise ValueError(prefix)
+
+    def acquire_op(self):
+        k = self.rng.choice(self.tkeys)
+        tok = self.token()
+        self.token_of[k] = tok
+        return Op("acquire", command=("SET", k, tok, "PX",
+                                      self.rng.choice(self.SHORT + self.LONG), "NX"))
+
+    def plain_op(self, family):
+        r = self.rng.random()
+        if family == "rlock":
+            n = self.name()
+            if r < 0.25:
+                latch = latch_of(n, self.rng.choice(self.reqs))
+                v = self.rng.choice(["0", "1", "1", "garbage"])
+                return Op("set-latch", command=("SET", latch, v, "PX", self.rng.choice(self.SHORT + ["20000"])))
+            if r < 0.4:
+                return Op("del-latch", command=("DEL", latch_of(n, self.rng.choice(self.reqs))))
+            if r < 0.45:
+                return Op("wrongtype-lock", command=("SET", n, "not-a-hash", "PX", "700"))
+            if r < 0.5:
+                return Op("wrongtype-latch", command=("HSET", latch_of(n, self.reqs[0]), "f", "v"))
+            if r < 0.6:
+                return Op("persist", command=("PERSIST", n))
+            if r < 0.75:
+                return Op("del", command=("DEL", n))
+            return Op("sleep", sleep=self.rng.choice([150, 450]))
+        k = self.rng.choice(self.tkeys)
+        if r < 0.35:
+            return self.acquire_op()
+        if r < 0.4:
+            return Op("wrongtype", command=("HSET", k, "f", "v"))
+        if r < 0.5:
+            return Op("persist", command=("PERSIST", k))
+        if r < 0.6:
+            return Op("overwrite", command=("SET", k, self.token()))
+        if r < 0.75:
+            return Op("del", command=("DEL", k))
+        return Op("sleep", sleep=self.rng.choice([150, 450]))
+
+    def sequence(self, length):
+        family = "rlock" if self.focus in RLOCK_ALL else "token"
+        pool = RLOCK_ALL if family == "rlock" else TOKEN_ALL
+        lockers = RLOCK_LOCK if family == "rlock" else REDLOCK_ACQUIRE
+        ops = []
+        for _ in range(length):
+            r = self.rng.random()
+            if r < 0.4:
+                prefix = self.focus
+            elif r < 0.7:
+                if family == "token" and self.rng.random() < 0.6:
+                    ops.append(self.acquire_op())
+                    continue
+                prefix = self.rng.choice(lockers)
+            elif r < 0.85:
+                prefix = self.rng.choice(pool)
+            else:
+                ops.append(self.plain_op(family))
+                continue
+            ops.append(self.rlock_op(prefix) if family == "rlock" else self.token_op(prefix))
+        return ops
