@@ -555,11 +555,21 @@ static int redis_log(lua_State *L)
     return 0;
 }
 
-static int redis_setresp(lua_State *L)
+/* The engine, for redis.<fn> functions that only make sense while a
+ * script runs (a Lua hook or a saved closure could call them later). */
+static script_engine *engine_in_script(lua_State *L, const char *fn)
 {
     script_engine *e = engine_of(L);
-    if (!e->srv->scripts->running)
-        return raise_error_cstr(L, "redis.setresp can only be called inside a script invocation");
+    if (!e->srv->scripts->running) {
+        lua_pushfstring(L, "redis.%s can only be called inside a script invocation", fn);
+        raise_error_cstr(L, lua_tostring(L, -1));
+    }
+    return e;
+}
+
+static int redis_setresp(lua_State *L)
+{
+    script_engine *e = engine_in_script(L, "setresp");
     if (lua_gettop(L) != 1) return raise_error_cstr(L, "redis.setresp() requires one argument.");
     int resp = (int)lua_tonumber(L, 1);
     if (resp != 2 && resp != 3) return raise_error_cstr(L, "RESP version must be 2 or 3.");
@@ -571,9 +581,7 @@ static int redis_setresp(lua_State *L)
 /* No replication here: the flags are checked and otherwise ignored. */
 static int redis_set_repl(lua_State *L)
 {
-    script_engine *e = engine_of(L);
-    if (!e->srv->scripts->running)
-        return raise_error_cstr(L, "redis.set_repl can only be called inside a script invocation");
+    engine_in_script(L, "set_repl");
     if (lua_gettop(L) != 1) return raise_error_cstr(L, "redis.set_repl() requires two arguments.");
     int flags = (int)lua_tonumber(L, -1);
     if (flags & ~3)

@@ -24,7 +24,7 @@ and the comparison are deterministic)."""
 
 import pytest
 
-from conftest import Server
+from conftest import Server, _cleanup_all
 from script_util import (NATIVE_SCRIPTS, NO_VECTORS, LockstepRunner, SequenceGen, Target,
                          vector_files)
 
@@ -84,14 +84,7 @@ def latchd_pair():
         native.cleanup()
         raise
     yield native, lua
-    errors = []
-    for srv in (native, lua):
-        try:
-            srv.cleanup()
-        except pytest.fail.Exception as e:
-            errors.append(str(e))
-    if errors:
-        pytest.fail("\n".join(errors), pytrace=False)
+    _cleanup_all((native, lua))
 
 
 def config_value(srv, name):
