@@ -16,6 +16,9 @@
 /* Debian's lua-cjson-dev and lua-bitop-dev static libraries. */
 int luaopen_cjson(lua_State *L);
 int luaopen_bit(lua_State *L);
+/* lua_struct.c, lua_cmsgpack.c: Redis's other two, which Debian lacks. */
+int latchd_luaopen_struct(lua_State *L);
+int latchd_luaopen_cmsgpack(lua_State *L);
 
 #define NUMBER_ARG_MAX 32   /* "%.17g" of any double fits */
 #define GC_STEP_EVERY 50    /* scripts between incremental GC steps, as Redis */
@@ -233,6 +236,40 @@ static int readonly_error(lua_State *L)
     return lua_error(L);
 }
 
+/* The table behind a read-only proxy at idx replaces it there, so pairs
+ * and next see the contents (Lua 5.1 has no __pairs). */
+static void unproxy(lua_State *L, int idx)
+{
+    script_engine *e = engine_of(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, e->readonly_ref);
+    lua_pushvalue(L, idx);
+    lua_rawget(L, -2);
+    if (lua_istable(L, -1)) lua_replace(L, idx);
+    else lua_pop(L, 1);
+    lua_pop(L, 1);
+}
+
+static int proxy_next(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    unproxy(L, 1);
+    lua_settop(L, 2);
+    if (lua_next(L, 1)) return 2;
+    lua_pushnil(L);
+    return 1;
+}
+
+static int proxy_pairs(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    unproxy(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushcclosure(L, proxy_next, 1);
+    lua_pushvalue(L, 1);
+    lua_pushnil(L);
+    return 3;
+}
+
 /* rawset and setmetatable would otherwise go around the proxies. */
 static int guarded_rawset(lua_State *L)
 {
@@ -274,7 +311,7 @@ static void push_proxy(script_engine *e, int idx, lua_CFunction index_fn)
     lua_setmetatable(L, -2);
     lua_rawgeti(L, LUA_REGISTRYINDEX, e->readonly_ref);
     lua_pushvalue(L, -2);
-    lua_pushboolean(L, 1);
+    lua_pushvalue(L, idx);   /* proxy -> the table behind it, for pairs/next */
     lua_rawset(L, -3);
     lua_pop(L, 1);
 }
@@ -284,7 +321,8 @@ static void push_proxy(script_engine *e, int idx, lua_CFunction index_fn)
  * the next one sees. */
 static void protect_globals(script_engine *e)
 {
-    static const char *libs[] = {"redis", "string", "table", "math", "cjson", "bit", "coroutine"};
+    static const char *libs[] = {"redis", "string", "table", "math", "cjson", "bit", "struct",
+                                 "cmsgpack", "coroutine"};
     lua_State *L = e->L;
     lua_pushvalue(L, LUA_GLOBALSINDEX);
     for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
@@ -711,6 +749,8 @@ script_engine *script_engine_new(server *s)
     open_lib(L, LUA_MATHLIBNAME, luaopen_math);
     open_lib(L, "cjson", luaopen_cjson);
     open_lib(L, "bit", luaopen_bit);
+    open_lib(L, "struct", latchd_luaopen_struct);
+    open_lib(L, "cmsgpack", latchd_luaopen_cmsgpack);
     /* Redis's sandbox: no file access, no printing to the server's stdout. */
     static const char *denied[] = {"dofile", "loadfile", "print", "newproxy", "setfenv", "getfenv"};
     for (size_t i = 0; i < sizeof(denied) / sizeof(denied[0]); i++) {
@@ -724,6 +764,9 @@ script_engine *script_engine_new(server *s)
     set_global_fn(e, "load", safe_load);
     set_global_fn(e, "rawset", guarded_rawset);
     set_global_fn(e, "setmetatable", guarded_setmetatable);
+    set_global_fn(e, "next", proxy_next);
+    set_global_fn(e, "__redis__err__handler", error_handler);   /* a global in Redis too */
+    set_global_fn(e, "pairs", proxy_pairs);
     register_redis_api(e);
     protect_globals(e);
     return e;
