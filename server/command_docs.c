@@ -104,6 +104,11 @@ static int parse_item(doc_tree *t, const char *s, size_t len)
     int id;
     if (nalt == 1) {
         id = parse_seq(t, alt[0], al[0]);
+        /* "[x [x ...]]" is one optional, repeatable x, not a block around
+         * it: that is how Redis documents INFO's sections or UNSUBSCRIBE's
+         * channels. */
+        if (id >= 0 && optional && !strcmp(t->nodes[id].type, "block") && t->nodes[id].nkids == 1)
+            id = t->nodes[id].kids[0];
     } else {
         id = new_node(t);
         if (id < 0) return -1;

@@ -17,17 +17,18 @@
 #define PS CMD_PUBSUB
 #define NS CMD_NOSCRIPT
 #define CT CMD_CONTAINER
+#define SB CMD_SUBSCRIBED
 
 static const command table[] = {
     /* connection */
-    {"ping", cmd_ping, -1, F | PS | L | S, 0, 0, 0, "connection", "1.0.0", "Ping the server", "[message]", NULL},
+    {"ping", cmd_ping, -1, F | SB, 0, 0, 0, "connection", "1.0.0", "Ping the server", "[message]", NULL},
     {"echo", cmd_echo, 2, F | L | S, 0, 0, 0, "connection", "1.0.0", "Echo the given string", "message", NULL},
-    {"quit", cmd_quit, -1, NA | F | PS | L | S | NS, 0, 0, 0, "connection", "1.0.0", "Close the connection", NULL, NULL},
+    {"quit", cmd_quit, -1, NA | F | SB | L | S | NS, 0, 0, 0, "connection", "1.0.0", "Close the connection", NULL, NULL},
     {"select", cmd_select, 2, F | L | S, 0, 0, 0, "connection", "1.0.0", "Change the selected database for the current connection", "index", NULL},
     {"hello", cmd_hello, -1, NA | F | L | S | NS, 0, 0, 0, "connection", "6.0.0", "Handshake with Redis", "[protover [AUTH username password] [SETNAME clientname]]", NULL},
     {"auth", cmd_auth, -2, NA | F | L | S | NS, 0, 0, 0, "connection", "1.0.0", "Authenticate to the server", "[username] password", NULL},
     {"client", cmd_client, -2, CT | L | S | NS, 0, 0, 0, "connection", "2.4.0", "A container for client connection commands", NULL, client_subcommands},
-    {"reset", cmd_reset, 1, NA | F | PS | L | S | NS, 0, 0, 0, "connection", "6.2.0", "Reset the connection", NULL, NULL},
+    {"reset", cmd_reset, 1, NA | F | SB | L | S | NS, 0, 0, 0, "connection", "6.2.0", "Reset the connection", NULL, NULL},
     /* server */
     {"info", cmd_info, -1, L | S, 0, 0, 0, "server", "1.0.0", "Get information and statistics about the server", "[section [section ...]]", NULL},
     {"config", cmd_config, -2, CT | A | L | S | NS, 0, 0, 0, "server", "2.0.0", "A container for server configuration commands", NULL, config_subcommands},

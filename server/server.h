@@ -29,9 +29,10 @@ enum {
     CMD_FAST = 1 << 4,
     CMD_LOADING = 1 << 5,
     CMD_STALE = 1 << 6,
-    CMD_PUBSUB = 1 << 7,     /* allowed in RESP2 subscribed mode */
+    CMD_PUBSUB = 1 << 7,     /* COMMAND INFO's "pubsub" flag */
     CMD_NOSCRIPT = 1 << 8,   /* refused inside EVAL */
     CMD_CONTAINER = 1 << 9,  /* has subcommands: errors name "cmd|sub" */
+    CMD_SUBSCRIBED = 1 << 10,/* allowed in RESP2 subscribed mode (not shown) */
 };
 
 typedef void (*command_proc)(client *c);
