@@ -247,5 +247,7 @@ void server_close(server *s)
 {
     store_destroy(s->db);
     s->db = NULL;
+    free(s->iov);
+    s->iov = NULL;
     config_free(&s->cfg);
 }

@@ -57,6 +57,25 @@ void command_table_free(void);
 size_t command_count(void);
 const command *command_at(size_t i);
 
+/* ---- output: reply bytes with shared frames spliced in ---- */
+
+/* A frame encoded once and queued by reference on many clients (one
+ * pub/sub message to many subscribers); the last reference frees it. */
+typedef struct shared_frame {
+    size_t refs;
+    size_t len;
+    char data[];
+} shared_frame;
+
+/* The shared frames queued among an output buffer's bytes: v[i] goes out
+ * right before byte v[i].at of that buffer. */
+typedef struct frame_queue {
+    struct frame_ref *v;
+    size_t n, cap;
+    size_t head_sent;   /* bytes of v[0] already written */
+    size_t bytes;       /* frame bytes not yet written */
+} frame_queue;
+
 /* ---- clients ---- */
 
 enum {
@@ -68,6 +87,9 @@ enum {
     CLIENT_CLOSING = 1 << 5,
     CLIENT_PENDING_WRITE = 1 << 6,
     CLIENT_UNIX = 1 << 7,
+    CLIENT_PUBSUB = 1 << 8,            /* has subscriptions (RESP2: subscribed mode) */
+    CLIENT_PUSHING = 1 << 9,           /* writing a push: sent even with CLIENT REPLY OFF */
+    CLIENT_CLOSE_ASAP = 1 << 10,       /* over its output limit: gets nothing more, closed soon */
 };
 
 struct client {
@@ -93,11 +115,15 @@ struct client {
     const command *sub;            /* the subcommand of a container, or NULL */
     const command *last_cmd;
     const command *last_sub;
-    /* output: replies accumulate in out; inflight is owned by a uv_write */
+    /* output: replies accumulate in out (shared frames spliced in by
+     * out_frames); inflight and its frames are owned by a uv_write */
     resp_buf out;
     resp_buf inflight;
+    frame_queue out_frames;
+    frame_queue inflight_frames;
     uv_write_t wreq;
     int writing;
+    uint64_t obuf_soft_since_ms;   /* when the soft output limit was first exceeded, or 0 */
     /* identity */
     char *name;
     char *lib_name;
@@ -129,6 +155,8 @@ struct server {
     client *clients;
     size_t nclients;
     client *pending;
+    uv_buf_t *iov;               /* scratch for gathering one client's output */
+    size_t iov_cap;
     uint64_t next_client_id;
     int port;                    /* actual TCP port bound */
     int shutting_down;
@@ -159,6 +187,14 @@ void server_shutdown(server *s);
 
 /* net.c */
 void client_schedule_write(client *c);
+/* Queue an encoded frame (a pub/sub message) for c. Small frames are
+ * copied; larger ones are shared: *shared is made from p for the first
+ * client and referenced by the rest, and the caller drops its own
+ * reference with frame_release once every client has it. */
+void client_add_frame(client *c, const char *p, size_t len, shared_frame **shared);
+void frame_release(shared_frame *f);
+/* Bytes queued for c and not yet written (output limits, CLIENT LIST omem). */
+size_t client_output_bytes(const client *c);
 void client_close(client *c);
 void client_close_after_reply(client *c);
 void client_set_authenticated(client *c, int yes);
