@@ -87,6 +87,16 @@ static const command table[] = {
     {"hkeys", cmd_hkeys, 2, R, 1, 1, 1, "hash", "2.0.0", "Get all the fields in a hash", "key", NULL},
     {"hvals", cmd_hvals, 2, R, 1, 1, 1, "hash", "2.0.0", "Get all the values in a hash", "key", NULL},
     {"hstrlen", cmd_hstrlen, 3, R | F, 1, 1, 1, "hash", "3.2.0", "Get the length of the value of a hash field", "key field", NULL},
+    /* pub/sub */
+    {"subscribe", cmd_subscribe, -2, PS | NS | L | S | SB, 0, 0, 0, "pubsub", "2.0.0", "Listen for messages published to the given channels", "channel [channel ...]", NULL},
+    {"unsubscribe", cmd_unsubscribe, -1, PS | NS | L | S | SB, 0, 0, 0, "pubsub", "2.0.0", "Stop listening for messages posted to the given channels", "[channel [channel ...]]", NULL},
+    {"psubscribe", cmd_psubscribe, -2, PS | NS | L | S | SB, 0, 0, 0, "pubsub", "2.0.0", "Listen for messages published to channels matching the given patterns", "pattern [pattern ...]", NULL},
+    {"punsubscribe", cmd_punsubscribe, -1, PS | NS | L | S | SB, 0, 0, 0, "pubsub", "2.0.0", "Stop listening for messages posted to channels matching the given patterns", "[pattern [pattern ...]]", NULL},
+    {"ssubscribe", cmd_ssubscribe, -2, PS | NS | L | S | SB, 1, -1, 1, "pubsub", "7.0.0", "Listen for messages published to the given shard channels", "shardchannel [shardchannel ...]", NULL},
+    {"sunsubscribe", cmd_sunsubscribe, -1, PS | NS | L | S | SB, 1, -1, 1, "pubsub", "7.0.0", "Stop listening for messages posted to the given shard channels", "[shardchannel [shardchannel ...]]", NULL},
+    {"publish", cmd_publish, 3, PS | L | S | F, 0, 0, 0, "pubsub", "2.0.0", "Post a message to a channel", "channel message", NULL},
+    {"spublish", cmd_spublish, 3, PS | L | S | F, 1, 1, 1, "pubsub", "7.0.0", "Post a message to a shard channel", "shardchannel message", NULL},
+    {"pubsub", cmd_pubsub, -2, CT, 0, 0, 0, "pubsub", "2.8.0", "A container for Pub/Sub commands", NULL, pubsub_subcommands},
 };
 #define NCOMMANDS (sizeof(table) / sizeof(table[0]))
 

@@ -26,6 +26,7 @@ extern const command client_subcommands[];
 extern const command config_subcommands[];
 extern const command command_subcommands[];
 extern const command function_subcommands[];
+extern const command pubsub_subcommands[];
 
 /* cmd_server.c */
 void cmd_info(client *c);
@@ -91,5 +92,16 @@ void cmd_hgetall(client *c);
 void cmd_hkeys(client *c);
 void cmd_hvals(client *c);
 void cmd_hstrlen(client *c);
+
+/* cmd_pubsub.c */
+void cmd_subscribe(client *c);
+void cmd_unsubscribe(client *c);
+void cmd_psubscribe(client *c);
+void cmd_punsubscribe(client *c);
+void cmd_ssubscribe(client *c);
+void cmd_sunsubscribe(client *c);
+void cmd_publish(client *c);
+void cmd_spublish(client *c);
+void cmd_pubsub(client *c);
 
 #endif

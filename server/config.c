@@ -51,6 +51,17 @@ static const param params[] = {
 
 static const char *loglevel_names[] = {"debug", "verbose", "notice", "warning"};
 
+int client_type_by_name(const char *name, size_t len)
+{
+    static const struct { const char *name; int type; } types[] = {
+        {"normal", CLIENT_TYPE_NORMAL}, {"slave", CLIENT_TYPE_REPLICA}, {"replica", CLIENT_TYPE_REPLICA},
+        {"pubsub", CLIENT_TYPE_PUBSUB}, {"master", CLIENT_TYPE_MASTER},
+    };
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+        if (strlen(types[i].name) == len && strncasecmp(types[i].name, name, len) == 0) return types[i].type;
+    return -1;
+}
+
 static void set_string(char **slot, const char *v)
 {
     free(*slot);

@@ -7,6 +7,13 @@
 
 #define CONFIG_MAX_BIND 8
 
+/* Client classes as Redis numbers them (CLIENT LIST TYPE, output limits);
+ * the first three have a client-output-buffer-limit. */
+enum { CLIENT_TYPE_NORMAL, CLIENT_TYPE_REPLICA, CLIENT_TYPE_PUBSUB, CLIENT_TYPE_MASTER };
+#define CLIENT_TYPE_OBUF_COUNT 3
+/* "normal", "slave"/"replica", "pubsub", "master" (any case); -1 if none. */
+int client_type_by_name(const char *name, size_t len);
+
 typedef struct latchd_config {
     int port;
     char *bind[CONFIG_MAX_BIND];

@@ -37,6 +37,24 @@ static void begin_reply_mode(client *c)
     }
 }
 
+/* A RESP2 subscribed client may only (un)subscribe, PING, QUIT and RESET.
+ * Redis names the subcommand ("client|id"); a bad subcommand is left to
+ * the container, whose error Redis gives first. */
+static int subscribed_mode_allows(client *c, const command *cmd)
+{
+    const command *sub = NULL;
+    char name[64];
+    if (!(c->flags & CLIENT_PUBSUB) || c->proto != 2 || (cmd->flags & CMD_SUBSCRIBED)) return 1;
+    if (cmd->flags & CMD_CONTAINER) {
+        sub = subcommand_lookup(cmd, c->argv[1].ptr, c->argv[1].len);
+        if (!sub || !arity_ok(sub, c->argc)) return 1;
+    }
+    command_fullname(sub ? cmd : NULL, sub ? sub : cmd, name, sizeof(name));
+    reply_errorf(c, "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET "
+                    "are allowed in this context", name);
+    return 0;
+}
+
 static void client_execute(client *c)
 {
     begin_reply_mode(c);
@@ -55,6 +73,7 @@ static void client_execute(client *c)
         reply_error(c, "NOAUTH Authentication required.");
         return;
     }
+    if (!subscribed_mode_allows(c, cmd)) return;
     c->last_cmd = cmd;   /* before the call: CLIENT LIST shows itself running */
     c->last_sub = NULL;
     cmd->proc(c);

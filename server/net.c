@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mem.h"
+#include "pubsub.h"
 #include "server.h"
 
 #define READ_CHUNK (16 * 1024)
@@ -78,6 +79,8 @@ void client_add_frame(client *c, const char *p, size_t len, shared_frame **share
     queue_push(&c->out_frames, c->out.len, *shared);
 }
 
+int client_type(const client *c) { return (c->flags & CLIENT_PUBSUB) ? CLIENT_TYPE_PUBSUB : CLIENT_TYPE_NORMAL; }
+
 size_t client_output_bytes(const client *c)
 {
     return c->out.len + c->out_frames.bytes + c->inflight.len + c->inflight_frames.bytes;
@@ -113,6 +116,7 @@ void client_close(client *c)
     if (c->flags & CLIENT_CLOSING) return;
     c->flags |= CLIENT_CLOSING;
     unlink_client(c);
+    pubsub_client_reset(c);
     uv_close(&c->h.handle, on_close);
 }
 
@@ -212,7 +216,7 @@ static void consume(resp_buf *b, frame_queue *q, size_t n)
         frame_release(q->v[done++].frame);
     }
     q->n -= done;
-    memmove(q->v, q->v + done, q->n * sizeof(*q->v));
+    if (done) memmove(q->v, q->v + done, q->n * sizeof(*q->v));
     for (size_t i = 0; i < q->n; i++) q->v[i].at -= taken;
     resp_buf_consume(b, taken);
 }

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "dict.h"
 #include "mem.h"
+#include "pubsub.h"
 #include "server.h"
 
 static uint64_t mono_us(void)
@@ -41,6 +42,9 @@ static void on_expire_timer(uv_timer_t *t)
     server *s = t->data;
     s->expire_timer_due = UINT64_MAX;
     store_expire_due(s->db);
+    /* Timers run before the loop polls, and the per-iteration flush comes
+     * after it: send "expired" events now, not after the next wake-up. */
+    net_flush_pending(s);
     server_expire_rearm(s);
 }
 
@@ -131,6 +135,7 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     make_run_id(s->run_id);
     seed_hashing();
     command_table_init();
+    pubsub_init(s);
     s->db = store_create(store_clock, s);
     store_set_expired_hook(s->db, on_key_expired, s);
     uv_check_init(loop, &s->flush_check);
@@ -249,5 +254,6 @@ void server_close(server *s)
     s->db = NULL;
     free(s->iov);
     s->iov = NULL;
+    pubsub_free(s);
     config_free(&s->cfg);
 }

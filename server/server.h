@@ -18,6 +18,8 @@
 
 typedef struct server server;
 typedef struct client client;
+struct pubsub_client;   /* pubsub.c */
+struct pubsub_state;
 
 /* ---- commands ---- */
 
@@ -124,6 +126,7 @@ struct client {
     uv_write_t wreq;
     int writing;
     uint64_t obuf_soft_since_ms;   /* when the soft output limit was first exceeded, or 0 */
+    struct pubsub_client *pubsub;  /* subscriptions; NULL until the first */
     /* identity */
     char *name;
     char *lib_name;
@@ -155,6 +158,7 @@ struct server {
     client *clients;
     size_t nclients;
     client *pending;
+    struct pubsub_state *pubsub;
     uv_buf_t *iov;               /* scratch for gathering one client's output */
     size_t iov_cap;
     uint64_t next_client_id;
@@ -195,6 +199,8 @@ void client_add_frame(client *c, const char *p, size_t len, shared_frame **share
 void frame_release(shared_frame *f);
 /* Bytes queued for c and not yet written (output limits, CLIENT LIST omem). */
 size_t client_output_bytes(const client *c);
+/* CLIENT_TYPE_PUBSUB while subscribed, else CLIENT_TYPE_NORMAL. */
+int client_type(const client *c);
 void client_close(client *c);
 void client_close_after_reply(client *c);
 void client_set_authenticated(client *c, int yes);
@@ -220,12 +226,17 @@ void reply_null(client *c);
 void reply_array(client *c, long long n);
 void reply_map(client *c, long long n);
 void reply_set(client *c, long long n);
+void reply_push(client *c, long long n);   /* RESP3 '>', an array in RESP2 */
 void reply_verbatim(client *c, const char *p, size_t len);
 void reply_arity_error(client *c);
 void reply_syntax_error(client *c);
 void reply_wrongtype(client *c);
 void reply_not_integer(client *c);
 void reply_unknown_subcommand(client *c);
+/* "unknown subcommand or wrong number of arguments for 'x'. Try CMD HELP." */
+void reply_subcommand_syntax_error(client *c);
+/* Redis's HELP reply: "CMD <subcommand> ..." header, the lines, then HELP. */
+void reply_help(client *c, const char *const *lines, size_t n);
 
 /* args.c: argument helpers with Redis's error replies */
 int arg_is(const resp_slice *a, const char *lit);
