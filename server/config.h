@@ -14,6 +14,12 @@ enum { CLIENT_TYPE_NORMAL, CLIENT_TYPE_REPLICA, CLIENT_TYPE_PUBSUB, CLIENT_TYPE_
 /* "normal", "slave"/"replica", "pubsub", "master" (any case); -1 if none. */
 int client_type_by_name(const char *name, size_t len);
 
+/* One class's client-output-buffer-limit; 0 means no limit. */
+typedef struct obuf_limit {
+    unsigned long long hard, soft;   /* bytes */
+    long long soft_seconds;          /* how long over soft is tolerated */
+} obuf_limit;
+
 typedef struct latchd_config {
     int port;
     char *bind[CONFIG_MAX_BIND];
@@ -35,6 +41,7 @@ typedef struct latchd_config {
     int appendonly;
     char *dir;
     long long hz;
+    obuf_limit obuf_limits[CLIENT_TYPE_OBUF_COUNT];
 } latchd_config;
 
 void config_defaults(latchd_config *cfg);

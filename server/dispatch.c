@@ -78,6 +78,7 @@ static void client_execute(client *c)
     c->last_sub = NULL;
     cmd->proc(c);
     c->srv->stat_commands++;
+    if (!client_output_within_limit(c)) client_close(c);
 }
 
 static void protocol_error(client *c)
@@ -91,7 +92,7 @@ static void protocol_error(client *c)
 void client_process_input(client *c)
 {
     c->parser.lim.max_bulk = c->srv->cfg.proto_max_bulk_len;   /* CONFIG SET applies to live clients */
-    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING)) && c->qpos < c->query.len) {
+    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_CLOSE_ASAP)) && c->qpos < c->query.len) {
         size_t consumed = 0;
         resp_status st = resp_parse(&c->parser, c->query.data + c->qpos, c->query.len - c->qpos, &consumed);
         if (st == RESP_ERROR) {

@@ -15,6 +15,7 @@
 #define QUERY_BUFFER_LIMIT (1024LL * 1024 * 1024)
 #define FRAME_SHARE_MIN 512            /* below this a copy beats a reference and an iovec */
 #define IDLE_FRAMES_KEEP 64            /* larger idle frame queues are returned */
+#define OBUF_UNCOUNTED (16 * 1024)     /* Redis's static reply buffer: outside its output limits */
 
 typedef struct frame_ref {
     size_t at;
@@ -84,6 +85,39 @@ int client_type(const client *c) { return (c->flags & CLIENT_PUBSUB) ? CLIENT_TY
 size_t client_output_bytes(const client *c)
 {
     return c->out.len + c->out_frames.bytes + c->inflight.len + c->inflight_frames.bytes;
+}
+
+/* Redis's checkClientOutputBufferLimits: over the hard limit, or over the
+ * soft one for more than its seconds (counted in whole clock seconds).
+ * Redis leaves its static per-client reply buffer out of the count, so the
+ * first 16 KiB are not counted here either: a tiny limit still lets
+ * ordinary replies through, as there. */
+static int over_limit(client *c)
+{
+    const obuf_limit *l = &c->srv->cfg.obuf_limits[client_type(c)];
+    size_t bytes = client_output_bytes(c);
+    size_t used = bytes > OBUF_UNCOUNTED ? bytes - OBUF_UNCOUNTED : 0;
+    int hard = l->hard && used >= l->hard;
+    if (!(l->soft && used >= l->soft)) {
+        c->obuf_soft_since_ms = 0;
+        return hard;
+    }
+    uint64_t now = server_now_ms(c->srv);
+    if (!c->obuf_soft_since_ms) {
+        c->obuf_soft_since_ms = now;
+        return hard;
+    }
+    return hard || (long long)(now / 1000 - c->obuf_soft_since_ms / 1000) > l->soft_seconds;
+}
+
+int client_output_within_limit(client *c)
+{
+    if (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_ASAP)) return 1;
+    if (!over_limit(c)) return 1;
+    log_msg(LOG_WARNING, "Client id=%llu addr=%s scheduled to be closed ASAP for overcoming of output buffer limits.",
+            (unsigned long long)c->id, c->addr);
+    c->flags |= CLIENT_CLOSE_ASAP;
+    return 0;
 }
 
 static void on_close(uv_handle_t *h)

@@ -251,6 +251,7 @@ typedef struct delivery {
     size_t chlen, mlen;
     frame_slot slot[2];       /* RESP2, RESP3 */
     long long receivers;
+    client *doomed;           /* over their output limit: closed after delivery */
 } delivery;
 
 static void encode(delivery *d, frame_slot *fs, int proto)
@@ -273,6 +274,10 @@ static void deliver_to(delivery *d, const pubsub_chan *ch)
         if (!fs->len) encode(d, fs, c->proto);
         client_add_frame(c, d->s->pubsub->enc.data + fs->off, fs->len, &fs->shared);
         d->receivers++;
+        if (!client_output_within_limit(c)) {
+            c->asap_next = d->doomed;
+            d->doomed = c;
+        }
     }
 }
 
@@ -303,6 +308,12 @@ long long pubsub_publish(server *s, int shard, const char *ch, size_t chlen, con
         }
     }
     if (ps->enc.cap > ENC_KEEP) resp_buf_free(&ps->enc);
+    /* Closing drops subscriptions, so it waits until the walk is over. */
+    while (d.doomed) {
+        client *c = d.doomed;
+        d.doomed = c->asap_next;
+        client_close(c);
+    }
     return d.receivers;
 }
 

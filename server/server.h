@@ -126,6 +126,7 @@ struct client {
     uv_write_t wreq;
     int writing;
     uint64_t obuf_soft_since_ms;   /* when the soft output limit was first exceeded, or 0 */
+    client *asap_next;             /* found over its limit mid-publish: closed right after */
     struct pubsub_client *pubsub;  /* subscriptions; NULL until the first */
     /* identity */
     char *name;
@@ -201,6 +202,10 @@ void frame_release(shared_frame *f);
 size_t client_output_bytes(const client *c);
 /* CLIENT_TYPE_PUBSUB while subscribed, else CLIENT_TYPE_NORMAL. */
 int client_type(const client *c);
+/* 1 while c is within its class's client-output-buffer-limit. Otherwise
+ * it is logged and marked CLIENT_CLOSE_ASAP (it is sent nothing more) and
+ * 0 is returned: the caller closes it once that is safe (not mid-publish). */
+int client_output_within_limit(client *c);
 void client_close(client *c);
 void client_close_after_reply(client *c);
 void client_set_authenticated(client *c, int yes);
