@@ -8,6 +8,9 @@
 /* db.c: key lookups that keep INFO's hit/miss counters honest */
 store_key *db_lookup_read(client *c, const resp_slice *key);
 store_key *db_lookup_write(client *c, const resp_slice *key);
+/* A keyspace event about a key the command named (through store_notify,
+ * like every keyspace event). */
+void db_notify(client *c, int cls, const char *event, const resp_slice *key);
 /* 1 if k is missing or of type want; 0 after replying WRONGTYPE. */
 int db_check_type(client *c, const store_key *k, store_type want);
 

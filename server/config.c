@@ -15,7 +15,7 @@
 #include "resp.h"
 #include "server.h"
 
-typedef enum { P_INT, P_MEMORY, P_BOOL, P_STRING, P_LOGLEVEL, P_BIND, P_OCTAL, P_OBUF } param_type;
+typedef enum { P_INT, P_MEMORY, P_BOOL, P_STRING, P_LOGLEVEL, P_BIND, P_OCTAL, P_OBUF, P_NOTIFY } param_type;
 
 typedef struct param {
     const char *name;
@@ -47,6 +47,7 @@ static const param params[] = {
     {"dir", P_STRING, OFF(dir), 1, 0, 0},
     {"hz", P_INT, OFF(hz), 1, 1, 500},
     {"client-output-buffer-limit", P_OBUF, OFF(obuf_limits), 1, 0, 0},
+    {"notify-keyspace-events", P_NOTIFY, OFF(notify_keyspace_events), 1, 0, 0},
 };
 #define NPARAMS (sizeof(params) / sizeof(params[0]))
 
@@ -214,6 +215,10 @@ static int set_one(latchd_config *cfg, const param *p, const char *v, char *err,
         return 0;
     case P_MEMORY:
         return set_number(p, (long long *)slot, v, err, errlen);
+    case P_NOTIFY:
+        if ((n = notify_flags_parse(v, strlen(v))) >= 0) return *(int *)slot = (int)n, 0;
+        snprintf(err, errlen, "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+        return -1;
     case P_BIND:
     case P_OBUF:
         break;
@@ -330,6 +335,7 @@ static void format_value(const latchd_config *cfg, const param *p, char *buf, si
         else snprintf(buf, len, "%lld", *(const long long *)slot);
         break;
     case P_MEMORY: snprintf(buf, len, "%lld", *(const long long *)slot); break;
+    case P_NOTIFY: notify_flags_format(*(const int *)slot, buf); break;
     case P_OBUF:
         for (int i = 0; i < CLIENT_TYPE_OBUF_COUNT; i++) {
             static const char *names[] = {"normal", "slave", "pubsub"};

@@ -42,6 +42,7 @@ typedef struct latchd_config {
     char *dir;
     long long hz;
     obuf_limit obuf_limits[CLIENT_TYPE_OBUF_COUNT];
+    int notify_keyspace_events;   /* NOTIFY_* / STORE_EV_* bits (server.h) */
 } latchd_config;
 
 void config_defaults(latchd_config *cfg);

@@ -35,6 +35,7 @@ static void on_key_expired(const char *key, size_t len, void *ctx)
 {
     server *s = ctx;
     s->stat_expired++;
+    store_notify(s->db, STORE_EV_EXPIRED, "expired", key, len);
 }
 
 static void on_expire_timer(uv_timer_t *t)
@@ -138,6 +139,7 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     pubsub_init(s);
     s->db = store_create(store_clock, s);
     store_set_expired_hook(s->db, on_key_expired, s);
+    store_set_event_hook(s->db, notify_keyspace_event, s);
     uv_check_init(loop, &s->flush_check);
     s->flush_check.data = s;
     uv_check_start(&s->flush_check, on_check);
@@ -254,6 +256,7 @@ void server_close(server *s)
     s->db = NULL;
     free(s->iov);
     s->iov = NULL;
+    resp_buf_free(&s->notify_chan);
     pubsub_free(s);
     config_free(&s->cfg);
 }

@@ -160,6 +160,7 @@ struct server {
     size_t nclients;
     client *pending;
     struct pubsub_state *pubsub;
+    resp_buf notify_chan;        /* scratch: the channel of a keyspace event */
     uv_buf_t *iov;               /* scratch for gathering one client's output */
     size_t iov_cap;
     uint64_t next_client_id;
@@ -254,6 +255,24 @@ char *arg_strdup(const resp_slice *a);
 void subcommand_dispatch(client *c);
 /* "client|setname" style lookup of a subcommand, NULL if unknown. */
 const command *subcommand_lookup(const command *container, const char *name, size_t len);
+
+/* notify.c: keyspace events. The class bits are the store's STORE_EV_*
+ * (Redis's NOTIFY_* values); these are the rest of Redis's bits. */
+enum {
+    NOTIFY_KEYSPACE = 1 << 0,    /* K: __keyspace@0__:<key> <event> */
+    NOTIFY_KEYEVENT = 1 << 1,    /* E: __keyevent@0__:<event> <key> */
+    NOTIFY_EVICTED = 1 << 9,     /* e */
+    NOTIFY_STREAM = 1 << 10,     /* t */
+    NOTIFY_KEY_MISS = 1 << 11,   /* m: "keymiss" on read misses, not part of A */
+    NOTIFY_MODULE = 1 << 13,     /* d */
+    NOTIFY_NEW = STORE_EV_NEW,   /* n: "new" key, not part of A */
+};
+/* notify-keyspace-events letters to bits, -1 on an unknown letter; and
+ * back, as CONFIG GET shows them (dst holds at least 16 bytes). */
+int notify_flags_parse(const char *s, size_t len);
+void notify_flags_format(int flags, char *dst);
+/* The store's event hook (store_set_event_hook), ctx being the server. */
+void notify_keyspace_event(int cls, const char *event, const char *key, size_t klen, void *ctx);
 
 /* glob.c: Redis's stringmatchlen */
 int glob_match(const char *pat, size_t plen, const char *str, size_t slen, int nocase);

@@ -67,6 +67,13 @@ def wait_numsub(conn, channel, want, timeout=3.0):
         time.sleep(0.02)
 
 
+def config_get(conn, name):
+    """The value of one configuration parameter, by CONFIG GET."""
+    reply = parse(conn.cmd("CONFIG", "GET", name))
+    assert reply[0] == name.encode(), reply
+    return reply[1]
+
+
 def require_eval(conn):
     """Skip when the server has no EVAL (latchd before the scripting work
     lands): these tests then run against redis only, and against latchd

@@ -8,16 +8,14 @@ import time
 
 import pytest
 
-from pubsub_util import frame, wait_numsub
+from pubsub_util import config_get, frame, wait_numsub
 from resp_util import RawConn, encode_command, parse, wait_for
 
 DEFAULT = b"normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"
 
 
 def limits(conn):
-    reply = parse(conn.cmd("CONFIG", "GET", "client-output-buffer-limit"))
-    assert reply[0] == b"client-output-buffer-limit"
-    return reply[1]
+    return config_get(conn, "client-output-buffer-limit")
 
 
 @pytest.fixture
