@@ -70,7 +70,7 @@ static void queue_free(frame_queue *q)
 
 void client_add_frame(client *c, const char *p, size_t len, shared_frame **shared)
 {
-    if (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_ASAP)) return;
+    if (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY)) return;
     client_schedule_write(c);
     if (len < FRAME_SHARE_MIN) {
         resp_buf_append(&c->out, p, len);

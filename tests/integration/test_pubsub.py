@@ -565,3 +565,40 @@ def test_subscribe_is_refused_in_scripts(pub):
     require_eval(pub)
     reply = pub.cmd("EVAL", "return redis.call('subscribe', 'x')", "0")
     assert reply.startswith(b"-ERR This Redis command is not allowed from script"), reply
+
+
+# ---------------------------------------------------------------- shared frames
+
+def test_latchd_only_large_message_is_queued_once_for_all_subscribers(latchd_factory):
+    import socket
+    from resp_util import RawConn
+
+    srv = latchd_factory()
+    pub = srv.raw()
+
+    def rss():
+        text = parse(pub.cmd("INFO", "memory")).decode()
+        return int(text.split("used_memory_rss:")[1].split("\r\n")[0])
+
+    stalled = []
+    for _ in range(40):   # subscribers that never read, with tiny receive buffers
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.connect((srv.host, srv.port))
+        s.sendall(encode_command("SUBSCRIBE", "big"))
+        stalled.append(s)
+    assert wait_numsub(pub, "big", 40) == 40
+    before = rss()
+    payload = b"m" * (2 << 20)
+    for _ in range(3):
+        assert pub.cmd("PUBLISH", "big", payload) == b":40\r\n"
+    grown = rss() - before
+    # copied per subscriber this would be ~240 MB; shared it is the 6 MB once
+    assert grown < 64 << 20, grown
+    good = RawConn(srv.host, srv.port)
+    good.cmd("SUBSCRIBE", "big")
+    pub.cmd("PUBLISH", "big", payload)
+    assert good.read_reply(timeout=10) == frame("message", "big", payload)
+    good.close()
+    for s in stalled:
+        s.close()
