@@ -270,6 +270,17 @@ def test_disconnect_drops_subscriptions(server, pub):
     assert pub.cmd("PUBLISH", "gone", "m") == b":0\r\n"
 
 
+def test_idle_timeout_spares_subscribers(server_factory):
+    srv = server_factory("--timeout", "1")
+    subscriber, idle = srv.raw(), srv.raw()
+    subscriber.cmd("SUBSCRIBE", "c")
+    assert idle.cmd("PING") == b"+PONG\r\n"
+    assert idle.is_closed(wait=4.0)              # a plain idle client goes ...
+    assert not subscriber.is_closed(wait=0.5)    # ... a subscriber waits as long as it likes
+    assert srv.raw().cmd("PUBLISH", "c", "still here") == b":1\r\n"
+    assert subscriber.read_reply() == frame("message", "c", "still here")
+
+
 def test_reply_off_still_gets_confirmations_and_messages(sub, pub):
     # Redis sends pushes regardless of CLIENT REPLY; ordinary replies stay off
     sub.send(encode_command("CLIENT", "REPLY", "OFF") + encode_command("SUBSCRIBE", "q")
