@@ -56,8 +56,8 @@ void notify_keyspace_event(int cls, const char *event, const char *key, size_t k
     server *s = ctx;
     int flags = s->cfg.notify_keyspace_events;
     resp_buf *chan = &s->notify_chan;
+    if (!(flags & cls) || !pubsub_has_listeners(s)) return;   /* the common case: one test */
     size_t elen = strlen(event);
-    if (!(flags & cls) || !pubsub_has_listeners(s)) return;
     if (flags & NOTIFY_KEYSPACE) {
         chan->len = 0;
         resp_buf_append(chan, "__keyspace@0__:", 15);
