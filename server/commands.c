@@ -90,7 +90,7 @@ static const command table[] = {
     /* pub/sub */
     {"subscribe", cmd_subscribe, -2, PS | NS | L | S | SB, 0, 0, 0, "pubsub", "2.0.0", "Listen for messages published to the given channels", "channel [channel ...]", NULL},
     {"unsubscribe", cmd_unsubscribe, -1, PS | NS | L | S | SB, 0, 0, 0, "pubsub", "2.0.0", "Stop listening for messages posted to the given channels", "[channel [channel ...]]", NULL},
-    {"psubscribe", cmd_psubscribe, -2, PS | NS | L | S | SB, 0, 0, 0, "pubsub", "2.0.0", "Listen for messages published to channels matching the given patterns", "pattern [pattern ...]", NULL},
+    {"psubscribe", cmd_psubscribe, -2, PS | NS | L | S | SB, 0, 0, 0, "pubsub", "2.0.0", "Listen for messages published to channels matching the given patterns", "(pattern) [(pattern) ...]", NULL},
     {"punsubscribe", cmd_punsubscribe, -1, PS | NS | L | S | SB, 0, 0, 0, "pubsub", "2.0.0", "Stop listening for messages posted to channels matching the given patterns", "[pattern [pattern ...]]", NULL},
     {"ssubscribe", cmd_ssubscribe, -2, PS | NS | L | S | SB, 1, -1, 1, "pubsub", "7.0.0", "Listen for messages published to the given shard channels", "shardchannel [shardchannel ...]", NULL},
     {"sunsubscribe", cmd_sunsubscribe, -1, PS | NS | L | S | SB, 1, -1, 1, "pubsub", "7.0.0", "Stop listening for messages posted to the given shard channels", "[shardchannel [shardchannel ...]]", NULL},

@@ -491,6 +491,15 @@ def test_command_info_pubsub_lists_subcommands(pub):
     assert sorted(s[0] for s in entry[9]) == sorted(n.encode() for n in COMMANDS if n.startswith("pubsub|"))
 
 
+def test_command_docs_psubscribe_block(pub):
+    # Redis documents the patterns as a repeated block around one pattern
+    docs = parse(pub.cmd("COMMAND", "DOCS", "psubscribe"))
+    d = {docs[1][i]: docs[1][i + 1] for i in range(0, len(docs[1]), 2)}
+    assert d[b"summary"] == b"Listen for messages published to channels matching the given patterns"
+    assert d[b"arguments"] == [[b"name", b"pattern", b"type", b"block", b"flags", [b"multiple"],
+                                b"arguments", [[b"name", b"pattern", b"type", b"pattern"]]]]
+
+
 DOCS = {
     # name: (summary, since, [(arg name, type, flags)])
     "subscribe": (b"Listen for messages published to the given channels", b"2.0.0",
