@@ -3,11 +3,12 @@ exact frame builders, a reader of pushed messages, and the checks that skip
 what a server or this checkout cannot run (EVAL, script vectors)."""
 
 import os
+import socket
 import time
 
 import pytest
 
-from resp_util import Incomplete, parse, reply_end
+from resp_util import Incomplete, RawConn, parse, reply_end
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VECTORS = os.environ.get("LATCHD_VECTORS") or os.path.normpath(
@@ -35,6 +36,18 @@ def frame(*items, proto=2):
         else:
             out.append(bulk(it))
     return b"".join(out)
+
+
+def stalled_conn(server):
+    """A RawConn with a tiny receive buffer, for a client that stops reading:
+    the server soon has to keep what it sends in its own output buffer."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect((server.host, server.port))
+    c = RawConn.__new__(RawConn)
+    c.sock, c.timeout, c.buf, c.eof = s, 5.0, b"", False
+    server._raws.append(c)
+    return c
 
 
 def read_frames(conn, n, timeout=5.0):

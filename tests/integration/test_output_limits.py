@@ -3,13 +3,12 @@
 keep up is disconnected while everyone else carries on; the normal class
 when it is given a limit."""
 
-import socket
 import time
 
 import pytest
 
-from pubsub_util import config_get, frame, wait_numsub
-from resp_util import RawConn, encode_command, parse, wait_for
+from pubsub_util import config_get, frame, stalled_conn, wait_numsub
+from resp_util import encode_command, parse, wait_for
 
 DEFAULT = b"normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"
 
@@ -87,17 +86,6 @@ def test_memory_config_errors_as_redis(conn):
 
 
 # ---------------------------------------------------------------- enforcement
-
-def stalled_conn(server):
-    """A connection with a tiny receive buffer that will stop reading."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    s.connect((server.host, server.port))
-    c = RawConn.__new__(RawConn)
-    c.sock, c.timeout, c.buf, c.eof = s, 5.0, b"", False
-    server._raws.append(c)
-    return c
-
 
 def client_ids(conn):
     text = parse(conn.cmd("CLIENT", "LIST")).decode()

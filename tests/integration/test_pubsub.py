@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from pubsub_util import drain, frame, read_frames, require_eval, wait_numsub
+from pubsub_util import frame, read_frames, require_eval, stalled_conn, wait_numsub
 from resp_util import encode_command, parse
 
 CONTEXT_ERROR = (b"-ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET "
@@ -590,9 +590,6 @@ def test_subscribe_is_refused_in_scripts(pub):
 # ---------------------------------------------------------------- shared frames
 
 def test_latchd_only_large_message_is_queued_once_for_all_subscribers(latchd_factory):
-    import socket
-    from resp_util import RawConn
-
     srv = latchd_factory()
     pub = srv.raw()
 
@@ -600,13 +597,8 @@ def test_latchd_only_large_message_is_queued_once_for_all_subscribers(latchd_fac
         text = parse(pub.cmd("INFO", "memory")).decode()
         return int(text.split("used_memory_rss:")[1].split("\r\n")[0])
 
-    stalled = []
-    for _ in range(40):   # subscribers that never read, with tiny receive buffers
-        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        s.connect((srv.host, srv.port))
-        s.sendall(encode_command("SUBSCRIBE", "big"))
-        stalled.append(s)
+    for _ in range(40):   # subscribers that never read
+        stalled_conn(srv).send(encode_command("SUBSCRIBE", "big"))
     assert wait_numsub(pub, "big", 40) == 40
     before = rss()
     payload = b"m" * (2 << 20)
@@ -615,10 +607,7 @@ def test_latchd_only_large_message_is_queued_once_for_all_subscribers(latchd_fac
     grown = rss() - before
     # copied per subscriber this would be ~240 MB; shared it is the 6 MB once
     assert grown < 64 << 20, grown
-    good = RawConn(srv.host, srv.port)
+    good = srv.raw()
     good.cmd("SUBSCRIBE", "big")
     pub.cmd("PUBLISH", "big", payload)
     assert good.read_reply(timeout=10) == frame("message", "big", payload)
-    good.close()
-    for s in stalled:
-        s.close()
