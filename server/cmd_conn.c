@@ -8,12 +8,23 @@
 #include "commands.h"
 #include "mem.h"
 #include "num.h"
+#include "pubsub.h"
 
+/* A RESP2 subscribed client cannot take a plain reply among its message
+ * arrays, so it gets ["pong", arg-or-""] (Redisson's keep-alive expects it). */
 void cmd_ping(client *c)
 {
-    if (c->argc > 2) reply_arity_error(c);
-    else if (c->argc == 2) reply_bulk(c, c->argv[1].ptr, c->argv[1].len);
-    else reply_status(c, "PONG");
+    if (c->argc > 2) {
+        reply_arity_error(c);
+    } else if ((c->flags & CLIENT_PUBSUB) && c->proto == 2) {
+        reply_array(c, 2);
+        reply_bulk(c, "pong", 4);
+        reply_bulk(c, c->argc == 2 ? c->argv[1].ptr : "", c->argc == 2 ? c->argv[1].len : 0);
+    } else if (c->argc == 2) {
+        reply_bulk(c, c->argv[1].ptr, c->argv[1].len);
+    } else {
+        reply_status(c, "PONG");
+    }
 }
 
 void cmd_echo(client *c) { reply_bulk(c, c->argv[1].ptr, c->argv[1].len); }
@@ -169,6 +180,7 @@ void cmd_hello(client *c)
 
 void cmd_reset(client *c)
 {
+    pubsub_client_reset(c);
     c->proto = 2;
     c->db = 0;
     free(c->name);
@@ -180,22 +192,35 @@ void cmd_reset(client *c)
 
 /* ---- CLIENT ---- */
 
+/* The flags= letters latchd has, in Redis's order; N when none. */
+static void client_flags(const client *c, char *dst)
+{
+    char *p = dst;
+    if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
+    if (c->flags & CLIENT_UNIX) *p++ = 'U';
+    if (p == dst) *p++ = 'N';
+    *p = '\0';
+}
+
 static void client_describe(const client *c, resp_buf *dst, uint64_t now)
 {
     uv_os_fd_t fd = -1;
     uv_fileno(&c->h.handle, &fd);
-    char line[1024];
+    char line[1024], flags[8];
     char cmd[64] = "NULL";
+    client_flags(c, flags);
     if (c->last_cmd) command_fullname(c->last_sub ? c->last_cmd : NULL, c->last_sub ? c->last_sub : c->last_cmd,
                                       cmd, sizeof(cmd));
     int n = snprintf(line, sizeof(line),
-                     "id=%llu addr=%s laddr=%s fd=%d name=%s age=%llu idle=%llu flags=N db=%d sub=0 psub=0 "
-                     "ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=0 obl=0 "
+                     "id=%llu addr=%s laddr=%s fd=%d name=%s age=%llu idle=%llu flags=%s db=%d sub=%zu psub=%zu "
+                     "ssub=%zu multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=0 obl=0 "
                      "oll=0 omem=%zu tot-mem=%zu events=r cmd=%s user=default redir=-1 resp=%d "
                      "lib-name=%s lib-ver=%s\n",
                      (unsigned long long)c->id, c->addr, c->laddr, (int)fd, c->name ? c->name : "",
                      (unsigned long long)((now - c->ctime_ms) / 1000), (unsigned long long)((now - c->last_ms) / 1000),
-                     c->db, c->query.len - c->qpos, c->query.cap - c->query.len, c->query.cap, c->out.len,
+                     flags, c->db, pubsub_client_count(c, PUBSUB_CHANNEL), pubsub_client_count(c, PUBSUB_PATTERN),
+                     pubsub_client_count(c, PUBSUB_SHARD), c->query.len - c->qpos, c->query.cap - c->query.len,
+                     c->query.cap, client_output_bytes(c),
                      sizeof(*c) + c->query.cap + c->out.cap + c->inflight.cap, cmd, c->proto,
                      c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
     resp_buf_append(dst, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
@@ -224,18 +249,29 @@ static int id_listed(client *c, uint64_t id, int first)
     return 0;
 }
 
+/* The client type named by a, or -1 after Redis's error reply. */
+static int type_or_reply(client *c, const resp_slice *a)
+{
+    int type = client_type_by_name(a->ptr, a->len);
+    if (type < 0) reply_errorf(c, "ERR Unknown client type '%.*s'", (int)a->len, a->ptr);
+    return type;
+}
+
 static void client_list(client *c)
 {
     int by_id = c->argc >= 4 && arg_is(&c->argv[2], "ID");
-    if (c->argc > 2 && !by_id && !(c->argc == 4 && arg_is(&c->argv[2], "TYPE"))) {
+    int by_type = c->argc == 4 && arg_is(&c->argv[2], "TYPE"), type = -1;
+    if (c->argc > 2 && !by_id && !by_type) {
         reply_syntax_error(c);
         return;
     }
+    if (by_type && (type = type_or_reply(c, &c->argv[3])) < 0) return;
     resp_buf text;
     resp_buf_init(&text);
     uint64_t now = server_now_ms(c->srv);
     for (client *o = c->srv->clients; o; o = o->next)
-        if (!by_id || id_listed(c, o->id, 3)) client_describe(o, &text, now);
+        if ((!by_id || id_listed(c, o->id, 3)) && (!by_type || client_type(o) == type))
+            client_describe(o, &text, now);
     reply_text(c, &text);
 }
 
@@ -286,7 +322,7 @@ static void client_reply(client *c)
 }
 
 typedef struct kill_filter {
-    int has_id, has_addr, has_laddr, skipme;
+    int has_id, has_addr, has_laddr, skipme, type;   /* type -1: any */
     long long id;
     const resp_slice *addr, *laddr;
 } kill_filter;
@@ -302,6 +338,7 @@ static int kill_matches(const kill_filter *f, client *self, client *o)
     if (f->has_id && (uint64_t)f->id != o->id) return 0;
     if (f->has_addr && !slice_eq(f->addr, o->addr)) return 0;
     if (f->has_laddr && !slice_eq(f->laddr, o->laddr)) return 0;
+    if (f->type >= 0 && client_type(o) != f->type) return 0;
     return 1;
 }
 
@@ -309,6 +346,7 @@ static int parse_kill_filter(client *c, kill_filter *f)
 {
     memset(f, 0, sizeof(*f));
     f->skipme = 1;
+    f->type = -1;
     if ((c->argc - 2) % 2 != 0) return reply_syntax_error(c), 0;
     for (int i = 2; i < c->argc; i += 2) {
         const resp_slice *v = &c->argv[i + 1];
@@ -322,7 +360,9 @@ static int parse_kill_filter(client *c, kill_filter *f)
             f->has_laddr = 1, f->laddr = v;
         } else if (arg_is(&c->argv[i], "SKIPME") && (arg_is(v, "yes") || arg_is(v, "no"))) {
             f->skipme = arg_is(v, "yes");
-        } else if (!arg_is(&c->argv[i], "TYPE") && !arg_is(&c->argv[i], "USER")) {
+        } else if (arg_is(&c->argv[i], "TYPE")) {
+            if ((f->type = type_or_reply(c, v)) < 0) return 0;
+        } else if (!arg_is(&c->argv[i], "USER")) {
             return reply_syntax_error(c), 0;
         }
     }
@@ -348,6 +388,7 @@ static void client_kill(client *c)
     kill_filter f;
     if (c->argc == 3) {   /* old form: CLIENT KILL addr:port */
         memset(&f, 0, sizeof(f));
+        f.type = -1;
         f.has_addr = 1, f.addr = &c->argv[2];
         if (kill_matching(c, &f) == 0) reply_error(c, "ERR No such client");
         else reply_ok(c);
@@ -359,7 +400,6 @@ static void client_kill(client *c)
 static void client_help(client *c)
 {
     static const char *lines[] = {
-        "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "GETNAME", "    Return the name of the current connection.",
         "ID", "    Return the ID of the current connection.",
         "INFO", "    Return information about the current client connection.",
@@ -369,11 +409,8 @@ static void client_help(client *c)
         "REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
         "SETNAME <name>", "    Assign the name <name> to the current connection.",
         "SETINFO <LIB-NAME|LIB-VER> <value>", "    Set client library name or version.",
-        "HELP", "    Print this help.",
     };
-    size_t n = sizeof(lines) / sizeof(lines[0]);
-    reply_array(c, (long long)n);
-    for (size_t i = 0; i < n; i++) reply_status(c, lines[i]);
+    reply_help(c, lines, sizeof(lines) / sizeof(lines[0]));
 }
 
 #define NS CMD_NOSCRIPT

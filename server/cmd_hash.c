@@ -54,6 +54,7 @@ void cmd_hset(client *c)
     if (!k) return;
     for (int i = 2; i < c->argc; i += 2)
         created += field_set(c, k, &c->argv[i], &c->argv[i + 1]);
+    db_notify(c, STORE_EV_HASH, "hset", &c->argv[1]);
     if (strcmp(c->cmd->name, "hmset") == 0)
         reply_ok(c);
     else
@@ -70,6 +71,7 @@ void cmd_hsetnx(client *c)
         return;
     }
     field_set(c, k, &c->argv[2], &c->argv[3]);
+    db_notify(c, STORE_EV_HASH, "hset", &c->argv[1]);
     reply_int(c, 1);
 }
 
@@ -117,7 +119,11 @@ void cmd_hdel(client *c)
     if (!db_check_type(c, k, STORE_HASH)) return;
     for (int i = 2; k && i < c->argc; i++)
         n += store_hash_del(db, k, c->argv[i].ptr, c->argv[i].len);
-    if (k && store_hash_len(k) == 0) store_delete_key(db, k);
+    if (n) db_notify(c, STORE_EV_HASH, "hdel", &c->argv[1]);
+    if (k && store_hash_len(k) == 0) {
+        store_delete_key(db, k);
+        db_notify(c, STORE_EV_GENERIC, "del", &c->argv[1]);
+    }
     reply_int(c, n);
 }
 
@@ -128,12 +134,14 @@ void cmd_hincrby(client *c)
     store_key *k = hash_for_write(c);
     if (!k) return;
     int rc = store_hash_incrby(c->srv->db, k, c->argv[2].ptr, c->argv[2].len, incr, &v);
-    if (rc == STORE_ERR_NOT_INT)
+    if (rc == STORE_ERR_NOT_INT) {
         reply_error(c, "ERR hash value is not an integer");
-    else if (rc == STORE_ERR_OVERFLOW)
+    } else if (rc == STORE_ERR_OVERFLOW) {
         reply_error(c, "ERR increment or decrement would overflow");
-    else
+    } else {
+        db_notify(c, STORE_EV_HASH, "hincrby", &c->argv[1]);
         reply_int(c, v);
+    }
 }
 
 /* ---- whole-hash replies: the client is the foreach context ---- */

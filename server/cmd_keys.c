@@ -25,8 +25,11 @@ void cmd_exists(client *c)
 void cmd_del(client *c)
 {
     long long n = 0;
-    for (int i = 1; i < c->argc; i++)
-        n += store_delete(c->srv->db, c->argv[i].ptr, c->argv[i].len);
+    for (int i = 1; i < c->argc; i++) {
+        if (!store_delete(c->srv->db, c->argv[i].ptr, c->argv[i].len)) continue;
+        db_notify(c, STORE_EV_GENERIC, "del", &c->argv[i]);
+        n++;
+    }
     reply_int(c, n);
 }
 
@@ -234,6 +237,8 @@ static void rename_generic(client *c, int nx)
         return;
     }
     store_rename(c->srv->db, k, dst->ptr, dst->len);
+    db_notify(c, STORE_EV_GENERIC, "rename_from", src);
+    db_notify(c, STORE_EV_GENERIC, "rename_to", dst);
     reply_renamed(c, nx, 1);
 }
 
@@ -334,10 +339,14 @@ static void expire_generic(client *c, int seconds, int relative)
         reply_int(c, 0);
         return;
     }
-    if (when <= (long long)store_now(db))
+    /* a deadline already past deletes the key, and says so */
+    if (when <= (long long)store_now(db)) {
         store_delete_key(db, k);
-    else
+        db_notify(c, STORE_EV_GENERIC, "del", &c->argv[1]);
+    } else {
         store_key_set_deadline(db, k, when);
+        db_notify(c, STORE_EV_GENERIC, "expire", &c->argv[1]);
+    }
     reply_int(c, 1);
 }
 
@@ -376,6 +385,9 @@ void cmd_persist(client *c)
 {
     store_key *k = db_lookup_write(c, &c->argv[1]);
     int had = k && store_key_deadline(k) != STORE_NO_DEADLINE;
-    if (had) store_key_set_deadline(c->srv->db, k, STORE_NO_DEADLINE);
+    if (had) {
+        store_key_set_deadline(c->srv->db, k, STORE_NO_DEADLINE);
+        db_notify(c, STORE_EV_GENERIC, "persist", &c->argv[1]);
+    }
     reply_int(c, had);
 }

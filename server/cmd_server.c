@@ -131,12 +131,13 @@ void cmd_config(client *c)
 
 /* ---- COMMAND ---- */
 
+/* In Redis's order (addCommandFlags), which clients may compare verbatim. */
 static void reply_flags(client *c, const command *cmd)
 {
     static const struct { unsigned flag; const char *name; } names[] = {
         {CMD_WRITE, "write"}, {CMD_READONLY, "readonly"}, {CMD_ADMIN, "admin"}, {CMD_PUBSUB, "pubsub"},
         {CMD_NOSCRIPT, "noscript"}, {CMD_LOADING, "loading"}, {CMD_STALE, "stale"},
-        {CMD_NOAUTH, "no_auth"}, {CMD_FAST, "fast"}, {CMD_ALLOW_BUSY, "allow_busy"},
+        {CMD_FAST, "fast"}, {CMD_NOAUTH, "no_auth"}, {CMD_ALLOW_BUSY, "allow_busy"},
     };
     long long n = 0;
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) n += (cmd->flags & names[i].flag) != 0;

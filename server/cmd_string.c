@@ -48,7 +48,9 @@ void cmd_get(client *c)
 void cmd_getdel(client *c)
 {
     store_key *k;
-    if (get_generic(c, &k) && k) store_delete_key(c->srv->db, k);
+    if (!get_generic(c, &k) || !k) return;
+    store_delete_key(c->srv->db, k);
+    db_notify(c, STORE_EV_GENERIC, "del", &c->argv[1]);
 }
 
 /* ---- SET and friends ---- */
@@ -156,7 +158,11 @@ static void set_generic(client *c, const set_args *a, const resp_slice *val)
         return;
     }
     k = set_key(c, key, k, val, a->expire || (a->flags & SET_KEEPTTL));
-    if (a->expire) store_key_set_deadline(c->srv->db, k, deadline);
+    db_notify(c, STORE_EV_STRING, "set", key);
+    if (a->expire) {
+        store_key_set_deadline(c->srv->db, k, deadline);
+        db_notify(c, STORE_EV_GENERIC, "expire", key);
+    }
     reply_set_outcome(c, a, 1);
 }
 
@@ -197,16 +203,20 @@ static void incr_generic(client *c, long long delta)
         char buf[24];
         resp_slice s = {buf, store_ll2str(buf, delta)};
         set_key(c, key, NULL, &s, 0);
-        reply_int(c, delta);
-        return;
+        v = delta;
+    } else {
+        int rc = store_string_incrby(c->srv->db, k, delta, &v);
+        if (rc == STORE_ERR_NOT_INT) {
+            reply_not_integer(c);
+            return;
+        }
+        if (rc == STORE_ERR_OVERFLOW) {
+            reply_error(c, "ERR increment or decrement would overflow");
+            return;
+        }
     }
-    int rc = store_string_incrby(c->srv->db, k, delta, &v);
-    if (rc == STORE_ERR_NOT_INT)
-        reply_not_integer(c);
-    else if (rc == STORE_ERR_OVERFLOW)
-        reply_error(c, "ERR increment or decrement would overflow");
-    else
-        reply_int(c, v);
+    db_notify(c, STORE_EV_STRING, "incrby", key);   /* INCR, DECR and DECRBY too */
+    reply_int(c, v);
 }
 
 /* INCRBY/DECRBY: the operand is checked before the key, as in Redis. */
@@ -246,8 +256,10 @@ void cmd_mset(client *c)
         reply_arity_error(c);
         return;
     }
-    for (int i = 1; i < c->argc; i += 2)
+    for (int i = 1; i < c->argc; i += 2) {
         set_key(c, &c->argv[i], db_lookup_write(c, &c->argv[i]), &c->argv[i + 1], 0);
+        db_notify(c, STORE_EV_STRING, "set", &c->argv[i]);
+    }
     reply_ok(c);
 }
 

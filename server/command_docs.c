@@ -93,9 +93,22 @@ static int parse_seq(doc_tree *t, const char *s, size_t len)
     return id;
 }
 
-/* One item: an optional "[...]" or a bare alternative list "A|B". */
+/* "(x ...)": a block named after its first word; Redis documents
+ * PSUBSCRIBE's patterns that way. */
+static int parse_group(doc_tree *t, const char *s, size_t len)
+{
+    int id = new_node(t);
+    if (id < 0) return -1;
+    const char *sp = memchr(s, ' ', len);
+    t->nodes[id].name = s, t->nodes[id].name_len = sp ? (size_t)(sp - s) : len, t->nodes[id].type = "block";
+    return parse_items(t, id, s, len) < 0 ? -1 : id;
+}
+
+/* One item: an optional "[...]", a group "(...)" or a bare alternative
+ * list "A|B". */
 static int parse_item(doc_tree *t, const char *s, size_t len)
 {
+    if (len >= 2 && s[0] == '(' && s[len - 1] == ')') return parse_group(t, s + 1, len - 2);
     int optional = len >= 2 && s[0] == '[' && s[len - 1] == ']';
     if (optional) s++, len -= 2;
     const char *alt[DOC_MAX_KIDS];
@@ -104,6 +117,11 @@ static int parse_item(doc_tree *t, const char *s, size_t len)
     int id;
     if (nalt == 1) {
         id = parse_seq(t, alt[0], al[0]);
+        /* "[x [x ...]]" is one optional, repeatable x, not a block around
+         * it: that is how Redis documents INFO's sections or UNSUBSCRIBE's
+         * channels. */
+        if (id >= 0 && optional && !strcmp(t->nodes[id].type, "block") && t->nodes[id].nkids == 1)
+            id = t->nodes[id].kids[0];
     } else {
         id = new_node(t);
         if (id < 0) return -1;

@@ -18,17 +18,19 @@
 #define NS CMD_NOSCRIPT
 #define CT CMD_CONTAINER
 #define AB CMD_ALLOW_BUSY
+#define MR CMD_MAY_REPLICATE
+#define SB CMD_SUBSCRIBED
 
 static const command table[] = {
     /* connection */
-    {"ping", cmd_ping, -1, F | PS | L | S, 0, 0, 0, "connection", "1.0.0", "Ping the server", "[message]", NULL},
+    {"ping", cmd_ping, -1, F | SB, 0, 0, 0, "connection", "1.0.0", "Ping the server", "[message]", NULL},
     {"echo", cmd_echo, 2, F | L | S, 0, 0, 0, "connection", "1.0.0", "Echo the given string", "message", NULL},
-    {"quit", cmd_quit, -1, AB | NA | F | PS | L | S | NS, 0, 0, 0, "connection", "1.0.0", "Close the connection", NULL, NULL},
+    {"quit", cmd_quit, -1, AB | NA | F | SB | L | S | NS, 0, 0, 0, "connection", "1.0.0", "Close the connection", NULL, NULL},
     {"select", cmd_select, 2, F | L | S, 0, 0, 0, "connection", "1.0.0", "Change the selected database for the current connection", "index", NULL},
     {"hello", cmd_hello, -1, AB | NA | F | L | S | NS, 0, 0, 0, "connection", "6.0.0", "Handshake with Redis", "[protover [AUTH username password] [SETNAME clientname]]", NULL},
     {"auth", cmd_auth, -2, AB | NA | F | L | S | NS, 0, 0, 0, "connection", "1.0.0", "Authenticate to the server", "[username] password", NULL},
     {"client", cmd_client, -2, CT | L | S | NS, 0, 0, 0, "connection", "2.4.0", "A container for client connection commands", NULL, client_subcommands},
-    {"reset", cmd_reset, 1, AB | NA | F | PS | L | S | NS, 0, 0, 0, "connection", "6.2.0", "Reset the connection", NULL, NULL},
+    {"reset", cmd_reset, 1, AB | NA | F | SB | L | S | NS, 0, 0, 0, "connection", "6.2.0", "Reset the connection", NULL, NULL},
     /* server */
     {"info", cmd_info, -1, L | S, 0, 0, 0, "server", "1.0.0", "Get information and statistics about the server", "[section [section ...]]", NULL},
     {"config", cmd_config, -2, CT | A | L | S | NS, 0, 0, 0, "server", "2.0.0", "A container for server configuration commands", NULL, config_subcommands},
@@ -93,6 +95,16 @@ static const command table[] = {
     {"hkeys", cmd_hkeys, 2, R, 1, 1, 1, "hash", "2.0.0", "Get all the fields in a hash", "key", NULL},
     {"hvals", cmd_hvals, 2, R, 1, 1, 1, "hash", "2.0.0", "Get all the values in a hash", "key", NULL},
     {"hstrlen", cmd_hstrlen, 3, R | F, 1, 1, 1, "hash", "3.2.0", "Get the length of the value of a hash field", "key field", NULL},
+    /* pub/sub */
+    {"subscribe", cmd_subscribe, -2, PS | NS | L | S | SB, 0, 0, 0, "pubsub", "2.0.0", "Listen for messages published to the given channels", "channel [channel ...]", NULL},
+    {"unsubscribe", cmd_unsubscribe, -1, PS | NS | L | S | SB, 0, 0, 0, "pubsub", "2.0.0", "Stop listening for messages posted to the given channels", "[channel [channel ...]]", NULL},
+    {"psubscribe", cmd_psubscribe, -2, PS | NS | L | S | SB, 0, 0, 0, "pubsub", "2.0.0", "Listen for messages published to channels matching the given patterns", "(pattern) [(pattern) ...]", NULL},
+    {"punsubscribe", cmd_punsubscribe, -1, PS | NS | L | S | SB, 0, 0, 0, "pubsub", "2.0.0", "Stop listening for messages posted to channels matching the given patterns", "[pattern [pattern ...]]", NULL},
+    {"ssubscribe", cmd_ssubscribe, -2, PS | NS | L | S | SB, 1, -1, 1, "pubsub", "7.0.0", "Listen for messages published to the given shard channels", "shardchannel [shardchannel ...]", NULL},
+    {"sunsubscribe", cmd_sunsubscribe, -1, PS | NS | L | S | SB, 1, -1, 1, "pubsub", "7.0.0", "Stop listening for messages posted to the given shard channels", "[shardchannel [shardchannel ...]]", NULL},
+    {"publish", cmd_publish, 3, PS | L | S | F | MR, 0, 0, 0, "pubsub", "2.0.0", "Post a message to a channel", "channel message", NULL},
+    {"spublish", cmd_spublish, 3, PS | L | S | F | MR, 1, 1, 1, "pubsub", "7.0.0", "Post a message to a shard channel", "shardchannel message", NULL},
+    {"pubsub", cmd_pubsub, -2, CT, 0, 0, 0, "pubsub", "2.8.0", "A container for Pub/Sub commands", NULL, pubsub_subcommands},
 };
 #define NCOMMANDS (sizeof(table) / sizeof(table[0]))
 

@@ -8,6 +8,9 @@
 /* db.c: key lookups that keep INFO's hit/miss counters honest */
 store_key *db_lookup_read(client *c, const resp_slice *key);
 store_key *db_lookup_write(client *c, const resp_slice *key);
+/* A keyspace event about a key the command named (through store_notify,
+ * like every keyspace event). */
+void db_notify(client *c, int cls, const char *event, const resp_slice *key);
 /* 1 if k is missing or of type want; 0 after replying WRONGTYPE. */
 int db_check_type(client *c, const store_key *k, store_type want);
 
@@ -27,6 +30,7 @@ extern const command config_subcommands[];
 extern const command command_subcommands[];
 extern const command function_subcommands[];
 extern const command script_subcommands[];
+extern const command pubsub_subcommands[];
 
 /* cmd_server.c */
 void cmd_info(client *c);
@@ -98,5 +102,16 @@ void cmd_hgetall(client *c);
 void cmd_hkeys(client *c);
 void cmd_hvals(client *c);
 void cmd_hstrlen(client *c);
+
+/* cmd_pubsub.c */
+void cmd_subscribe(client *c);
+void cmd_unsubscribe(client *c);
+void cmd_psubscribe(client *c);
+void cmd_punsubscribe(client *c);
+void cmd_ssubscribe(client *c);
+void cmd_sunsubscribe(client *c);
+void cmd_publish(client *c);
+void cmd_spublish(client *c);
+void cmd_pubsub(client *c);
 
 #endif

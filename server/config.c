@@ -15,7 +15,7 @@
 #include "resp.h"
 #include "server.h"
 
-typedef enum { P_INT, P_MEMORY, P_BOOL, P_STRING, P_LOGLEVEL, P_BIND, P_OCTAL } param_type;
+typedef enum { P_INT, P_MEMORY, P_BOOL, P_STRING, P_LOGLEVEL, P_BIND, P_OCTAL, P_OBUF, P_NOTIFY } param_type;
 
 typedef struct param {
     const char *name;
@@ -49,10 +49,23 @@ static const param params[] = {
     {"busy-reply-threshold", P_INT, OFF(busy_reply_ms), 1, 0, LLONG_MAX},
     {"lua-time-limit", P_INT, OFF(busy_reply_ms), 1, 0, LLONG_MAX},
     {"native-scripts", P_BOOL, OFF(native_scripts), 1, 0, 0},
+    {"client-output-buffer-limit", P_OBUF, OFF(obuf_limits), 1, 0, 0},
+    {"notify-keyspace-events", P_NOTIFY, OFF(notify_keyspace_events), 1, 0, 0},
 };
 #define NPARAMS (sizeof(params) / sizeof(params[0]))
 
 static const char *loglevel_names[] = {"debug", "verbose", "notice", "warning"};
+
+int client_type_by_name(const char *name, size_t len)
+{
+    static const struct { const char *name; int type; } types[] = {
+        {"normal", CLIENT_TYPE_NORMAL}, {"slave", CLIENT_TYPE_REPLICA}, {"replica", CLIENT_TYPE_REPLICA},
+        {"pubsub", CLIENT_TYPE_PUBSUB}, {"master", CLIENT_TYPE_MASTER},
+    };
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+        if (strlen(types[i].name) == len && strncasecmp(types[i].name, name, len) == 0) return types[i].type;
+    return -1;
+}
 
 static void set_string(char **slot, const char *v)
 {
@@ -82,6 +95,9 @@ void config_defaults(latchd_config *cfg)
     cfg->hz = 10;
     cfg->busy_reply_ms = 5000;
     cfg->native_scripts = 1;
+    cfg->obuf_limits[CLIENT_TYPE_NORMAL] = (obuf_limit){0, 0, 0};
+    cfg->obuf_limits[CLIENT_TYPE_REPLICA] = (obuf_limit){256ULL << 20, 64ULL << 20, 60};
+    cfg->obuf_limits[CLIENT_TYPE_PUBSUB] = (obuf_limit){32ULL << 20, 8ULL << 20, 60};
 }
 
 static void free_binds(latchd_config *cfg)
@@ -118,7 +134,8 @@ int config_is_mutable(const char *name, size_t len)
     return p && p->mutable_;
 }
 
-/* "1gb", "512mb", "100k", "42": Redis's memtoull units (k=1000, kb=1024). */
+/* "1gb", "512mb", "100k", "42": Redis's memtoull units (k=1000, kb=1024).
+ * As there, no digits at all ("", "kb") reads as 0. */
 static int parse_memory(const char *v, long long *out)
 {
     static const struct { const char *unit; long long mul; } units[] = {
@@ -127,8 +144,8 @@ static int parse_memory(const char *v, long long *out)
     };
     size_t n = 0;
     while (isdigit((unsigned char)v[n])) n++;
-    long long num;
-    if (n == 0 || !store_str2ll(v, n, &num)) return -1;
+    long long num = 0;
+    if (n > 0 && !store_str2ll(v, n, &num)) return -1;
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
         if (strcasecmp(v + n, units[i].unit) != 0) continue;
         if (num > LLONG_MAX / units[i].mul) return -1;
@@ -165,7 +182,8 @@ static int set_number(const param *p, long long *slot, const char *v, char *err,
            : p->type == P_OCTAL ? (errno = 0, n = strtoll(v, NULL, 8), errno == 0)
                                 : store_str2ll(v, strlen(v), &n);
     if (!ok) {
-        snprintf(err, errlen, "argument couldn't be parsed into an integer");
+        snprintf(err, errlen, p->type == P_MEMORY ? "argument must be a memory value"
+                                                  : "argument couldn't be parsed into an integer");
         return -1;
     }
     if (n < p->min || n > p->max) {
@@ -202,7 +220,12 @@ static int set_one(latchd_config *cfg, const param *p, const char *v, char *err,
         return 0;
     case P_MEMORY:
         return set_number(p, (long long *)slot, v, err, errlen);
+    case P_NOTIFY:
+        if ((n = notify_flags_parse(v, strlen(v))) >= 0) return *(int *)slot = (int)n, 0;
+        snprintf(err, errlen, "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+        return -1;
     case P_BIND:
+    case P_OBUF:
         break;
     }
     return -1;
@@ -225,6 +248,66 @@ static int set_joined(char **slot, const char **vals, int n)
     return 0;
 }
 
+#define OBUF_MAX_WORDS 64
+
+/* CONFIG SET passes the whole limit as one string, split on single spaces
+ * as Redis does; the config file and flags may pass the words apart. */
+static int obuf_words(const char **vals, int nvals, char *buf, size_t buflen, const char **words)
+{
+    if (nvals != 1) {
+        if (nvals > OBUF_MAX_WORDS) return -1;
+        memcpy(words, vals, (size_t)nvals * sizeof(*words));
+        return nvals;
+    }
+    if (!vals[0][0]) return 0;
+    if (strlen(vals[0]) >= buflen) return -1;
+    strcpy(buf, vals[0]);
+    int n = 0;
+    for (char *w = buf, *sp; n < OBUF_MAX_WORDS; w = sp + 1) {
+        words[n++] = w;
+        if (!(sp = strchr(w, ' '))) return n;
+        *sp = '\0';
+    }
+    return -1;
+}
+
+static int obuf_group(const char **w, obuf_limit *limits, char *err, size_t errlen)
+{
+    long long hard, soft;
+    char *end;
+    int type = client_type_by_name(w[0], strlen(w[0]));
+    if (type < 0 || type == CLIENT_TYPE_MASTER) {
+        snprintf(err, errlen, "Invalid client class specified in buffer limit configuration.");
+        return -1;
+    }
+    long long secs = strtoll(w[3], &end, 10);
+    if (parse_memory(w[1], &hard) || parse_memory(w[2], &soft) || *end || secs < 0) {
+        snprintf(err, errlen, "Error in hard, soft or soft_seconds setting in buffer limit configuration.");
+        return -1;
+    }
+    limits[type] = (obuf_limit){(unsigned long long)hard, (unsigned long long)soft, secs};
+    return 0;
+}
+
+/* "class hard soft seconds ..." for any of the classes; every group is
+ * checked before any applies. */
+static int set_obuf(latchd_config *cfg, const char **vals, int nvals, char *err, size_t errlen)
+{
+    char buf[1024];
+    const char *words[OBUF_MAX_WORDS];
+    obuf_limit next[CLIENT_TYPE_OBUF_COUNT];
+    int n = obuf_words(vals, nvals, buf, sizeof(buf), words);
+    if (n < 0 || n % 4) {
+        snprintf(err, errlen, "Wrong number of arguments in buffer limit configuration.");
+        return -1;
+    }
+    memcpy(next, cfg->obuf_limits, sizeof(next));
+    for (int j = 0; j < n; j += 4)
+        if (obuf_group(words + j, next, err, errlen) != 0) return -1;
+    memcpy(cfg->obuf_limits, next, sizeof(next));
+    return 0;
+}
+
 int config_set(latchd_config *cfg, const char *name, const char **vals, int nvals,
                char *err, size_t errlen)
 {
@@ -234,6 +317,7 @@ int config_set(latchd_config *cfg, const char *name, const char **vals, int nval
         return -1;
     }
     if (p->type == P_BIND) return set_binds(cfg, vals, nvals, err, errlen);
+    if (p->type == P_OBUF) return set_obuf(cfg, vals, nvals, err, errlen);
     if (p->type == P_STRING && nvals > 1) return set_joined((char **)((char *)cfg + p->off), vals, nvals);
     if (nvals != 1) {
         snprintf(err, errlen, "wrong number of arguments");
@@ -256,6 +340,16 @@ static void format_value(const latchd_config *cfg, const param *p, char *buf, si
         else snprintf(buf, len, "%lld", *(const long long *)slot);
         break;
     case P_MEMORY: snprintf(buf, len, "%lld", *(const long long *)slot); break;
+    case P_NOTIFY: notify_flags_format(*(const int *)slot, buf); break;
+    case P_OBUF:
+        for (int i = 0; i < CLIENT_TYPE_OBUF_COUNT; i++) {
+            static const char *names[] = {"normal", "slave", "pubsub"};
+            const obuf_limit *l = &cfg->obuf_limits[i];
+            size_t used = strlen(buf);
+            snprintf(buf + used, len - used, "%s%s %llu %llu %lld", i ? " " : "", names[i], l->hard, l->soft,
+                     l->soft_seconds);
+        }
+        break;
     case P_BIND:
         for (int i = 0; i < cfg->nbind; i++) {
             size_t used = strlen(buf);

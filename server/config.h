@@ -7,6 +7,19 @@
 
 #define CONFIG_MAX_BIND 8
 
+/* Client classes as Redis numbers them (CLIENT LIST TYPE, output limits);
+ * the first three have a client-output-buffer-limit. */
+enum { CLIENT_TYPE_NORMAL, CLIENT_TYPE_REPLICA, CLIENT_TYPE_PUBSUB, CLIENT_TYPE_MASTER };
+#define CLIENT_TYPE_OBUF_COUNT 3
+/* "normal", "slave"/"replica", "pubsub", "master" (any case); -1 if none. */
+int client_type_by_name(const char *name, size_t len);
+
+/* One class's client-output-buffer-limit; 0 means no limit. */
+typedef struct obuf_limit {
+    unsigned long long hard, soft;   /* bytes */
+    long long soft_seconds;          /* how long over soft is tolerated */
+} obuf_limit;
+
 typedef struct latchd_config {
     int port;
     char *bind[CONFIG_MAX_BIND];
@@ -30,6 +43,8 @@ typedef struct latchd_config {
     long long hz;
     long long busy_reply_ms; /* lua-time-limit / busy-reply-threshold */
     int native_scripts;      /* latchd: run known lock scripts as native C */
+    obuf_limit obuf_limits[CLIENT_TYPE_OBUF_COUNT];
+    int notify_keyspace_events;   /* NOTIFY_* / STORE_EV_* bits (server.h) */
 } latchd_config;
 
 void config_defaults(latchd_config *cfg);

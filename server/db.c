@@ -1,15 +1,23 @@
-/* db.c - the commands' way into the keyspace. Read lookups feed INFO's
- * keyspace_hits/misses exactly where Redis's lookupKeyRead does; writes don't. */
+/* db.c - the commands' way into the keyspace: read lookups counted where
+ * Redis's lookupKeyRead counts them (hits, misses, keymiss), and events. */
 #include "commands.h"
 
+/* A miss is also a "keymiss" event, where Redis's lookupKeyRead raises it. */
 store_key *db_lookup_read(client *c, const resp_slice *key)
 {
     store_key *k = store_lookup(c->srv->db, key->ptr, key->len);
-    if (k)
+    if (k) {
         c->srv->stat_keyspace_hits++;
-    else
+    } else {
         c->srv->stat_keyspace_misses++;
+        db_notify(c, NOTIFY_KEY_MISS, "keymiss", key);
+    }
     return k;
+}
+
+void db_notify(client *c, int cls, const char *event, const resp_slice *key)
+{
+    store_notify(c->srv->db, cls, event, key->ptr, key->len);
 }
 
 store_key *db_lookup_write(client *c, const resp_slice *key)

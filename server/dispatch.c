@@ -38,6 +38,24 @@ static void begin_reply_mode(client *c)
     }
 }
 
+/* A RESP2 subscribed client may only (un)subscribe, PING, QUIT and RESET.
+ * Redis names the subcommand ("client|id"); a bad subcommand is left to
+ * the container, whose error Redis gives first. */
+static int subscribed_mode_allows(client *c, const command *cmd)
+{
+    const command *sub = NULL;
+    char name[64];
+    if (!(c->flags & CLIENT_PUBSUB) || c->proto != 2 || (cmd->flags & CMD_SUBSCRIBED)) return 1;
+    if (cmd->flags & CMD_CONTAINER) {
+        sub = subcommand_lookup(cmd, c->argv[1].ptr, c->argv[1].len);
+        if (!sub || !arity_ok(sub, c->argc)) return 1;
+    }
+    command_fullname(sub ? cmd : NULL, sub ? sub : cmd, name, sizeof(name));
+    reply_errorf(c, "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET "
+                    "are allowed in this context", name);
+    return 0;
+}
+
 static void client_execute(client *c)
 {
     begin_reply_mode(c);
@@ -56,11 +74,13 @@ static void client_execute(client *c)
         reply_error(c, "NOAUTH Authentication required.");
         return;
     }
+    if (!subscribed_mode_allows(c, cmd)) return;
     if (script_busy_refuses(c, cmd)) return;
     c->last_cmd = cmd;   /* before the call: CLIENT LIST shows itself running */
     c->last_sub = NULL;
     cmd->proc(c);
     c->srv->stat_commands++;
+    if (!client_output_within_limit(c)) client_close(c);
 }
 
 static void protocol_error(client *c)
@@ -74,7 +94,7 @@ static void protocol_error(client *c)
 void client_process_input(client *c)
 {
     c->parser.lim.max_bulk = c->srv->cfg.proto_max_bulk_len;   /* CONFIG SET applies to live clients */
-    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING)) && c->qpos < c->query.len) {
+    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_CLOSE_ASAP)) && c->qpos < c->query.len) {
         size_t consumed = 0;
         resp_status st = resp_parse(&c->parser, c->query.data + c->qpos, c->query.len - c->qpos, &consumed);
         if (st == RESP_ERROR) {

@@ -4,7 +4,8 @@
 
 #include "server.h"
 
-static int fold(int c, int nocase) { return nocase ? tolower(c) : c; }
+/* Negative values are high bytes read as signed chars: no case to fold. */
+static int fold(int c, int nocase) { return nocase && c >= 0 ? tolower(c) : c; }
 
 /* Matches one "[...]" class at *pat; advances pat and plen past it. */
 static int match_class(const char **pat, size_t *plen, int c, int nocase)
@@ -16,11 +17,12 @@ static int match_class(const char **pat, size_t *plen, int c, int nocase)
     while (n && *p != ']') {
         if (*p == '\\' && n >= 2) {
             p++, n--;
-            if (fold(*p, nocase) == fold(c, nocase)) match = 1;
+            if (fold((unsigned char)*p, nocase) == fold(c, nocase)) match = 1;
         } else if (n >= 3 && p[1] == '-') {
-            int lo = fold((unsigned char)p[0], nocase), hi = fold((unsigned char)p[2], nocase);
+            /* plain (signed) chars, as Redis compares them: [a-\xff] is -1..'a' */
+            int lo = fold((signed char)p[0], nocase), hi = fold((signed char)p[2], nocase);
             if (lo > hi) { int t = lo; lo = hi; hi = t; }
-            int x = fold(c, nocase);
+            int x = fold((signed char)c, nocase);
             if (x >= lo && x <= hi) match = 1;
             p += 2, n -= 2;
         } else if (fold((unsigned char)*p, nocase) == fold(c, nocase)) {
@@ -37,6 +39,7 @@ static int match_class(const char **pat, size_t *plen, int c, int nocase)
 
 static int glob_rec(const char *pat, size_t plen, const char *str, size_t slen, int nocase, int depth)
 {
+    int consumed = slen > 0;
     if (depth > 1000) return 0;   /* pathological patterns: give up, like Redis's nesting cap */
     while (plen && slen) {
         switch (*pat) {
@@ -61,7 +64,10 @@ static int glob_rec(const char *pat, size_t plen, const char *str, size_t slen, 
         pat++, plen--;
         str++, slen--;
     }
-    while (plen && *pat == '*') pat++, plen--;
+    /* Trailing stars are skipped only once the string ran out inside the
+     * loop: an empty string matches nothing but the empty pattern. */
+    if (consumed)
+        while (plen && *pat == '*') pat++, plen--;
     return plen == 0 && slen == 0;
 }
 

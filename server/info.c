@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "mem.h"
+#include "pubsub.h"
 
 static void add(resp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add(resp_buf *b, const char *fmt, ...)
@@ -91,8 +92,10 @@ static void section_stats(server *s, resp_buf *b)
         (unsigned long long)s->stat_net_in, (unsigned long long)s->stat_net_out);
     add(b, "rejected_connections:%llu\r\nexpired_keys:%llu\r\nevicted_keys:0\r\n",
         (unsigned long long)s->stat_rejected_conns, (unsigned long long)s->stat_expired);
-    add(b, "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\npubsub_channels:0\r\npubsub_patterns:0\r\n",
-        (unsigned long long)s->stat_keyspace_hits, (unsigned long long)s->stat_keyspace_misses);
+    add(b, "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n", (unsigned long long)s->stat_keyspace_hits,
+        (unsigned long long)s->stat_keyspace_misses);
+    add(b, "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n",
+        pubsub_count(s, PUBSUB_CHANNEL), pubsub_count(s, PUBSUB_PATTERN), pubsub_count(s, PUBSUB_SHARD));
 }
 
 static void section_replication(server *s, resp_buf *b)

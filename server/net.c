@@ -1,16 +1,124 @@
 /* net.c - client connections on libuv: reads land straight in the query
- * buffer, replies accumulate in the output buffer and are flushed once per
- * loop iteration (uv_try_write, then uv_write for what the kernel refused). */
+ * buffer, replies accumulate in the output buffer (with shared frames
+ * spliced in) and are flushed once per loop iteration as one gathered write
+ * (uv_try_write, then uv_write for what the kernel refused). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mem.h"
+#include "pubsub.h"
 #include "server.h"
 
 #define READ_CHUNK (16 * 1024)
 #define IDLE_BUFFER_KEEP (64 * 1024)   /* larger idle buffers are returned */
 #define QUERY_BUFFER_LIMIT (1024LL * 1024 * 1024)
+#define FRAME_SHARE_MIN 512            /* below this a copy beats a reference and an iovec */
+#define IDLE_FRAMES_KEEP 64            /* larger idle frame queues are returned */
+#define OBUF_UNCOUNTED (16 * 1024)     /* Redis's static reply buffer: outside its output limits */
+
+typedef struct frame_ref {
+    size_t at;
+    shared_frame *frame;
+} frame_ref;
+
+/* ---- shared frames ---- */
+
+void frame_release(shared_frame *f)
+{
+    if (f && --f->refs == 0) free(f);
+}
+
+static shared_frame *frame_new(const char *p, size_t len)
+{
+    shared_frame *f = mem_alloc(sizeof(*f) + len);
+    f->refs = 1;   /* the creator's, dropped with frame_release */
+    f->len = len;
+    memcpy(f->data, p, len);
+    return f;
+}
+
+static void queue_push(frame_queue *q, size_t at, shared_frame *f)
+{
+    if (q->n == q->cap) {
+        q->cap = q->cap ? q->cap * 2 : 8;
+        q->v = mem_realloc(q->v, q->cap * sizeof(*q->v));
+    }
+    q->v[q->n++] = (frame_ref){at, f};
+    f->refs++;
+    q->bytes += f->len;
+}
+
+static void queue_clear(frame_queue *q)
+{
+    for (size_t i = 0; i < q->n; i++) frame_release(q->v[i].frame);
+    q->n = q->head_sent = q->bytes = 0;
+    if (q->cap > IDLE_FRAMES_KEEP) {
+        free(q->v);
+        q->v = NULL;
+        q->cap = 0;
+    }
+}
+
+static void queue_free(frame_queue *q)
+{
+    queue_clear(q);
+    free(q->v);
+    q->v = NULL;
+    q->cap = 0;
+}
+
+void client_add_frame(client *c, const char *p, size_t len, shared_frame **shared)
+{
+    if (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY)) return;
+    client_schedule_write(c);
+    if (len < FRAME_SHARE_MIN) {
+        resp_buf_append(&c->out, p, len);
+        return;
+    }
+    if (!*shared) *shared = frame_new(p, len);
+    queue_push(&c->out_frames, c->out.len, *shared);
+}
+
+int client_type(const client *c) { return (c->flags & CLIENT_PUBSUB) ? CLIENT_TYPE_PUBSUB : CLIENT_TYPE_NORMAL; }
+
+size_t client_output_bytes(const client *c)
+{
+    return c->out.len + c->out_frames.bytes + c->inflight.len + c->inflight_frames.bytes;
+}
+
+/* Redis's checkClientOutputBufferLimits: over the hard limit, or over the
+ * soft one for more than its seconds (counted in whole clock seconds).
+ * Redis leaves its static per-client reply buffer out of the count, so the
+ * first 16 KiB are not counted here either: a tiny limit still lets
+ * ordinary replies through, as there. */
+static int over_limit(client *c)
+{
+    const obuf_limit *l = &c->srv->cfg.obuf_limits[client_type(c)];
+    size_t bytes = client_output_bytes(c);
+    size_t used = bytes > OBUF_UNCOUNTED ? bytes - OBUF_UNCOUNTED : 0;
+    int hard = l->hard && used >= l->hard;
+    if (!(l->soft && used >= l->soft)) {
+        c->obuf_soft_since_ms = 0;
+        return hard;
+    }
+    uint64_t now = server_now_ms(c->srv);
+    if (!c->obuf_soft_since_ms) {
+        c->obuf_soft_since_ms = now;
+        return hard;
+    }
+    return hard || (long long)(now / 1000 - c->obuf_soft_since_ms / 1000) > l->soft_seconds;
+}
+
+int client_output_within_limit(client *c)
+{
+    if (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_ASAP)) return 1;
+    if (!over_limit(c)) return 1;
+    log_msg(LOG_WARNING, "Client id=%llu addr=%s scheduled to be closed ASAP for overcoming of output buffer limits.",
+            (unsigned long long)c->id, c->addr);
+    c->flags |= CLIENT_CLOSE_ASAP;
+    return 0;
+}
 
 static void on_close(uv_handle_t *h)
 {
@@ -18,6 +126,8 @@ static void on_close(uv_handle_t *h)
     resp_buf_free(&c->query);
     resp_buf_free(&c->out);
     resp_buf_free(&c->inflight);
+    queue_free(&c->out_frames);
+    queue_free(&c->inflight_frames);
     resp_parser_free(&c->parser);
     free(c->name);
     free(c->lib_name);
@@ -40,6 +150,7 @@ void client_close(client *c)
     if (c->flags & CLIENT_CLOSING) return;
     c->flags |= CLIENT_CLOSING;
     unlink_client(c);
+    pubsub_client_reset(c);
     uv_close(&c->h.handle, on_close);
 }
 
@@ -96,11 +207,62 @@ static void shrink_idle(resp_buf *b)
 
 static void flush_client(client *c);
 
+/* The output as iovecs in order: buffer bytes with the frames spliced in
+ * where they were queued. Returns the count (in srv->iov). */
+static unsigned gather(server *s, const resp_buf *b, const frame_queue *q)
+{
+    size_t need = 2 * q->n + 1, n = 0, pos = 0;
+    if (need > s->iov_cap) {
+        s->iov_cap = need * 2;
+        s->iov = mem_realloc(s->iov, s->iov_cap * sizeof(*s->iov));
+    }
+    for (size_t i = 0; i < q->n; i++) {
+        const shared_frame *f = q->v[i].frame;
+        size_t skip = i == 0 ? q->head_sent : 0;
+        if (q->v[i].at > pos) s->iov[n++] = uv_buf_init(b->data + pos, (unsigned)(q->v[i].at - pos));
+        pos = q->v[i].at;
+        s->iov[n++] = uv_buf_init((char *)f->data + skip, (unsigned)(f->len - skip));
+    }
+    if (b->len > pos) s->iov[n++] = uv_buf_init(b->data + pos, (unsigned)(b->len - pos));
+    return (unsigned)n;
+}
+
+/* Drop the first n written bytes: buffer bytes and frames, in queue order. */
+static void consume(resp_buf *b, frame_queue *q, size_t n)
+{
+    size_t taken = 0, done = 0;   /* buffer bytes and whole frames written */
+    while (n > 0) {
+        size_t upto = done < q->n ? q->v[done].at : b->len;
+        if (upto > taken) {
+            size_t k = n < upto - taken ? n : upto - taken;
+            taken += k, n -= k;
+            continue;
+        }
+        if (done == q->n) break;   /* cannot happen: n never exceeds what was queued */
+        size_t left = q->v[done].frame->len - q->head_sent;
+        size_t k = n < left ? n : left;
+        q->bytes -= k, n -= k;
+        if (k < left) {
+            q->head_sent += k;   /* a frame cut short is at the head: all before it went */
+            break;
+        }
+        q->head_sent = 0;
+        frame_release(q->v[done++].frame);
+    }
+    q->n -= done;
+    if (done) memmove(q->v, q->v + done, q->n * sizeof(*q->v));
+    for (size_t i = 0; i < q->n; i++) q->v[i].at -= taken;
+    resp_buf_consume(b, taken);
+}
+
+static int has_output(const client *c) { return c->out.len > 0 || c->out_frames.n > 0; }
+
 static void on_write(uv_write_t *req, int status)
 {
     client *c = req->data;
     c->writing = 0;
     c->inflight.len = 0;
+    queue_clear(&c->inflight_frames);
     shrink_idle(&c->inflight);
     if (status < 0 || (c->flags & CLIENT_CLOSING)) {
         client_close(c);
@@ -110,17 +272,21 @@ static void on_write(uv_write_t *req, int status)
 }
 
 /* The kernel took only part: hand the rest to uv_write, which owns the
- * inflight buffer until on_write; new replies keep accumulating in out. */
+ * inflight buffer and frames until on_write; new output keeps accumulating
+ * in out. */
 static void write_async(client *c)
 {
     resp_buf tmp = c->inflight;
+    frame_queue tq = c->inflight_frames;
     c->inflight = c->out;
+    c->inflight_frames = c->out_frames;
     c->out = tmp;
     c->out.len = 0;
-    uv_buf_t buf = uv_buf_init(c->inflight.data, (unsigned)c->inflight.len);
+    c->out_frames = tq;
+    unsigned nbufs = gather(c->srv, &c->inflight, &c->inflight_frames);
     c->wreq.data = c;
     c->writing = 1;
-    if (uv_write(&c->wreq, &c->h.stream, &buf, 1, on_write) != 0) {
+    if (uv_write(&c->wreq, &c->h.stream, c->srv->iov, nbufs, on_write) != 0) {
         c->writing = 0;
         client_close(c);
     }
@@ -129,18 +295,18 @@ static void write_async(client *c)
 static void flush_client(client *c)
 {
     if ((c->flags & CLIENT_CLOSING) || c->writing) return;
-    if (c->out.len > 0) {
-        uv_buf_t buf = uv_buf_init(c->out.data, (unsigned)c->out.len);
-        int n = uv_try_write(&c->h.stream, &buf, 1);
+    if (has_output(c)) {
+        unsigned nbufs = gather(c->srv, &c->out, &c->out_frames);
+        int n = uv_try_write(&c->h.stream, c->srv->iov, nbufs);
         if (n < 0 && n != UV_EAGAIN) {
             client_close(c);
             return;
         }
         if (n > 0) {
             c->srv->stat_net_out += (uint64_t)n;
-            resp_buf_consume(&c->out, (size_t)n);
+            consume(&c->out, &c->out_frames, (size_t)n);
         }
-        if (c->out.len > 0) {
+        if (has_output(c)) {
             write_async(c);
             return;
         }

@@ -6,9 +6,12 @@
 
 #include "server.h"
 
+/* Pushes (pub/sub confirmations) go out even with CLIENT REPLY OFF/SKIP,
+ * as in Redis; nothing goes to a client on its way out. */
 int client_replies_on(const client *c)
 {
-    return !(c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_CLOSING));
+    if (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_ASAP)) return 0;
+    return (c->flags & CLIENT_PUSHING) || !(c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP));
 }
 
 resp_buf *client_out(client *c)
@@ -90,6 +93,12 @@ void reply_set(client *c, long long n)
     resp_add_set_len(b, c->proto, n);
 }
 
+void reply_push(client *c, long long n)
+{
+    OUT_OR_RETURN(c);
+    resp_add_push_len(b, c->proto, n);
+}
+
 void reply_verbatim(client *c, const char *p, size_t len)
 {
     OUT_OR_RETURN(c);
@@ -123,13 +132,44 @@ void reply_wrongtype(client *c)
 
 void reply_not_integer(client *c) { reply_error(c, "ERR value is not an integer or out of range"); }
 
+/* The command's name in capitals, as Redis's "Try CLIENT HELP." */
+static void upper_name(const client *c, char *dst, size_t len)
+{
+    snprintf(dst, len, "%s", c->cmd->name);
+    for (char *p = dst; *p; p++)
+        if (*p >= 'a' && *p <= 'z') *p -= 'a' - 'A';
+}
+
+/* argv[1] quoted as Redis does: a C string of at most 128 bytes. */
+static int sub_len(const client *c)
+{
+    return c->argc > 1 ? (int)strnlen(c->argv[1].ptr, c->argv[1].len < 128 ? c->argv[1].len : 128) : 0;
+}
+
 void reply_unknown_subcommand(client *c)
 {
     char upper[64];
-    snprintf(upper, sizeof(upper), "%s", c->cmd->name);
-    for (char *p = upper; *p; p++)
-        if (*p >= 'a' && *p <= 'z') *p -= 'a' - 'A';
-    int len = c->argc > 1 ? (int)(c->argv[1].len < 128 ? c->argv[1].len : 128) : 0;
-    reply_errorf(c, "ERR unknown subcommand '%.*s'. Try %s HELP.",
-                 len, c->argc > 1 ? c->argv[1].ptr : "", upper);
+    upper_name(c, upper, sizeof(upper));
+    reply_errorf(c, "ERR unknown subcommand '%.*s'. Try %s HELP.", sub_len(c), c->argc > 1 ? c->argv[1].ptr : "",
+                 upper);
+}
+
+void reply_subcommand_syntax_error(client *c)
+{
+    char upper[64];
+    upper_name(c, upper, sizeof(upper));
+    reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try %s HELP.", sub_len(c),
+                 c->argc > 1 ? c->argv[1].ptr : "", upper);
+}
+
+void reply_help(client *c, const char *const *lines, size_t n)
+{
+    char upper[64], head[128];
+    upper_name(c, upper, sizeof(upper));
+    snprintf(head, sizeof(head), "%s <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", upper);
+    reply_array(c, (long long)n + 3);
+    reply_status(c, head);
+    for (size_t i = 0; i < n; i++) reply_status(c, lines[i]);
+    reply_status(c, "HELP");
+    reply_status(c, "    Prints this help.");
 }

@@ -57,7 +57,7 @@ static void serve(client *c, int fd)
     c->query.len += (size_t)n;
     c->srv->stat_net_in += (uint64_t)n;
     client_process_input(c);
-    if (c->writing || c->out.len == 0) return;
+    if (c->writing || c->out.len == 0 || c->out_frames.n) return;   /* keep the byte order */
     ssize_t w = write(fd, c->out.data, c->out.len);
     if (w > 0) {
         resp_buf_consume(&c->out, (size_t)w);

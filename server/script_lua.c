@@ -379,7 +379,7 @@ static const char *call_refusal(const script_call *run, const command *cmd, int 
     if (!cmd) return "Unknown Redis command called from script";
     if (!arity_ok(cmd, argc)) return "Wrong number of args calling Redis command from script";
     if (cmd->flags & CMD_NOSCRIPT) return "This Redis command is not allowed from script";
-    if (run->readonly && (cmd->flags & CMD_WRITE))
+    if (run->readonly && (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)))
         return "Write commands are not allowed from read-only scripts.";
     return NULL;
 }

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "dict.h"
 #include "mem.h"
+#include "pubsub.h"
 #include "server.h"
 #include "script.h"
 
@@ -43,6 +44,7 @@ static void on_key_expired(const char *key, size_t len, void *ctx)
 {
     server *s = ctx;
     s->stat_expired++;
+    store_notify(s->db, STORE_EV_EXPIRED, "expired", key, len);
 }
 
 static void on_expire_timer(uv_timer_t *t)
@@ -50,6 +52,9 @@ static void on_expire_timer(uv_timer_t *t)
     server *s = t->data;
     s->expire_timer_due = UINT64_MAX;
     store_expire_due(s->db);
+    /* Timers run before the loop polls, and the per-iteration flush comes
+     * after it: send "expired" events now, not after the next wake-up. */
+    net_flush_pending(s);
     server_expire_rearm(s);
 }
 
@@ -70,7 +75,8 @@ void server_expire_rearm(server *s)
 }
 
 /* CONFIG timeout: idle clients are closed, checked once a second and only
- * while a timeout is set, so an idle server still sleeps. */
+ * while a timeout is set, so an idle server still sleeps. Subscribers are
+ * idle by nature and stay, as in Redis. */
 static void on_idle_check(uv_timer_t *t)
 {
     server *s = t->data;
@@ -78,7 +84,7 @@ static void on_idle_check(uv_timer_t *t)
     if (limit == 0) return;
     for (client *c = s->clients, *next; c; c = next) {
         next = c->next;
-        if (now - c->last_ms > limit) {
+        if (!(c->flags & CLIENT_PUBSUB) && now - c->last_ms > limit) {
             log_msg(LOG_VERBOSE, "Closing idle client");
             client_close(c);
         }
@@ -140,9 +146,11 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     make_run_id(s->run_id);
     seed_hashing();
     command_table_init();
+    pubsub_init(s);
     s->db = store_create(store_clock, s);
     scripts_init(s);
     store_set_expired_hook(s->db, on_key_expired, s);
+    store_set_event_hook(s->db, notify_keyspace_event, s);
     uv_check_init(loop, &s->flush_check);
     s->flush_check.data = s;
     uv_check_start(&s->flush_check, on_check);
@@ -258,5 +266,9 @@ void server_close(server *s)
     scripts_free(s);
     store_destroy(s->db);
     s->db = NULL;
+    free(s->iov);
+    s->iov = NULL;
+    resp_buf_free(&s->notify_chan);
+    pubsub_free(s);
     config_free(&s->cfg);
 }

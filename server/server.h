@@ -19,6 +19,8 @@
 typedef struct server server;
 typedef struct client client;
 struct scripts;
+struct pubsub_client;   /* pubsub.c */
+struct pubsub_state;
 
 /* ---- commands ---- */
 
@@ -30,10 +32,12 @@ enum {
     CMD_FAST = 1 << 4,
     CMD_LOADING = 1 << 5,
     CMD_STALE = 1 << 6,
-    CMD_PUBSUB = 1 << 7,     /* allowed in RESP2 subscribed mode */
+    CMD_PUBSUB = 1 << 7,     /* COMMAND INFO's "pubsub" flag */
     CMD_NOSCRIPT = 1 << 8,   /* refused inside EVAL */
     CMD_CONTAINER = 1 << 9,  /* has subcommands: errors name "cmd|sub" */
-    CMD_ALLOW_BUSY = 1 << 10, /* served while a script runs too long */
+    CMD_SUBSCRIBED = 1 << 10,/* allowed in RESP2 subscribed mode (not shown) */
+    CMD_ALLOW_BUSY = 1 << 11, /* served while a script runs too long */
+    CMD_MAY_REPLICATE = 1 << 12, /* refused in read-only scripts; Redis 7.0's COMMAND INFO omits it */
 };
 
 typedef void (*command_proc)(client *c);
@@ -58,6 +62,25 @@ void command_table_free(void);
 size_t command_count(void);
 const command *command_at(size_t i);
 
+/* ---- output: reply bytes with shared frames spliced in ---- */
+
+/* A frame encoded once and queued by reference on many clients (one
+ * pub/sub message to many subscribers); the last reference frees it. */
+typedef struct shared_frame {
+    size_t refs;
+    size_t len;
+    char data[];
+} shared_frame;
+
+/* The shared frames queued among an output buffer's bytes: v[i] goes out
+ * right before byte v[i].at of that buffer. */
+typedef struct frame_queue {
+    struct frame_ref *v;
+    size_t n, cap;
+    size_t head_sent;   /* bytes of v[0] already written */
+    size_t bytes;       /* frame bytes not yet written */
+} frame_queue;
+
 /* ---- clients ---- */
 
 enum {
@@ -69,7 +92,10 @@ enum {
     CLIENT_CLOSING = 1 << 5,
     CLIENT_PENDING_WRITE = 1 << 6,
     CLIENT_UNIX = 1 << 7,
-    CLIENT_SCRIPT = 1 << 8,            /* not a connection: scripts run commands as it */
+    CLIENT_PUBSUB = 1 << 8,            /* has subscriptions (RESP2: subscribed mode) */
+    CLIENT_PUSHING = 1 << 9,           /* writing a push: sent even with CLIENT REPLY OFF */
+    CLIENT_CLOSE_ASAP = 1 << 10,       /* over its output limit: gets nothing more, closed soon */
+    CLIENT_SCRIPT = 1 << 11,           /* not a connection: scripts run commands as it */
 };
 
 struct client {
@@ -95,11 +121,17 @@ struct client {
     const command *sub;            /* the subcommand of a container, or NULL */
     const command *last_cmd;
     const command *last_sub;
-    /* output: replies accumulate in out; inflight is owned by a uv_write */
+    /* output: replies accumulate in out (shared frames spliced in by
+     * out_frames); inflight and its frames are owned by a uv_write */
     resp_buf out;
     resp_buf inflight;
+    frame_queue out_frames;
+    frame_queue inflight_frames;
     uv_write_t wreq;
     int writing;
+    uint64_t obuf_soft_since_ms;   /* when the soft output limit was first exceeded, or 0 */
+    client *asap_next;             /* found over its limit mid-publish: closed right after */
+    struct pubsub_client *pubsub;  /* subscriptions; NULL until the first */
     /* identity */
     char *name;
     char *lib_name;
@@ -131,6 +163,10 @@ struct server {
     client *clients;
     size_t nclients;
     client *pending;
+    struct pubsub_state *pubsub;
+    resp_buf notify_chan;        /* scratch: the channel of a keyspace event */
+    uv_buf_t *iov;               /* scratch for gathering one client's output */
+    size_t iov_cap;
     uint64_t next_client_id;
     int port;                    /* actual TCP port bound */
     int shutting_down;
@@ -165,6 +201,20 @@ void server_shutdown(server *s);
 
 /* net.c */
 void client_schedule_write(client *c);
+/* Queue an encoded frame (a pub/sub message) for c. Small frames are
+ * copied; larger ones are shared: *shared is made from p for the first
+ * client and referenced by the rest, and the caller drops its own
+ * reference with frame_release once every client has it. */
+void client_add_frame(client *c, const char *p, size_t len, shared_frame **shared);
+void frame_release(shared_frame *f);
+/* Bytes queued for c and not yet written (output limits, CLIENT LIST omem). */
+size_t client_output_bytes(const client *c);
+/* CLIENT_TYPE_PUBSUB while subscribed, else CLIENT_TYPE_NORMAL. */
+int client_type(const client *c);
+/* 1 while c is within its class's client-output-buffer-limit. Otherwise
+ * it is logged and marked CLIENT_CLOSE_ASAP (it is sent nothing more) and
+ * 0 is returned: the caller closes it once that is safe (not mid-publish). */
+int client_output_within_limit(client *c);
 void client_close(client *c);
 void client_close_after_reply(client *c);
 void client_set_authenticated(client *c, int yes);
@@ -190,12 +240,17 @@ void reply_null(client *c);
 void reply_array(client *c, long long n);
 void reply_map(client *c, long long n);
 void reply_set(client *c, long long n);
+void reply_push(client *c, long long n);   /* RESP3 '>', an array in RESP2 */
 void reply_verbatim(client *c, const char *p, size_t len);
 void reply_arity_error(client *c);
 void reply_syntax_error(client *c);
 void reply_wrongtype(client *c);
 void reply_not_integer(client *c);
 void reply_unknown_subcommand(client *c);
+/* "unknown subcommand or wrong number of arguments for 'x'. Try CMD HELP." */
+void reply_subcommand_syntax_error(client *c);
+/* Redis's HELP reply: "CMD <subcommand> ..." header, the lines, then HELP. */
+void reply_help(client *c, const char *const *lines, size_t n);
 
 /* args.c: argument helpers with Redis's error replies */
 int arg_is(const resp_slice *a, const char *lit);
@@ -208,6 +263,24 @@ char *arg_strdup(const resp_slice *a);
 void subcommand_dispatch(client *c);
 /* "client|setname" style lookup of a subcommand, NULL if unknown. */
 const command *subcommand_lookup(const command *container, const char *name, size_t len);
+
+/* notify.c: keyspace events. The class bits are the store's STORE_EV_*
+ * (Redis's NOTIFY_* values); these are the rest of Redis's bits. */
+enum {
+    NOTIFY_KEYSPACE = 1 << 0,    /* K: __keyspace@0__:<key> <event> */
+    NOTIFY_KEYEVENT = 1 << 1,    /* E: __keyevent@0__:<event> <key> */
+    NOTIFY_EVICTED = 1 << 9,     /* e */
+    NOTIFY_STREAM = 1 << 10,     /* t */
+    NOTIFY_KEY_MISS = 1 << 11,   /* m: "keymiss" on read misses, not part of A */
+    NOTIFY_MODULE = 1 << 13,     /* d */
+    NOTIFY_NEW = STORE_EV_NEW,   /* n: "new" key, not part of A */
+};
+/* notify-keyspace-events letters to bits, -1 on an unknown letter; and
+ * back, as CONFIG GET shows them (dst holds at least 16 bytes). */
+int notify_flags_parse(const char *s, size_t len);
+void notify_flags_format(int flags, char *dst);
+/* The store's event hook (store_set_event_hook), ctx being the server. */
+void notify_keyspace_event(int cls, const char *event, const char *key, size_t klen, void *ctx);
 
 /* glob.c: Redis's stringmatchlen */
 int glob_match(const char *pat, size_t plen, const char *str, size_t slen, int nocase);

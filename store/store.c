@@ -124,6 +124,7 @@ store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, stor
     else
         store_hash_init(k);
     store_dict_insert_hashed(&s->keys, &k->node);
+    store_notify(s, STORE_EV_NEW, "new", k->name, len);
     return k;
 }
 
@@ -174,6 +175,7 @@ store_key *store_rename(store *s, store_key *k, const char *newname, size_t newl
     store_mem_free(&s->used_memory, k);
     store_dict_insert_hashed(&s->keys, &nk->node);
     if (deadline != STORE_NO_DEADLINE) store_key_set_deadline(s, nk, deadline);
+    store_notify(s, STORE_EV_NEW, "new", nk->name, newlen);   /* the name is added, as Redis's dbAdd */
     return nk;
 }
 

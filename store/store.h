@@ -40,6 +40,7 @@ enum {
     STORE_EV_HASH = 1 << 6,      /* h */
     STORE_EV_ZSET = 1 << 7,      /* z */
     STORE_EV_EXPIRED = 1 << 8,   /* x */
+    STORE_EV_NEW = 1 << 14,      /* n: raised by the store itself, "new" */
 };
 /* A keyspace event, named as the Redis command that caused it ("hincrby",
  * "expire", "del", ...). Raised by operations that live in store/ (the

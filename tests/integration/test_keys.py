@@ -111,6 +111,11 @@ def keyset(conn):
     (b"abc", [b"abc"]),
     (b"", [b""]),
     (b"**c", [b"abc"]),
+    # only the literal "*" is special-cased; a star pattern never matches the empty name
+    (b"**", [k for k in KEYSET if k]),
+    # class ranges compare signed chars: [a-\xff] is the range -1..'a'
+    (b"[a-\xff]*", [b"a", b"ab", b"abc", b"[x]", b"\xff\x00bin"]),
+    (b"[\x80-\xff]*", [b"\xff\x00bin"]),
 ])
 def test_keys_patterns(keyset, pattern, expected):
     got = parse(keyset.cmd("KEYS", pattern))

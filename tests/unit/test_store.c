@@ -1,5 +1,5 @@
 /* test_store.c - the keyspace with a fake clock: expired keys are never
- * visible, the wheel reclaims on time, rename/flush/types/memory. */
+ * visible, the wheel reclaims on time, rename/flush/types/memory, events. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -447,6 +447,34 @@ static void test_many_keys(void **state)
 
 /* A typical lock: a hash with one "<uuid>:<thread>" -> "1" field and a TTL.
  * Prints what it costs; fails if it ever exceeds a generous bound. */
+/* ---- keyspace events raised by the store itself ---- */
+
+typedef struct events {
+    char log[256];
+} events;
+
+static void on_event(int cls, const char *event, const char *key, size_t klen, void *ctx)
+{
+    events *e = ctx;
+    size_t used = strlen(e->log);
+    snprintf(e->log + used, sizeof(e->log) - used, "%s%d:%s:%.*s", used ? " " : "", cls, event, (int)klen, key);
+}
+
+static void test_new_key_events(void **state)
+{
+    fixture *f = *state;
+    events e = {{0}};
+    store_set_event_hook(f->s, on_event, &e);
+    store_create_key(f->s, "h", 1, STORE_HASH);
+    put(f->s, "s", "v");
+    put(f->s, "s", "w");   /* an existing key is not new */
+    store_rename(f->s, get(f->s, "s"), "t", 1);
+    store_notify(f->s, STORE_EV_HASH, "hset", "h", 1);
+    assert_string_equal(e.log, "16384:new:h 16384:new:s 16384:new:t 64:hset:h");
+    store_set_event_hook(f->s, NULL, NULL);
+    store_notify(f->s, STORE_EV_HASH, "hset", "h", 1);   /* no hook: nothing happens */
+}
+
 static void test_lock_key_memory(void **state)
 {
     fixture *f = *state;
@@ -480,6 +508,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_create_delete, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lock_key_memory, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_new_key_events, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
