@@ -50,6 +50,7 @@ def workloads():
                             "30000", "owner:1"]),
         ("EVAL lock text", ["eval", lock, "1", "lock:__rand_int__", "30000", "owner:1"]),
         ("EVALSHA Lua-only", ["evalsha", lua_sha, "1", "lock:__rand_int__", "owner:1"]),
+        ("SCRIPT LOAD", ["script", "load", lock]),
     ], [lock, vector(UNLOCK_SHA), LUA_ONLY]
 
 
