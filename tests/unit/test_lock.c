@@ -74,7 +74,7 @@ static void test_acquire_reenter_and_contend(void **state)
     fixture *f = *state;
     long long pttl = 99;
     assert_int_equal(acquire(f, "L", "a", 30000, &pttl), 1);
-    assert_string_equal(f->events, "64:hincrby:L 4:expire:L ");
+    assert_string_equal(f->events, "16384:new:L 64:hincrby:L 4:expire:L ");
     f->now += 1000;
     assert_int_equal(acquire(f, "L", "a", 30000, &pttl), 1);
     assert_int_equal(count_of(f, "L", "a"), 2);
@@ -100,7 +100,7 @@ static void test_acquire_first_hold_event_name(void **state)
     fixture *f = *state;
     long long pttl;
     assert_int_equal(store_lock_acquire(f->s, S("L"), S("a"), 100, "hset", &pttl), 1);
-    assert_string_equal(f->events, "64:hset:L 4:expire:L ");
+    assert_string_equal(f->events, "16384:new:L 64:hset:L 4:expire:L ");
 }
 
 /* Every refusal happens before any change, so Lua can redo the call. */
@@ -109,17 +109,18 @@ static void test_fallback_changes_nothing(void **state)
     fixture *f = *state;
     long long pttl, r, out;
     store_put_string(f->s, S("str"), S("v"));
+    store_key *k = store_create_key(f->s, S("H"), STORE_HASH);
+    store_hash_set(f->s, k, S("a"), S("notanumber"));
+    store_hash_incrby(f->s, k, S("max"), INT64_MAX, &out);
+    store_put_string(f->s, S("latch"), S("0x1"));
+    f->events[0] = '\0';
     assert_int_equal(acquire(f, "str", "a", 100, &pttl), STORE_LOCK_FALLBACK);
     assert_int_equal(store_lock_release(f->s, S("str"), S("a"), 100), STORE_LOCK_FALLBACK);
     assert_int_equal(store_lock_renew(f->s, S("str"), S("a"), 100), STORE_LOCK_FALLBACK);
-    store_key *k = store_create_key(f->s, S("H"), STORE_HASH);
-    store_hash_set(f->s, k, S("a"), S("notanumber"));
     assert_int_equal(acquire(f, "H", "a", 100, &pttl), STORE_LOCK_FALLBACK);
     assert_int_equal(store_lock_release(f->s, S("H"), S("a"), 100), STORE_LOCK_FALLBACK);
-    store_hash_incrby(f->s, k, S("max"), INT64_MAX, &out);
     assert_int_equal(acquire(f, "H", "max", 100, &pttl), STORE_LOCK_FALLBACK);
     assert_int_equal(store_lock_latch_get(f->s, S("H"), &r), STORE_LOCK_FALLBACK);
-    store_put_string(f->s, S("latch"), S("0x1"));
     assert_int_equal(store_lock_latch_get(f->s, S("latch"), &r), STORE_LOCK_FALLBACK);
     assert_int_equal(store_lock_token_delete(f->s, S("H"), S("t")), STORE_LOCK_FALLBACK);
     assert_string_equal(f->events, "");
@@ -170,7 +171,7 @@ static void test_latch_records_result(void **state)
     long long r = -5;
     assert_int_equal(store_lock_latch_get(f->s, S("latch"), &r), 0);
     store_lock_latch_set(f->s, S("latch"), 1, 13500);
-    assert_string_equal(f->events, "8:set:latch 4:expire:latch ");
+    assert_string_equal(f->events, "16384:new:latch 8:set:latch 4:expire:latch ");
     assert_int_equal(store_lock_latch_get(f->s, S("latch"), &r), 1);
     assert_int_equal(r, 1);
     assert_int_equal(ttl_of(f, "latch"), 13500);
