@@ -12,9 +12,8 @@
 #define IDLE_BUFFER_KEEP (64 * 1024)   /* larger idle buffers are returned */
 #define QUERY_BUFFER_LIMIT (1024LL * 1024 * 1024)
 
-static void on_close(uv_handle_t *h)
+static void client_free(client *c)
 {
-    client *c = h->data;
     resp_buf_free(&c->query);
     resp_buf_free(&c->out);
     resp_buf_free(&c->inflight);
@@ -24,6 +23,8 @@ static void on_close(uv_handle_t *h)
     free(c->lib_ver);
     free(c);
 }
+
+static void on_close(uv_handle_t *h) { client_free(h->data); }
 
 static void unlink_client(client *c)
 {
@@ -35,15 +36,17 @@ static void unlink_client(client *c)
     s->nclients--;
 }
 
+/* A detached client only remembers it was closed: its owner frees it. */
 void client_close(client *c)
 {
     if (c->flags & CLIENT_CLOSING) return;
     c->flags |= CLIENT_CLOSING;
+    if (c->flags & CLIENT_DETACHED) return;
     unlink_client(c);
     uv_close(&c->h.handle, on_close);
 }
 
-client *client_new(server *s)
+static client *client_create(server *s)
 {
     client *c = mem_calloc(1, sizeof(*c));
     resp_limits lim = {RESP_INLINE_MAX, RESP_MULTIBULK_MAX, s->cfg.proto_max_bulk_len, 0};
@@ -53,6 +56,12 @@ client *client_new(server *s)
     c->ctime_ms = c->last_ms = server_now_ms(s);
     resp_parser_init(&c->parser, &lim);
     client_set_authenticated(c, !s->cfg.requirepass[0]);
+    return c;
+}
+
+client *client_new(server *s)
+{
+    client *c = client_create(s);
     c->h.handle.data = c;
     c->next = s->clients;
     if (s->clients) s->clients->prev = c;
@@ -61,12 +70,24 @@ client *client_new(server *s)
     return c;
 }
 
+/* Like Redis's fake clients (createClient(NULL)): not in the client list,
+ * so CLIENT LIST, KILL, timeouts and maxclients never see it, and replies
+ * stay in c->out for the owner to read (and clear). */
+client *client_new_detached(server *s)
+{
+    client *c = client_create(s);
+    c->flags |= CLIENT_DETACHED;
+    return c;
+}
+
+void client_free_detached(client *c) { client_free(c); }
+
 /* Stop reading, send what is queued, then close (QUIT, protocol errors,
  * shutdown). */
 void client_close_after_reply(client *c)
 {
     c->flags |= CLIENT_CLOSE_AFTER_REPLY;
-    if (!(c->flags & CLIENT_CLOSING)) uv_read_stop(&c->h.stream);
+    if (!(c->flags & (CLIENT_CLOSING | CLIENT_DETACHED))) uv_read_stop(&c->h.stream);
     client_schedule_write(c);
 }
 
@@ -81,7 +102,7 @@ void client_set_authenticated(client *c, int yes)
 
 void client_schedule_write(client *c)
 {
-    if (c->flags & CLIENT_PENDING_WRITE) return;
+    if (c->flags & (CLIENT_PENDING_WRITE | CLIENT_DETACHED)) return;
     c->flags |= CLIENT_PENDING_WRITE;
     c->pending_next = c->srv->pending;
     c->srv->pending = c;
@@ -162,31 +183,24 @@ void net_flush_pending(server *s)
     }
 }
 
-/* Read straight into the free tail of the query buffer; parsed bytes are
- * dropped first so the buffer does not creep. */
-static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+/* Room for at least n more bytes at the tail of the query buffer; parsed
+ * bytes are dropped first so the buffer does not creep. */
+static void query_reserve(client *c, size_t n)
 {
-    client *c = h->data;
     resp_buf *q = &c->query;
     if (c->qpos > 0) {
         memmove(q->data, q->data + c->qpos, q->len - c->qpos);
         q->len -= c->qpos;
         c->qpos = 0;
     }
-    resp_buf_reserve(q, READ_CHUNK);
-    *buf = uv_buf_init(q->data + q->len, (unsigned)(q->cap - q->len));
+    resp_buf_reserve(q, n);
 }
 
-static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+/* n new bytes sit at the tail of the query buffer: run what is complete. */
+static void query_received(client *c, size_t n)
 {
-    client *c = stream->data;
-    if (nread < 0) {
-        client_close(c);
-        return;
-    }
-    if (nread == 0) return;
-    c->query.len += (size_t)nread;
-    c->srv->stat_net_in += (uint64_t)nread;
+    c->query.len += n;
+    c->srv->stat_net_in += (uint64_t)n;
     c->last_ms = server_now_ms(c->srv);
     client_process_input(c);
     if (c->query.len - c->qpos > QUERY_BUFFER_LIMIT) {
@@ -198,6 +212,33 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         c->query.len = c->qpos = 0;
         shrink_idle(&c->query);
     }
+}
+
+/* Reads land straight in the free tail of the query buffer. */
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    client *c = h->data;
+    query_reserve(c, READ_CHUNK);
+    *buf = uv_buf_init(c->query.data + c->query.len, (unsigned)(c->query.cap - c->query.len));
+}
+
+static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+    client *c = stream->data;
+    if (nread < 0) {
+        client_close(c);
+        return;
+    }
+    if (nread > 0) query_received(c, (size_t)nread);
+}
+
+/* For detached clients: bytes arrive as if read from a socket. */
+void client_feed(client *c, const char *p, size_t len)
+{
+    if (len == 0 || (c->flags & CLIENT_CLOSING)) return;
+    query_reserve(c, len);
+    memcpy(c->query.data + c->query.len, p, len);
+    query_received(c, len);
 }
 
 static void describe_peer(client *c)

@@ -24,6 +24,7 @@ static uint64_t mono_us(void)
  * PEXPIRETIME speak unix time) that never jumps back with the wall clock. */
 uint64_t server_now_ms(server *s)
 {
+    if (s->frozen_now_ms) return s->frozen_now_ms;
     return s->clock_wall0_ms + (mono_us() - s->clock_mono0_us) / 1000u;
 }
 

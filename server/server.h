@@ -67,6 +67,7 @@ enum {
     CLIENT_CLOSING = 1 << 5,
     CLIENT_PENDING_WRITE = 1 << 6,
     CLIENT_UNIX = 1 << 7,
+    CLIENT_DETACHED = 1 << 8,          /* no connection: see client_new_detached() */
 };
 
 struct client {
@@ -134,6 +135,7 @@ struct server {
     /* clock: wall time at start + monotonic elapsed, never goes backwards */
     uint64_t clock_wall0_ms;
     uint64_t clock_mono0_us;
+    uint64_t frozen_now_ms;      /* nonzero: the clock reads this (fuzzing) */
     uint64_t start_ms;
     uint64_t lastsave_s;
     /* stats */
@@ -164,6 +166,13 @@ void client_set_authenticated(client *c, int yes);
 void net_flush_pending(server *s);
 void net_on_connection(uv_stream_t *listener, int status);
 client *client_new(server *s);
+/* A client with no connection (fuzzing, and whatever runs commands on its
+ * own behalf): feed it bytes with client_feed(), read its replies from
+ * c->out; it is closed (CLIENT_CLOSING or CLIENT_CLOSE_AFTER_REPLY) when a
+ * connection would be, and its owner frees it. */
+client *client_new_detached(server *s);
+void client_feed(client *c, const char *p, size_t len);
+void client_free_detached(client *c);
 
 /* dispatch.c */
 void client_process_input(client *c);
