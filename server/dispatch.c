@@ -37,6 +37,12 @@ static void begin_reply_mode(client *c)
     }
 }
 
+/* latchd never evicts: every maxmemory-policy acts as noeviction. */
+static int over_maxmemory(const server *s)
+{
+    return s->cfg.maxmemory > 0 && server_used_memory(s) > (size_t)s->cfg.maxmemory;
+}
+
 static void client_execute(client *c)
 {
     begin_reply_mode(c);
@@ -53,6 +59,10 @@ static void client_execute(client *c)
     }
     if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NOAUTH)) {
         reply_error(c, "NOAUTH Authentication required.");
+        return;
+    }
+    if (over_maxmemory(c->srv) && (cmd->flags & CMD_DENYOOM)) {
+        reply_error(c, "OOM command not allowed when used memory > 'maxmemory'.");
         return;
     }
     c->last_cmd = cmd;   /* before the call: CLIENT LIST shows itself running */

@@ -10,7 +10,6 @@
 
 #define READ_CHUNK (16 * 1024)
 #define IDLE_BUFFER_KEEP (64 * 1024)   /* larger idle buffers are returned */
-#define QUERY_BUFFER_LIMIT (1024LL * 1024 * 1024)
 
 static void client_free(client *c)
 {
@@ -203,8 +202,11 @@ static void query_received(client *c, size_t n)
     c->srv->stat_net_in += (uint64_t)n;
     c->last_ms = server_now_ms(c->srv);
     client_process_input(c);
-    if (c->query.len - c->qpos > QUERY_BUFFER_LIMIT) {
-        log_msg(LOG_WARNING, "Closing client that reached max query buffer length");
+    /* What is left is one unfinished command: past the limit, Redis drops
+     * the client without a reply. */
+    if (c->query.len - c->qpos > (size_t)c->srv->cfg.client_query_buffer_limit) {
+        log_msg(LOG_WARNING, "Closing client that reached max query buffer length: id=%llu addr=%s (qbuf=%zu)",
+                (unsigned long long)c->id, c->addr, c->query.len - c->qpos);
         client_close(c);
         return;
     }

@@ -28,6 +28,12 @@ uint64_t server_now_ms(server *s)
     return s->clock_wall0_ms + (mono_us() - s->clock_mono0_us) / 1000u;
 }
 
+/* Keys, values and client structures; buffers are not walked per command. */
+size_t server_used_memory(const server *s)
+{
+    return store_used_memory(s->db) + s->nclients * sizeof(client);
+}
+
 static uint64_t store_clock(void *ctx) { return server_now_ms(ctx); }
 
 /* Lazy (on access) and active (wheel) reclaims both land here. */

@@ -32,6 +32,7 @@ enum {
     CMD_PUBSUB = 1 << 7,     /* allowed in RESP2 subscribed mode */
     CMD_NOSCRIPT = 1 << 8,   /* refused inside EVAL */
     CMD_CONTAINER = 1 << 9,  /* has subcommands: errors name "cmd|sub" */
+    CMD_DENYOOM = 1 << 10,   /* may grow memory: refused over maxmemory */
 };
 
 typedef void (*command_proc)(client *c);
@@ -154,6 +155,8 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg);
 int server_listen(server *s);
 void server_close(server *s);
 uint64_t server_now_ms(server *s);
+/* INFO's used_memory, which maxmemory is compared against. */
+size_t server_used_memory(const server *s);
 void server_expire_rearm(server *s);
 void server_idle_timer_update(server *s);
 void server_shutdown(server *s);
