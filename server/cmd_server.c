@@ -91,6 +91,7 @@ static void config_set_cmd(client *c)
     }
     if (!config_set_check(c)) return;
     latchd_config *cfg = &c->srv->cfg;
+    long long maxclients = cfg->maxclients;
     for (int i = 2; i < c->argc; i += 2) {
         char name[64], value[4096], err[256];
         snprintf(name, sizeof(name), "%.*s", (int)c->argv[i].len, c->argv[i].ptr);
@@ -100,6 +101,13 @@ static void config_set_cmd(client *c)
             reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%s') - %s", name, err);
             return;
         }
+    }
+    if (cfg->maxclients != maxclients && server_fit_maxclients(c->srv) != 0) {
+        long long fits = cfg->maxclients;
+        cfg->maxclients = maxclients;
+        reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument 'maxclients') - The operating "
+                        "system is not able to handle the specified number of clients, try with %lld", fits);
+        return;
     }
     server_idle_timer_update(c->srv);
     reply_ok(c);

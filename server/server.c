@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include <errno.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -207,10 +208,64 @@ static int listen_unix(server *s)
     return 0;
 }
 
+#define RESERVED_FDS 32   /* Redis's CONFIG_MIN_RESERVED_FDS: listeners, logs */
+
+/* Lower maxclients to what `have` descriptors allow, as Redis does. */
+static int shrink_maxclients(server *s, rlim_t have, rlim_t want, int why)
+{
+    long long asked = s->cfg.maxclients;
+    if (have <= RESERVED_FDS) {
+        log_msg(LOG_WARNING, "Your current 'ulimit -n' of %llu is not enough for the server to start. "
+                "Please increase your open file limit to at least %llu. Exiting.",
+                (unsigned long long)have, (unsigned long long)want);
+        return -1;
+    }
+    s->cfg.maxclients = (long long)(have - RESERVED_FDS);
+    log_msg(LOG_WARNING, "You requested maxclients of %lld requiring at least %llu max file descriptors.",
+            asked, (unsigned long long)want);
+    log_msg(LOG_WARNING, "Server can't set maximum open files to %llu because of OS error: %s.",
+            (unsigned long long)want, strerror(why));
+    log_msg(LOG_WARNING, "Current maximum open files is %llu. maxclients has been reduced to %lld to "
+            "compensate for low ulimit. If you need higher maxclients increase 'ulimit -n'.",
+            (unsigned long long)have, s->cfg.maxclients);
+    return 1;
+}
+
+/* Redis's adjustOpenFilesLimit: raise RLIMIT_NOFILE to maxclients + 32, or
+ * failing that to the hard limit, and fit maxclients into what we got.
+ * 0 if maxclients fits as configured, 1 if it was lowered, -1 if not even
+ * the reserved descriptors are there. */
+int server_fit_maxclients(server *s)
+{
+    rlim_t want = (rlim_t)s->cfg.maxclients + RESERVED_FDS;
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return shrink_maxclients(s, 1024, want, errno);
+    rlim_t old = lim.rlim_cur;
+    if (old >= want) return 0;
+    /* Above the hard limit only a privileged process may go. */
+    rlim_t tries[2] = {want, lim.rlim_max < want ? lim.rlim_max : want};
+    int why = 0;
+    for (int i = 0; i < 2 && tries[i] > old; i++) {
+        struct rlimit set = {tries[i], lim.rlim_max > tries[i] ? lim.rlim_max : tries[i]};
+        if (setrlimit(RLIMIT_NOFILE, &set) != 0) {
+            why = errno;
+            continue;
+        }
+        if (tries[i] == want) {
+            log_msg(LOG_NOTICE, "Increased maximum number of open files to %llu (it was originally set to %llu).",
+                    (unsigned long long)want, (unsigned long long)old);
+            return 0;
+        }
+        return shrink_maxclients(s, tries[i], want, why);
+    }
+    return shrink_maxclients(s, old, want, why);
+}
+
 /* --port 0 asks for an ephemeral port (unlike redis-server, where it turns
  * TCP off): the first address picks it and the others reuse it. */
 int server_listen(server *s)
 {
+    if (server_fit_maxclients(s) < 0) return -1;
     s->port = s->cfg.port;
     for (int i = 0; i < s->cfg.nbind; i++)
         if (listen_tcp(s, s->cfg.bind[i], s->port) != 0) return -1;

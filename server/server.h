@@ -152,7 +152,11 @@ struct server {
 /* server.c */
 /* The server takes ownership of cfg's strings. */
 int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg);
+/* Raises the fd limit for maxclients first (see server_fit_maxclients). */
 int server_listen(server *s);
+/* Make room for maxclients descriptors, lowering maxclients if the OS says
+ * no: 0 fits, 1 lowered, -1 hopeless. */
+int server_fit_maxclients(server *s);
 void server_close(server *s);
 uint64_t server_now_ms(server *s);
 /* INFO's used_memory, which maxmemory is compared against. */

@@ -1,10 +1,13 @@
-"""Limits: client-query-buffer-limit, maxmemory / maxmemory-policy; by
-flag, config file and CONFIG SET, with redis-server's CONFIG GET bytes,
-errors and closes."""
+"""Limits: client-query-buffer-limit, maxmemory / maxmemory-policy,
+maxclients and the fd limit raised for it; by flag, config file and
+CONFIG SET, with redis-server's CONFIG GET bytes, errors and closes."""
+
+import os
+import resource
 
 import pytest
 
-from resp_util import encode_command, parse
+from resp_util import encode_command, parse, wait_for
 
 OOM = b"-OOM command not allowed when used memory > 'maxmemory'.\r\n"
 
@@ -206,3 +209,69 @@ def test_denyoom_flag_in_command_info(conn):
     for name in ("del", "expire", "getdel", "rename", "get"):
         flags = parse(conn.cmd("COMMAND", "INFO", name))[0][2]
         assert b"denyoom" not in flags, (name, flags)
+
+
+# ---------------------------------------------------------------- maxclients
+
+def test_maxclients_refuses_the_one_too_many(server_factory):
+    srv = server_factory("--maxclients", "3")
+    held = [srv.raw() for _ in range(3)]
+    for c in held:
+        assert c.cmd("PING") == b"+PONG\r\n"
+    extra = srv.raw()
+    assert extra.read_until_closed(timeout=5) == b"-ERR max number of clients reached\r\n"
+    assert b"\r\nrejected_connections:1\r\n" in parse(held[0].cmd("INFO", "stats"))
+    assert held[0].cmd("PING") == b"+PONG\r\n"
+    held.pop().close()
+    # the freed slot is usable again once the close has been noticed
+    assert wait_for(lambda: srv.raw().cmd("PING") == b"+PONG\r\n", timeout=5)
+
+
+def open_files_limit(pid):
+    with open("/proc/%d/limits" % pid) as f:
+        for line in f:
+            if line.startswith("Max open files"):
+                return int(line.split()[3])
+    raise AssertionError("no open files line")
+
+
+def start_with_low_fd_limit(server_factory, *args):
+    """A server started with a soft fd limit of 1024 (hard unchanged)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 3032:
+        pytest.skip("hard fd limit %d is below 3032" % hard)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))
+    try:
+        return server_factory(*args)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_fd_limit_raised_for_maxclients(server_factory):
+    srv = start_with_low_fd_limit(server_factory, "--maxclients", "2000")
+    assert open_files_limit(srv.proc.pid) >= 2032
+    assert config_get(srv.raw(), "maxclients") == kv("maxclients", "2000")
+
+
+def test_fd_limit_raised_by_config_set_maxclients(server_factory):
+    srv = start_with_low_fd_limit(server_factory, "--maxclients", "100")
+    c = srv.raw()
+    assert open_files_limit(srv.proc.pid) == 1024
+    assert c.cmd("CONFIG", "SET", "maxclients", "3000") == b"+OK\r\n"
+    assert open_files_limit(srv.proc.pid) >= 3032
+    assert config_get(c, "maxclients") == kv("maxclients", "3000")
+
+
+def test_config_set_maxclients_beyond_hard_fd_limit(server_factory):
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:   # a process allowed past the hard limit never hits the error
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard + 1, hard + 1))
+        pytest.skip("this process may raise its hard fd limit")
+    except (ValueError, OSError):
+        pass
+    srv = server_factory()
+    c = srv.raw()
+    assert c.cmd("CONFIG", "SET", "maxclients", str(hard + 100)) == set_failed(
+        "maxclients", "The operating system is not able to handle the specified number of clients, "
+        "try with %d" % (hard - 32))
+    assert config_get(c, "maxclients") == kv("maxclients", "10000")
