@@ -266,14 +266,45 @@ static void describe_peer(client *c)
     }
 }
 
-/* Over maxclients: Redis answers with an error and hangs up. */
-static void refuse(client *c)
+/* Redis's words, sent as the connection is refused. */
+static const char maxclients_msg[] = "-ERR max number of clients reached\r\n";
+static const char denied_msg[] =
+    "-DENIED Redis is running in protected mode because protected mode is enabled and no password is set "
+    "for the default user. In this mode connections are only accepted from the loopback interface. If you "
+    "want to connect from external computers to Redis you may adopt one of the following solutions: "
+    "1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback "
+    "interface by connecting to Redis from the same host the server is running, however MAKE SURE Redis is "
+    "not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. "
+    "2) Alternatively you can just disable the protected mode by editing the Redis configuration file, and "
+    "setting the protected mode option to 'no', and then restarting the server. 3) If you started the "
+    "server manually just for testing, restart it with the '--protected-mode no' option. 4) Setup a an "
+    "authentication password for the default user. NOTE: You only need to do one of the above things in "
+    "order for the server to start accepting connections from the outside.\r\n";
+
+/* Answer with an error and hang up, as Redis does over maxclients and in
+ * protected mode. */
+static void refuse(client *c, const char *msg, size_t len)
 {
-    static const char msg[] = "-ERR max number of clients reached\r\n";
-    uv_buf_t buf = uv_buf_init((char *)msg, sizeof(msg) - 1);
+    uv_buf_t buf = uv_buf_init((char *)msg, (unsigned)len);
     (void)uv_try_write(&c->h.stream, &buf, 1);
     c->srv->stat_rejected_conns++;
     client_close(c);
+}
+
+/* Redis 7.0 counts exactly 127.0.0.1 and ::1 (not all of 127/8) as local. */
+static int peer_is_loopback(const client *c)
+{
+    const char *colon = strrchr(c->addr, ':');
+    size_t iplen = colon ? (size_t)(colon - c->addr) : 0;
+    return (iplen == 9 && !strncmp(c->addr, "127.0.0.1", 9)) || (iplen == 3 && !strncmp(c->addr, "::1", 3));
+}
+
+/* Protected mode: without a password, only loopback and unix socket
+ * clients are served, whatever addresses are bound. */
+static int protected_mode_refuses(const client *c)
+{
+    const latchd_config *cfg = &c->srv->cfg;
+    return cfg->protected_mode && !cfg->requirepass[0] && !(c->flags & CLIENT_UNIX) && !peer_is_loopback(c);
 }
 
 void net_on_connection(uv_stream_t *listener, int status)
@@ -288,7 +319,6 @@ void net_on_connection(uv_stream_t *listener, int status)
         client_close(c);
         return;
     }
-    s->stat_conns++;
     if (is_unix) {
         c->flags |= CLIENT_UNIX;
     } else {
@@ -297,8 +327,13 @@ void net_on_connection(uv_stream_t *listener, int status)
     }
     describe_peer(c);
     if ((long long)s->nclients > s->cfg.maxclients) {
-        refuse(c);
+        refuse(c, maxclients_msg, sizeof(maxclients_msg) - 1);
         return;
     }
+    if (protected_mode_refuses(c)) {
+        refuse(c, denied_msg, sizeof(denied_msg) - 1);
+        return;
+    }
+    s->stat_conns++;   /* refused ones are not counted, as in Redis */
     if (uv_read_start(&c->h.stream, on_alloc, on_read) != 0) client_close(c);
 }

@@ -162,6 +162,9 @@ static int listen_tcp(server *s, const char *addr, int port)
 {
     int optional = addr[0] == '-';
     if (optional) addr++;
+    /* Redis's wildcards: "*" is every IPv4 address, "::*" every IPv6 one. */
+    if (!strcmp(addr, "*")) addr = "0.0.0.0";
+    else if (!strcmp(addr, "::*")) addr = "::";
     struct sockaddr_storage ss;
     int rc = strchr(addr, ':') ? uv_ip6_addr(addr, port, (struct sockaddr_in6 *)&ss)
                                : uv_ip4_addr(addr, port, (struct sockaddr_in *)&ss);
