@@ -283,8 +283,8 @@ static void close_if_open(uv_handle_t *h)
     if (!uv_is_closing(h)) uv_close(h, NULL);
 }
 
-/* Stop accepting, push out what is already queued, close everyone; the
- * loop then runs dry and uv_run returns. */
+/* Stop accepting, push out what the kernel takes of what is queued, close
+ * everyone; the loop then runs dry and uv_run returns. */
 void server_shutdown(server *s)
 {
     if (s->shutting_down) return;
@@ -299,6 +299,10 @@ void server_shutdown(server *s)
         client_close_after_reply(c);
     }
     net_flush_pending(s);
+    /* What the kernel did not take at once is dropped: a client that does
+     * not read its replies must not hold the shutdown up (nor does it in
+     * Redis, which exits without flushing clients at all). */
+    while (s->clients) client_close(s->clients);
     close_if_open((uv_handle_t *)&s->flush_check);
     close_if_open((uv_handle_t *)&s->expire_timer);
     close_if_open((uv_handle_t *)&s->idle_timer);
