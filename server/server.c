@@ -118,9 +118,14 @@ static void make_run_id(char *dst)
     dst[40] = '\0';
 }
 
+/* Once per process: the command table, built once, is hashed with this
+ * seed too, so a second server_init must not change it. */
 static void seed_hashing(void)
 {
+    static int seeded;
     uint8_t seed[16];
+    if (seeded) return;
+    seeded = 1;
     if (uv_random(NULL, NULL, seed, sizeof(seed), 0, NULL) == 0) store_dict_set_seed(seed);
 }
 
