@@ -1,6 +1,7 @@
 /* net.c - client connections on libuv: reads land straight in the query
  * buffer, replies accumulate in the output buffer and are flushed once per
  * loop iteration (uv_try_write, then uv_write for what the kernel refused). */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,8 @@
 #include "server.h"
 
 #define READ_CHUNK (16 * 1024)
-#define IDLE_BUFFER_KEEP (64 * 1024)   /* larger idle buffers are returned */
+#define IDLE_BUFFER_KEEP (64 * 1024)   /* larger idle output buffers are returned */
+#define TRIM_CROWD 64                  /* see trim_after_crowd() */
 
 static void client_free(client *c)
 {
@@ -23,7 +25,27 @@ static void client_free(client *c)
     free(c);
 }
 
-static void on_close(uv_handle_t *h) { client_free(h->data); }
+/* glibc keeps what a crowd of departed clients freed inside its heap, so
+ * RSS would stay at the crowd's peak. Once a crowd of TRIM_CROWD or more
+ * starts leaving, the free pages go back to the OS each time the client
+ * structs still allocated have halved, down to the last one: a logarithmic
+ * number of trims per crowd, none for the small comings and goings. */
+static void trim_after_crowd(server *s)
+{
+    if (s->client_structs > s->client_structs_high / 2) return;
+    if (s->client_structs_high >= TRIM_CROWD) s->trimming = 1;
+    if (s->trimming) malloc_trim(0);
+    s->client_structs_high = s->client_structs;
+}
+
+static void on_close(uv_handle_t *h)
+{
+    client *c = h->data;
+    server *s = c->srv;
+    client_free(c);
+    s->client_structs--;
+    trim_after_crowd(s);
+}
 
 static void unlink_client(client *c)
 {
@@ -66,6 +88,10 @@ client *client_new(server *s)
     if (s->clients) s->clients->prev = c;
     s->clients = c;
     s->nclients++;
+    if (++s->client_structs > s->client_structs_high) {
+        s->client_structs_high = s->client_structs;
+        s->trimming = 0;   /* a new climb: the next descent decides afresh */
+    }
     return c;
 }
 
@@ -212,7 +238,7 @@ static void query_received(client *c, size_t n)
     }
     if (c->qpos == c->query.len) {
         c->query.len = c->qpos = 0;
-        shrink_idle(&c->query);
+        resp_buf_free(&c->query);
     }
 }
 

@@ -129,6 +129,9 @@ struct server {
     uv_signal_t sigterm, sigint;
     client *clients;
     size_t nclients;
+    size_t client_structs;       /* connected or closing, not yet freed */
+    size_t client_structs_high;  /* most of them since the last malloc_trim */
+    int trimming;                /* a big crowd is leaving (see net.c) */
     client *pending;
     uint64_t next_client_id;
     int port;                    /* actual TCP port bound */
