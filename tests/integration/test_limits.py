@@ -2,11 +2,11 @@
 maxclients and the fd limit raised for it; by flag, config file and
 CONFIG SET, with redis-server's CONFIG GET bytes, errors and closes."""
 
-import os
 import resource
 
 import pytest
 
+from proc_util import open_files_limit
 from resp_util import encode_command, parse, wait_for
 
 OOM = b"-OOM command not allowed when used memory > 'maxmemory'.\r\n"
@@ -225,14 +225,6 @@ def test_maxclients_refuses_the_one_too_many(server_factory):
     held.pop().close()
     # the freed slot is usable again once the close has been noticed
     assert wait_for(lambda: srv.raw().cmd("PING") == b"+PONG\r\n", timeout=5)
-
-
-def open_files_limit(pid):
-    with open("/proc/%d/limits" % pid) as f:
-        for line in f:
-            if line.startswith("Max open files"):
-                return int(line.split()[3])
-    raise AssertionError("no open files line")
 
 
 def start_with_low_fd_limit(server_factory, *args):

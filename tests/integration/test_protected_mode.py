@@ -125,15 +125,17 @@ def test_config_set_lets_external_clients_in(server_factory, ext_ip, name, value
         assert c.read_until_closed(timeout=5) == DENIED
 
 
-def test_unix_socket_clients_are_local(server_factory, tmp_path):
+def test_unix_socket_clients_are_local(server_factory, ext_ip, tmp_path):
     path = str(tmp_path / "s.sock")
-    srv = server_factory("--unixsocket", path)
+    srv = server_factory("--bind", "127.0.0.1", ext_ip, "--unixsocket", path)
     s = socket.socket(socket.AF_UNIX)
     s.settimeout(5)
     s.connect(path)
     with s:
         s.sendall(b"PING\r\n")
         assert s.recv(100) == b"+PONG\r\n"
+    with outside(srv, ext_ip) as c:
+        assert c.read_until_closed(timeout=5) == DENIED
 
 
 def test_bind_wildcards(server_factory, ext_ip):
