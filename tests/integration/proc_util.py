@@ -17,3 +17,14 @@ def open_files_limit(pid):
 
 def rss_kb(pid):
     return proc_number(pid, "status", "VmRSS:", 1)
+
+
+def under_tool(pid):
+    """"valgrind" or "asan" when the process runs under one of them (their
+    allocators keep freed memory, valgrind virtualizes the fd limit), else
+    None."""
+    with open("/proc/%d/maps" % pid) as f:
+        maps = f.read()
+    if "vgpreload" in maps:
+        return "valgrind"
+    return "asan" if "libasan" in maps else None

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from proc_util import rss_kb
+from proc_util import rss_kb, under_tool
 from resp_util import encode_command, parse, wait_for
 
 IDLE_CONNECTIONS = 10000
@@ -185,18 +185,10 @@ def test_10k_idle_connections(server_factory, fd_headroom):
     serves(worker, "after")
 
 
-def foreign_allocator(pid):
-    """ASan's allocator (quarantine) and valgrind's never give memory back
-    the way glibc's does: RSS means nothing under them."""
-    with open("/proc/%d/maps" % pid) as f:
-        maps = f.read()
-    return next((name for name in ("libasan", "vgpreload") if name in maps), None)
-
-
 def test_latchd_only_10k_idle_connections_rss_returns_to_baseline(latchd_factory, fd_headroom, capsys):
     srv = latchd_factory("--maxclients", str(IDLE_CONNECTIONS + 100))
-    if foreign_allocator(srv.proc.pid):
-        pytest.skip("RSS is not glibc's under %s" % foreign_allocator(srv.proc.pid))
+    if under_tool(srv.proc.pid):
+        pytest.skip("RSS is not glibc's under %s" % under_tool(srv.proc.pid))
     worker = srv.raw()
     serves(worker, "warm")
     close_all(open_idle(srv, worker, 100), worker)   # warm up the allocator
