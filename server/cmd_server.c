@@ -92,6 +92,7 @@ static void config_set_cmd(client *c)
     }
     if (!config_set_check(c)) return;
     latchd_config *cfg = &c->srv->cfg;
+    long long maxclients = cfg->maxclients;
     for (int i = 2; i < c->argc; i += 2) {
         char name[64], value[4096], err[256];
         snprintf(name, sizeof(name), "%.*s", (int)c->argv[i].len, c->argv[i].ptr);
@@ -101,6 +102,13 @@ static void config_set_cmd(client *c)
             reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%s') - %s", name, err);
             return;
         }
+    }
+    if (cfg->maxclients != maxclients && server_fit_maxclients(c->srv) != 0) {
+        long long fits = cfg->maxclients;
+        cfg->maxclients = maxclients;
+        reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument 'maxclients') - The operating "
+                        "system is not able to handle the specified number of clients, try with %lld", fits);
+        return;
     }
     server_idle_timer_update(c->srv);
     reply_ok(c);
@@ -135,8 +143,8 @@ void cmd_config(client *c)
 static void reply_flags(client *c, const command *cmd)
 {
     static const struct { unsigned flag; const char *name; } names[] = {
-        {CMD_WRITE, "write"}, {CMD_READONLY, "readonly"}, {CMD_ADMIN, "admin"}, {CMD_PUBSUB, "pubsub"},
-        {CMD_NOSCRIPT, "noscript"}, {CMD_LOADING, "loading"}, {CMD_STALE, "stale"},
+        {CMD_WRITE, "write"}, {CMD_READONLY, "readonly"}, {CMD_DENYOOM, "denyoom"}, {CMD_ADMIN, "admin"},
+        {CMD_PUBSUB, "pubsub"}, {CMD_NOSCRIPT, "noscript"}, {CMD_LOADING, "loading"}, {CMD_STALE, "stale"},
         {CMD_FAST, "fast"}, {CMD_NOAUTH, "no_auth"}, {CMD_ALLOW_BUSY, "allow_busy"},
     };
     long long n = 0;

@@ -20,6 +20,7 @@
 #define AB CMD_ALLOW_BUSY
 #define MR CMD_MAY_REPLICATE
 #define SB CMD_SUBSCRIBED
+#define DO CMD_DENYOOM
 
 static const command table[] = {
     /* connection */
@@ -69,28 +70,28 @@ static const command table[] = {
     {"persist", cmd_persist, 2, W | F, 1, 1, 1, "generic", "2.2.0", "Remove the expiration from a key", "key", NULL},
     /* strings */
     {"get", cmd_get, 2, R | F, 1, 1, 1, "string", "1.0.0", "Get the value of a key", "key", NULL},
-    {"set", cmd_set, -3, W, 1, 1, 1, "string", "1.0.0", "Set the string value of a key", "key value [NX|XX] [GET] [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT unix-time-milliseconds|KEEPTTL]", NULL},
-    {"setnx", cmd_setnx, 3, W | F, 1, 1, 1, "string", "1.0.0", "Set the value of a key, only if the key does not exist", "key value", NULL},
-    {"setex", cmd_setex, 4, W, 1, 1, 1, "string", "2.0.0", "Set the value and expiration of a key", "key seconds value", NULL},
-    {"psetex", cmd_psetex, 4, W, 1, 1, 1, "string", "2.6.0", "Set the value and expiration in milliseconds of a key", "key milliseconds value", NULL},
+    {"set", cmd_set, -3, W | DO, 1, 1, 1, "string", "1.0.0", "Set the string value of a key", "key value [NX|XX] [GET] [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT unix-time-milliseconds|KEEPTTL]", NULL},
+    {"setnx", cmd_setnx, 3, W | DO | F, 1, 1, 1, "string", "1.0.0", "Set the value of a key, only if the key does not exist", "key value", NULL},
+    {"setex", cmd_setex, 4, W | DO, 1, 1, 1, "string", "2.0.0", "Set the value and expiration of a key", "key seconds value", NULL},
+    {"psetex", cmd_psetex, 4, W | DO, 1, 1, 1, "string", "2.6.0", "Set the value and expiration in milliseconds of a key", "key milliseconds value", NULL},
     {"getdel", cmd_getdel, 2, W | F, 1, 1, 1, "string", "6.2.0", "Get the value of a key and delete the key", "key", NULL},
-    {"incr", cmd_incr, 2, W | F, 1, 1, 1, "string", "1.0.0", "Increment the integer value of a key by one", "key", NULL},
-    {"decr", cmd_decr, 2, W | F, 1, 1, 1, "string", "1.0.0", "Decrement the integer value of a key by one", "key", NULL},
-    {"incrby", cmd_incrby, 3, W | F, 1, 1, 1, "string", "1.0.0", "Increment the integer value of a key by the given amount", "key increment", NULL},
-    {"decrby", cmd_decrby, 3, W | F, 1, 1, 1, "string", "1.0.0", "Decrement the integer value of a key by the given number", "key decrement", NULL},
+    {"incr", cmd_incr, 2, W | DO | F, 1, 1, 1, "string", "1.0.0", "Increment the integer value of a key by one", "key", NULL},
+    {"decr", cmd_decr, 2, W | DO | F, 1, 1, 1, "string", "1.0.0", "Decrement the integer value of a key by one", "key", NULL},
+    {"incrby", cmd_incrby, 3, W | DO | F, 1, 1, 1, "string", "1.0.0", "Increment the integer value of a key by the given amount", "key increment", NULL},
+    {"decrby", cmd_decrby, 3, W | DO | F, 1, 1, 1, "string", "1.0.0", "Decrement the integer value of a key by the given number", "key decrement", NULL},
     {"mget", cmd_mget, -2, R | F, 1, -1, 1, "string", "1.0.0", "Get the values of all the given keys", "key [key ...]", NULL},
-    {"mset", cmd_mset, -3, W, 1, -1, 2, "string", "1.0.1", "Set multiple keys to multiple values", "key value [key value ...]", NULL},
+    {"mset", cmd_mset, -3, W | DO, 1, -1, 2, "string", "1.0.1", "Set multiple keys to multiple values", "key value [key value ...]", NULL},
     {"strlen", cmd_strlen, 2, R | F, 1, 1, 1, "string", "2.2.0", "Get the length of the value stored in a key", "key", NULL},
     /* hashes */
-    {"hset", cmd_hset, -4, W | F, 1, 1, 1, "hash", "2.0.0", "Set the string value of a hash field", "key field value [field value ...]", NULL},
-    {"hmset", cmd_hset, -4, W | F, 1, 1, 1, "hash", "2.0.0", "Set multiple hash fields to multiple values", "key field value [field value ...]", NULL},
-    {"hsetnx", cmd_hsetnx, 4, W | F, 1, 1, 1, "hash", "2.0.0", "Set the value of a hash field, only if the field does not exist", "key field value", NULL},
+    {"hset", cmd_hset, -4, W | DO | F, 1, 1, 1, "hash", "2.0.0", "Set the string value of a hash field", "key field value [field value ...]", NULL},
+    {"hmset", cmd_hset, -4, W | DO | F, 1, 1, 1, "hash", "2.0.0", "Set multiple hash fields to multiple values", "key field value [field value ...]", NULL},
+    {"hsetnx", cmd_hsetnx, 4, W | DO | F, 1, 1, 1, "hash", "2.0.0", "Set the value of a hash field, only if the field does not exist", "key field value", NULL},
     {"hget", cmd_hget, 3, R | F, 1, 1, 1, "hash", "2.0.0", "Get the value of a hash field", "key field", NULL},
     {"hmget", cmd_hmget, -3, R | F, 1, 1, 1, "hash", "2.0.0", "Get the values of all the given hash fields", "key field [field ...]", NULL},
     {"hexists", cmd_hexists, 3, R | F, 1, 1, 1, "hash", "2.0.0", "Determine if a hash field exists", "key field", NULL},
     {"hdel", cmd_hdel, -3, W | F, 1, 1, 1, "hash", "2.0.0", "Delete one or more hash fields", "key field [field ...]", NULL},
     {"hlen", cmd_hlen, 2, R | F, 1, 1, 1, "hash", "2.0.0", "Get the number of fields in a hash", "key", NULL},
-    {"hincrby", cmd_hincrby, 4, W | F, 1, 1, 1, "hash", "2.0.0", "Increment the integer value of a hash field by the given number", "key field increment", NULL},
+    {"hincrby", cmd_hincrby, 4, W | DO | F, 1, 1, 1, "hash", "2.0.0", "Increment the integer value of a hash field by the given number", "key field increment", NULL},
     {"hgetall", cmd_hgetall, 2, R, 1, 1, 1, "hash", "2.0.0", "Get all the fields and values in a hash", "key", NULL},
     {"hkeys", cmd_hkeys, 2, R, 1, 1, 1, "hash", "2.0.0", "Get all the fields in a hash", "key", NULL},
     {"hvals", cmd_hvals, 2, R, 1, 1, 1, "hash", "2.0.0", "Get all the values in a hash", "key", NULL},

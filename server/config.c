@@ -15,7 +15,9 @@
 #include "resp.h"
 #include "server.h"
 
-typedef enum { P_INT, P_MEMORY, P_BOOL, P_STRING, P_LOGLEVEL, P_BIND, P_OCTAL, P_OBUF, P_NOTIFY } param_type;
+/* P_LOGLEVEL and P_POLICY are enums: an int index into their names. */
+typedef enum { P_INT, P_MEMORY, P_BOOL, P_STRING, P_LOGLEVEL, P_POLICY, P_BIND, P_OCTAL, P_OBUF,
+               P_NOTIFY } param_type;
 
 typedef struct param {
     const char *name;
@@ -37,6 +39,9 @@ static const param params[] = {
     {"pidfile", P_STRING, OFF(pidfile), 0, 0, 0},
     {"requirepass", P_STRING, OFF(requirepass), 1, 0, 0},
     {"proto-max-bulk-len", P_MEMORY, OFF(proto_max_bulk_len), 1, 1024 * 1024, LLONG_MAX},
+    {"client-query-buffer-limit", P_MEMORY, OFF(client_query_buffer_limit), 1, 1024 * 1024, LLONG_MAX},
+    {"maxmemory", P_MEMORY, OFF(maxmemory), 1, 0, LLONG_MAX},
+    {"maxmemory-policy", P_POLICY, OFF(maxmemory_policy), 1, 0, 0},
     {"maxclients", P_INT, OFF(maxclients), 1, 1, INT_MAX},
     {"timeout", P_INT, OFF(timeout), 1, 0, INT_MAX},
     {"tcp-keepalive", P_INT, OFF(tcp_keepalive), 1, 0, INT_MAX},
@@ -54,7 +59,18 @@ static const param params[] = {
 };
 #define NPARAMS (sizeof(params) / sizeof(params[0]))
 
-static const char *loglevel_names[] = {"debug", "verbose", "notice", "warning"};
+static const char *const loglevel_names[] = {"debug", "verbose", "notice", "warning", NULL};
+/* Redis's order. All are accepted; latchd never evicts, so every policy
+ * behaves as noeviction (writes that may grow memory are refused). */
+const char *const config_maxmemory_policies[] = {
+    "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
+    "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction", NULL,
+};
+
+static const char *const *enum_names(param_type t)
+{
+    return t == P_LOGLEVEL ? loglevel_names : config_maxmemory_policies;
+}
 
 int client_type_by_name(const char *name, size_t len)
 {
@@ -86,6 +102,8 @@ void config_defaults(latchd_config *cfg)
     cfg->pidfile = mem_strdup("");
     cfg->requirepass = mem_strdup("");
     cfg->proto_max_bulk_len = 512LL * 1024 * 1024;
+    cfg->client_query_buffer_limit = 1024LL * 1024 * 1024;
+    cfg->maxmemory_policy = CONFIG_NOEVICTION;
     cfg->maxclients = 10000;
     cfg->tcp_keepalive = 300;
     cfg->databases = 1;   /* SELECT takes 0 only */
@@ -182,8 +200,8 @@ static int set_number(const param *p, long long *slot, const char *v, char *err,
            : p->type == P_OCTAL ? (errno = 0, n = strtoll(v, NULL, 8), errno == 0)
                                 : store_str2ll(v, strlen(v), &n);
     if (!ok) {
-        snprintf(err, errlen, p->type == P_MEMORY ? "argument must be a memory value"
-                                                  : "argument couldn't be parsed into an integer");
+        snprintf(err, errlen, "%s", p->type == P_MEMORY ? "argument must be a memory value"
+                                                         : "argument couldn't be parsed into an integer");
         return -1;
     }
     if (n < p->min || n > p->max) {
@@ -192,6 +210,17 @@ static int set_number(const param *p, long long *slot, const char *v, char *err,
     }
     *slot = n;
     return 0;
+}
+
+static int set_enum(const char *const *names, int *slot, const char *v, char *err, size_t errlen)
+{
+    int used = snprintf(err, errlen, "argument(s) must be one of the following: ");
+    for (int i = 0; names[i]; i++) {
+        if (strcasecmp(v, names[i]) == 0) return *slot = i, 0;
+        if (used >= 0 && (size_t)used < errlen)
+            used += snprintf(err + used, errlen - (size_t)used, "%s%s", i ? ", " : "", names[i]);
+    }
+    return -1;
 }
 
 static int set_one(latchd_config *cfg, const param *p, const char *v, char *err, size_t errlen)
@@ -207,10 +236,8 @@ static int set_one(latchd_config *cfg, const param *p, const char *v, char *err,
         snprintf(err, errlen, "argument must be 'yes' or 'no'");
         return -1;
     case P_LOGLEVEL:
-        for (int i = 0; i < 4; i++)
-            if (strcasecmp(v, loglevel_names[i]) == 0) return *(int *)slot = i, 0;
-        snprintf(err, errlen, "argument(s) must be one of the following: debug, verbose, notice, warning");
-        return -1;
+    case P_POLICY:
+        return set_enum(enum_names(p->type), (int *)slot, v, err, errlen);
     case P_INT:
     case P_OCTAL:
         if (set_number(p, &n, v, err, errlen) != 0) return -1;
@@ -333,7 +360,8 @@ static void format_value(const latchd_config *cfg, const param *p, char *buf, si
     switch (p->type) {
     case P_STRING: snprintf(buf, len, "%s", *(char *const *)slot); break;
     case P_BOOL: snprintf(buf, len, "%s", *(const int *)slot ? "yes" : "no"); break;
-    case P_LOGLEVEL: snprintf(buf, len, "%s", loglevel_names[*(const int *)slot]); break;
+    case P_LOGLEVEL:
+    case P_POLICY: snprintf(buf, len, "%s", enum_names(p->type)[*(const int *)slot]); break;
     case P_OCTAL: snprintf(buf, len, "%o", *(const int *)slot); break;
     case P_INT:
         if (p->off == OFF(port)) snprintf(buf, len, "%d", *(const int *)slot);

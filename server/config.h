@@ -32,6 +32,9 @@ typedef struct latchd_config {
     char *pidfile;
     char *requirepass;       /* NULL or "" = none */
     long long proto_max_bulk_len;
+    long long client_query_buffer_limit;
+    long long maxmemory;     /* bytes, 0 = no limit */
+    int maxmemory_policy;    /* index into config_maxmemory_policies */
     long long maxclients;
     long long timeout;       /* idle seconds, 0 = never */
     long long tcp_keepalive;
@@ -46,6 +49,10 @@ typedef struct latchd_config {
     obuf_limit obuf_limits[CLIENT_TYPE_OBUF_COUNT];
     int notify_keyspace_events;   /* NOTIFY_* / STORE_EV_* bits (server.h) */
 } latchd_config;
+
+/* maxmemory-policy names, NULL-terminated; every one acts as noeviction. */
+extern const char *const config_maxmemory_policies[];
+#define CONFIG_NOEVICTION 7
 
 void config_defaults(latchd_config *cfg);
 void config_free(latchd_config *cfg);

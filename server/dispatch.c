@@ -56,6 +56,12 @@ static int subscribed_mode_allows(client *c, const command *cmd)
     return 0;
 }
 
+/* latchd never evicts: every maxmemory-policy acts as noeviction. */
+static int over_maxmemory(const server *s)
+{
+    return s->cfg.maxmemory > 0 && server_used_memory(s) > (size_t)s->cfg.maxmemory;
+}
+
 static void client_execute(client *c)
 {
     begin_reply_mode(c);
@@ -72,6 +78,10 @@ static void client_execute(client *c)
     }
     if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NOAUTH)) {
         reply_error(c, "NOAUTH Authentication required.");
+        return;
+    }
+    if (over_maxmemory(c->srv) && (cmd->flags & CMD_DENYOOM)) {
+        reply_error(c, "OOM command not allowed when used memory > 'maxmemory'.");
         return;
     }
     if (!subscribed_mode_allows(c, cmd)) return;

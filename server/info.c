@@ -66,14 +66,16 @@ static void section_clients(server *s, resp_buf *b)
 
 static void section_memory(server *s, resp_buf *b)
 {
-    char used_h[32], rss_h[32];
-    size_t used = store_used_memory(s->db) + s->nclients * sizeof(client);
+    char used_h[32], rss_h[32], max_h[32];
+    size_t used = server_used_memory(s);
     size_t rss = rss_bytes();
     human_bytes(used_h, sizeof(used_h), (double)used);
     human_bytes(rss_h, sizeof(rss_h), (double)rss);
+    human_bytes(max_h, sizeof(max_h), (double)s->cfg.maxmemory);
     add(b, "# Memory\r\nused_memory:%zu\r\nused_memory_human:%s\r\n", used, used_h);
     add(b, "used_memory_rss:%zu\r\nused_memory_rss_human:%s\r\n", rss, rss_h);
-    add(b, "maxmemory:0\r\nmaxmemory_human:0B\r\nmaxmemory_policy:noeviction\r\nmem_allocator:libc\r\n");
+    add(b, "maxmemory:%lld\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\nmem_allocator:libc\r\n",
+        s->cfg.maxmemory, max_h, config_maxmemory_policies[s->cfg.maxmemory_policy]);
 }
 
 static void section_persistence(server *s, resp_buf *b)

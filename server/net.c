@@ -2,6 +2,7 @@
  * buffer, replies accumulate in the output buffer (with shared frames
  * spliced in) and are flushed once per loop iteration as one gathered write
  * (uv_try_write, then uv_write for what the kernel refused). */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,8 @@
 #include "server.h"
 
 #define READ_CHUNK (16 * 1024)
-#define IDLE_BUFFER_KEEP (64 * 1024)   /* larger idle buffers are returned */
-#define QUERY_BUFFER_LIMIT (1024LL * 1024 * 1024)
+#define IDLE_BUFFER_KEEP (64 * 1024)   /* larger idle output buffers are returned */
+#define TRIM_CROWD 64                  /* see trim_after_crowd() */
 #define FRAME_SHARE_MIN 512            /* below this a copy beats a reference and an iovec */
 #define IDLE_FRAMES_KEEP 64            /* larger idle frame queues are returned */
 #define OBUF_UNCOUNTED (16 * 1024)     /* Redis's static reply buffer: outside its output limits */
@@ -120,9 +121,8 @@ int client_output_within_limit(client *c)
     return 0;
 }
 
-static void on_close(uv_handle_t *h)
+static void client_free(client *c)
 {
-    client *c = h->data;
     resp_buf_free(&c->query);
     resp_buf_free(&c->out);
     resp_buf_free(&c->inflight);
@@ -135,6 +135,28 @@ static void on_close(uv_handle_t *h)
     free(c);
 }
 
+/* glibc keeps what a crowd of departed clients freed inside its heap, so
+ * RSS would stay at the crowd's peak. Once a crowd of TRIM_CROWD or more
+ * starts leaving, the free pages go back to the OS each time the client
+ * structs still allocated have halved, down to the last one: a logarithmic
+ * number of trims per crowd, none for the small comings and goings. */
+static void trim_after_crowd(server *s)
+{
+    if (s->client_structs > s->client_structs_high / 2) return;
+    if (s->client_structs_high >= TRIM_CROWD) s->trimming = 1;
+    if (s->trimming) malloc_trim(0);
+    s->client_structs_high = s->client_structs;
+}
+
+static void on_close(uv_handle_t *h)
+{
+    client *c = h->data;
+    server *s = c->srv;
+    client_free(c);
+    s->client_structs--;
+    trim_after_crowd(s);
+}
+
 static void unlink_client(client *c)
 {
     server *s = c->srv;
@@ -145,16 +167,18 @@ static void unlink_client(client *c)
     s->nclients--;
 }
 
+/* A detached client only remembers it was closed: its owner frees it. */
 void client_close(client *c)
 {
     if (c->flags & CLIENT_CLOSING) return;
     c->flags |= CLIENT_CLOSING;
+    if (c->flags & CLIENT_DETACHED) return;
     unlink_client(c);
     pubsub_client_reset(c);
     uv_close(&c->h.handle, on_close);
 }
 
-client *client_new(server *s)
+static client *client_create(server *s)
 {
     client *c = mem_calloc(1, sizeof(*c));
     resp_limits lim = {RESP_INLINE_MAX, RESP_MULTIBULK_MAX, s->cfg.proto_max_bulk_len, 0};
@@ -164,20 +188,42 @@ client *client_new(server *s)
     c->ctime_ms = c->last_ms = server_now_ms(s);
     resp_parser_init(&c->parser, &lim);
     client_set_authenticated(c, !s->cfg.requirepass[0]);
+    return c;
+}
+
+client *client_new(server *s)
+{
+    client *c = client_create(s);
     c->h.handle.data = c;
     c->next = s->clients;
     if (s->clients) s->clients->prev = c;
     s->clients = c;
     s->nclients++;
+    if (++s->client_structs > s->client_structs_high) {
+        s->client_structs_high = s->client_structs;
+        s->trimming = 0;   /* a new climb: the next descent decides afresh */
+    }
     return c;
 }
+
+/* Like Redis's fake clients (createClient(NULL)): not in the client list,
+ * so CLIENT LIST, KILL, timeouts and maxclients never see it, and replies
+ * stay in c->out for the owner to read (and clear). */
+client *client_new_detached(server *s)
+{
+    client *c = client_create(s);
+    c->flags |= CLIENT_DETACHED;
+    return c;
+}
+
+void client_free_detached(client *c) { client_free(c); }
 
 /* Stop reading, send what is queued, then close (QUIT, protocol errors,
  * shutdown). */
 void client_close_after_reply(client *c)
 {
     c->flags |= CLIENT_CLOSE_AFTER_REPLY;
-    if (!(c->flags & CLIENT_CLOSING)) uv_read_stop(&c->h.stream);
+    if (!(c->flags & (CLIENT_CLOSING | CLIENT_DETACHED))) uv_read_stop(&c->h.stream);
     client_schedule_write(c);
 }
 
@@ -192,7 +238,7 @@ void client_set_authenticated(client *c, int yes)
 
 void client_schedule_write(client *c)
 {
-    if (c->flags & (CLIENT_PENDING_WRITE | CLIENT_SCRIPT)) return;
+    if (c->flags & (CLIENT_PENDING_WRITE | CLIENT_DETACHED)) return;
     c->flags |= CLIENT_PENDING_WRITE;
     c->pending_next = c->srv->pending;
     c->srv->pending = c;
@@ -328,19 +374,46 @@ void net_flush_pending(server *s)
     }
 }
 
-/* Read straight into the free tail of the query buffer; parsed bytes are
- * dropped first so the buffer does not creep. */
-static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+/* Room for at least n more bytes at the tail of the query buffer; parsed
+ * bytes are dropped first so the buffer does not creep. */
+static void query_reserve(client *c, size_t n)
 {
-    client *c = h->data;
     resp_buf *q = &c->query;
     if (c->qpos > 0) {
         memmove(q->data, q->data + c->qpos, q->len - c->qpos);
         q->len -= c->qpos;
         c->qpos = 0;
     }
-    resp_buf_reserve(q, READ_CHUNK);
-    *buf = uv_buf_init(q->data + q->len, (unsigned)(q->cap - q->len));
+    resp_buf_reserve(q, n);
+}
+
+/* n new bytes sit at the tail of the query buffer: run what is complete. */
+static void query_received(client *c, size_t n)
+{
+    c->query.len += n;
+    c->srv->stat_net_in += (uint64_t)n;
+    c->last_ms = server_now_ms(c->srv);
+    client_process_input(c);
+    /* What is left is one unfinished command: past the limit, Redis drops
+     * the client without a reply. */
+    if (c->query.len - c->qpos > (size_t)c->srv->cfg.client_query_buffer_limit) {
+        log_msg(LOG_WARNING, "Closing client that reached max query buffer length: id=%llu addr=%s (qbuf=%zu)",
+                (unsigned long long)c->id, c->addr, c->query.len - c->qpos);
+        client_close(c);
+        return;
+    }
+    if (c->qpos == c->query.len) {
+        c->query.len = c->qpos = 0;
+        resp_buf_free(&c->query);
+    }
+}
+
+/* Reads land straight in the free tail of the query buffer. */
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    client *c = h->data;
+    query_reserve(c, READ_CHUNK);
+    *buf = uv_buf_init(c->query.data + c->query.len, (unsigned)(c->query.cap - c->query.len));
 }
 
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
@@ -350,20 +423,16 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         client_close(c);
         return;
     }
-    if (nread == 0) return;
-    c->query.len += (size_t)nread;
-    c->srv->stat_net_in += (uint64_t)nread;
-    c->last_ms = server_now_ms(c->srv);
-    client_process_input(c);
-    if (c->query.len - c->qpos > QUERY_BUFFER_LIMIT) {
-        log_msg(LOG_WARNING, "Closing client that reached max query buffer length");
-        client_close(c);
-        return;
-    }
-    if (c->qpos == c->query.len) {
-        c->query.len = c->qpos = 0;
-        shrink_idle(&c->query);
-    }
+    if (nread > 0) query_received(c, (size_t)nread);
+}
+
+/* For detached clients: bytes arrive as if read from a socket. */
+void client_feed(client *c, const char *p, size_t len)
+{
+    if (len == 0 || (c->flags & CLIENT_CLOSING)) return;
+    query_reserve(c, len);
+    memcpy(c->query.data + c->query.len, p, len);
+    query_received(c, len);
 }
 
 static void describe_peer(client *c)
@@ -389,14 +458,45 @@ static void describe_peer(client *c)
     }
 }
 
-/* Over maxclients: Redis answers with an error and hangs up. */
-static void refuse(client *c)
+/* Redis's words, sent as the connection is refused. */
+static const char maxclients_msg[] = "-ERR max number of clients reached\r\n";
+static const char denied_msg[] =
+    "-DENIED Redis is running in protected mode because protected mode is enabled and no password is set "
+    "for the default user. In this mode connections are only accepted from the loopback interface. If you "
+    "want to connect from external computers to Redis you may adopt one of the following solutions: "
+    "1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback "
+    "interface by connecting to Redis from the same host the server is running, however MAKE SURE Redis is "
+    "not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. "
+    "2) Alternatively you can just disable the protected mode by editing the Redis configuration file, and "
+    "setting the protected mode option to 'no', and then restarting the server. 3) If you started the "
+    "server manually just for testing, restart it with the '--protected-mode no' option. 4) Setup a an "
+    "authentication password for the default user. NOTE: You only need to do one of the above things in "
+    "order for the server to start accepting connections from the outside.\r\n";
+
+/* Answer with an error and hang up, as Redis does over maxclients and in
+ * protected mode. */
+static void refuse(client *c, const char *msg, size_t len)
 {
-    static const char msg[] = "-ERR max number of clients reached\r\n";
-    uv_buf_t buf = uv_buf_init((char *)msg, sizeof(msg) - 1);
+    uv_buf_t buf = uv_buf_init((char *)msg, (unsigned)len);
     (void)uv_try_write(&c->h.stream, &buf, 1);
     c->srv->stat_rejected_conns++;
     client_close(c);
+}
+
+/* Redis 7.0 counts exactly 127.0.0.1 and ::1 (not all of 127/8) as local. */
+static int peer_is_loopback(const client *c)
+{
+    const char *colon = strrchr(c->addr, ':');
+    size_t iplen = colon ? (size_t)(colon - c->addr) : 0;
+    return (iplen == 9 && !strncmp(c->addr, "127.0.0.1", 9)) || (iplen == 3 && !strncmp(c->addr, "::1", 3));
+}
+
+/* Protected mode: without a password, only loopback and unix socket
+ * clients are served, whatever addresses are bound. */
+static int protected_mode_refuses(const client *c)
+{
+    const latchd_config *cfg = &c->srv->cfg;
+    return cfg->protected_mode && !cfg->requirepass[0] && !(c->flags & CLIENT_UNIX) && !peer_is_loopback(c);
 }
 
 void net_on_connection(uv_stream_t *listener, int status)
@@ -411,7 +511,6 @@ void net_on_connection(uv_stream_t *listener, int status)
         client_close(c);
         return;
     }
-    s->stat_conns++;
     if (is_unix) {
         c->flags |= CLIENT_UNIX;
     } else {
@@ -420,8 +519,13 @@ void net_on_connection(uv_stream_t *listener, int status)
     }
     describe_peer(c);
     if ((long long)s->nclients > s->cfg.maxclients) {
-        refuse(c);
+        refuse(c, maxclients_msg, sizeof(maxclients_msg) - 1);
         return;
     }
+    if (protected_mode_refuses(c)) {
+        refuse(c, denied_msg, sizeof(denied_msg) - 1);
+        return;
+    }
+    s->stat_conns++;   /* refused ones are not counted, as in Redis */
     if (uv_read_start(&c->h.stream, on_alloc, on_read) != 0) client_close(c);
 }

@@ -30,12 +30,8 @@ void scripts_init(server *s)
 {
     scripts *st = mem_calloc(1, sizeof(*st));
     store_dict_init(&st->cache);
-    client *self = mem_calloc(1, sizeof(*self));
-    self->srv = s;
-    self->flags = CLIENT_AUTHENTICATED | CLIENT_SCRIPT;
-    self->proto = 2;
-    resp_buf_init(&self->out);
-    st->self = self;
+    st->self = client_new_detached(s);
+    client_set_authenticated(st->self, 1);
     s->scripts = st;
     st->lua = script_engine_new(s);
 }
@@ -64,8 +60,7 @@ void scripts_free(server *s)
     script_engine_free(st->lua);
     free(st->pfds);
     free(st->pclients);
-    resp_buf_free(&st->self->out);
-    free(st->self);
+    client_free_detached(st->self);
     free(st);
     s->scripts = NULL;
 }

@@ -16,7 +16,7 @@
 int script_busy_refuses(client *c, const command *cmd)
 {
     scripts *st = c->srv->scripts;
-    if (!st->busy || (c->flags & CLIENT_SCRIPT)) return 0;
+    if (!st->busy || (c->flags & CLIENT_DETACHED)) return 0;
     const command *eff = cmd;
     if ((cmd->flags & CMD_CONTAINER) && c->argc > 1)
         eff = subcommand_lookup(cmd, c->argv[1].ptr, c->argv[1].len);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include <errno.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +27,7 @@ static uint64_t mono_us(void)
  * PEXPIRETIME speak unix time) that never jumps back with the wall clock. */
 uint64_t server_clock_ms(server *s)
 {
+    if (s->frozen_now_ms) return s->frozen_now_ms;
     return s->clock_wall0_ms + (mono_us() - s->clock_mono0_us) / 1000u;
 }
 
@@ -35,6 +37,12 @@ uint64_t server_now_ms(server *s)
      * between two of its commands. */
     if (s->scripts && s->scripts->running) return s->scripts->started_ms;
     return server_clock_ms(s);
+}
+
+/* Keys, values and client structures; buffers are not walked per command. */
+size_t server_used_memory(const server *s)
+{
+    return store_used_memory(s->db) + s->nclients * sizeof(client);
 }
 
 static uint64_t store_clock(void *ctx) { return server_now_ms(ctx); }
@@ -125,9 +133,14 @@ static void make_run_id(char *dst)
     dst[40] = '\0';
 }
 
+/* Once per process: the command table, built once, is hashed with this
+ * seed too, so a second server_init must not change it. */
 static void seed_hashing(void)
 {
+    static int seeded;
     uint8_t seed[16];
+    if (seeded) return;
+    seeded = 1;
     if (uv_random(NULL, NULL, seed, sizeof(seed), 0, NULL) == 0) store_dict_set_seed(seed);
 }
 
@@ -172,6 +185,9 @@ static int listen_tcp(server *s, const char *addr, int port)
 {
     int optional = addr[0] == '-';
     if (optional) addr++;
+    /* Redis's wildcards: "*" is every IPv4 address, "::*" every IPv6 one. */
+    if (!strcmp(addr, "*")) addr = "0.0.0.0";
+    else if (!strcmp(addr, "::*")) addr = "::";
     struct sockaddr_storage ss;
     int rc = strchr(addr, ':') ? uv_ip6_addr(addr, port, (struct sockaddr_in6 *)&ss)
                                : uv_ip4_addr(addr, port, (struct sockaddr_in *)&ss);
@@ -218,10 +234,64 @@ static int listen_unix(server *s)
     return 0;
 }
 
+#define RESERVED_FDS 32   /* Redis's CONFIG_MIN_RESERVED_FDS: listeners, logs */
+
+/* Lower maxclients to what `have` descriptors allow, as Redis does. */
+static int shrink_maxclients(server *s, rlim_t have, rlim_t want, int why)
+{
+    long long asked = s->cfg.maxclients;
+    if (have <= RESERVED_FDS) {
+        log_msg(LOG_WARNING, "Your current 'ulimit -n' of %llu is not enough for the server to start. "
+                "Please increase your open file limit to at least %llu. Exiting.",
+                (unsigned long long)have, (unsigned long long)want);
+        return -1;
+    }
+    s->cfg.maxclients = (long long)(have - RESERVED_FDS);
+    log_msg(LOG_WARNING, "You requested maxclients of %lld requiring at least %llu max file descriptors.",
+            asked, (unsigned long long)want);
+    log_msg(LOG_WARNING, "Server can't set maximum open files to %llu because of OS error: %s.",
+            (unsigned long long)want, strerror(why));
+    log_msg(LOG_WARNING, "Current maximum open files is %llu. maxclients has been reduced to %lld to "
+            "compensate for low ulimit. If you need higher maxclients increase 'ulimit -n'.",
+            (unsigned long long)have, s->cfg.maxclients);
+    return 1;
+}
+
+/* Redis's adjustOpenFilesLimit: raise RLIMIT_NOFILE to maxclients + 32, or
+ * failing that to the hard limit, and fit maxclients into what we got.
+ * 0 if maxclients fits as configured, 1 if it was lowered, -1 if not even
+ * the reserved descriptors are there. */
+int server_fit_maxclients(server *s)
+{
+    rlim_t want = (rlim_t)s->cfg.maxclients + RESERVED_FDS;
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return shrink_maxclients(s, 1024, want, errno);
+    rlim_t old = lim.rlim_cur;
+    if (old >= want) return 0;
+    /* Above the hard limit only a privileged process may go. */
+    rlim_t tries[2] = {want, lim.rlim_max < want ? lim.rlim_max : want};
+    int why = 0;
+    for (int i = 0; i < 2 && tries[i] > old; i++) {
+        struct rlimit set = {tries[i], lim.rlim_max > tries[i] ? lim.rlim_max : tries[i]};
+        if (setrlimit(RLIMIT_NOFILE, &set) != 0) {
+            why = errno;
+            continue;
+        }
+        if (tries[i] == want) {
+            log_msg(LOG_NOTICE, "Increased maximum number of open files to %llu (it was originally set to %llu).",
+                    (unsigned long long)want, (unsigned long long)old);
+            return 0;
+        }
+        return shrink_maxclients(s, tries[i], want, why);
+    }
+    return shrink_maxclients(s, old, want, why);
+}
+
 /* --port 0 asks for an ephemeral port (unlike redis-server, where it turns
  * TCP off): the first address picks it and the others reuse it. */
 int server_listen(server *s)
 {
+    if (server_fit_maxclients(s) < 0) return -1;
     s->port = s->cfg.port;
     for (int i = 0; i < s->cfg.nbind; i++)
         if (listen_tcp(s, s->cfg.bind[i], s->port) != 0) return -1;
@@ -236,8 +306,8 @@ static void close_if_open(uv_handle_t *h)
     if (!uv_is_closing(h)) uv_close(h, NULL);
 }
 
-/* Stop accepting, push out what is already queued, close everyone; the
- * loop then runs dry and uv_run returns. */
+/* Stop accepting, push out what the kernel takes of what is queued, close
+ * everyone; the loop then runs dry and uv_run returns. */
 void server_shutdown(server *s)
 {
     if (s->shutting_down) return;
@@ -252,6 +322,10 @@ void server_shutdown(server *s)
         client_close_after_reply(c);
     }
     net_flush_pending(s);
+    /* What the kernel did not take at once is dropped: a client that does
+     * not read its replies must not hold the shutdown up (nor does it in
+     * Redis, which exits without flushing clients at all). */
+    while (s->clients) client_close(s->clients);
     close_if_open((uv_handle_t *)&s->flush_check);
     close_if_open((uv_handle_t *)&s->expire_timer);
     close_if_open((uv_handle_t *)&s->idle_timer);

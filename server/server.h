@@ -38,6 +38,7 @@ enum {
     CMD_SUBSCRIBED = 1 << 10,/* allowed in RESP2 subscribed mode (not shown) */
     CMD_ALLOW_BUSY = 1 << 11, /* served while a script runs too long */
     CMD_MAY_REPLICATE = 1 << 12, /* refused in read-only scripts; Redis 7.0's COMMAND INFO omits it */
+    CMD_DENYOOM = 1 << 13, /* may grow memory: refused over maxmemory */
 };
 
 typedef void (*command_proc)(client *c);
@@ -95,7 +96,7 @@ enum {
     CLIENT_PUBSUB = 1 << 8,            /* has subscriptions (RESP2: subscribed mode) */
     CLIENT_PUSHING = 1 << 9,           /* writing a push: sent even with CLIENT REPLY OFF */
     CLIENT_CLOSE_ASAP = 1 << 10,       /* over its output limit: gets nothing more, closed soon */
-    CLIENT_SCRIPT = 1 << 11,           /* not a connection: scripts run commands as it */
+    CLIENT_DETACHED = 1 << 12,         /* no connection: see client_new_detached() */
 };
 
 struct client {
@@ -162,6 +163,9 @@ struct server {
     uv_signal_t sigterm, sigint;
     client *clients;
     size_t nclients;
+    size_t client_structs;       /* connected or closing, not yet freed */
+    size_t client_structs_high;  /* most of them since the last malloc_trim */
+    int trimming;                /* a big crowd is leaving (see net.c) */
     client *pending;
     struct pubsub_state *pubsub;
     resp_buf notify_chan;        /* scratch: the channel of a keyspace event */
@@ -173,6 +177,7 @@ struct server {
     /* clock: wall time at start + monotonic elapsed, never goes backwards */
     uint64_t clock_wall0_ms;
     uint64_t clock_mono0_us;
+    uint64_t frozen_now_ms;      /* nonzero: the clock reads this (fuzzing) */
     uint64_t start_ms;
     uint64_t lastsave_s;
     /* stats */
@@ -189,12 +194,18 @@ struct server {
 /* server.c */
 /* The server takes ownership of cfg's strings. */
 int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg);
+/* Raises the fd limit for maxclients first (see server_fit_maxclients). */
 int server_listen(server *s);
+/* Make room for maxclients descriptors, lowering maxclients if the OS says
+ * no: 0 fits, 1 lowered, -1 hopeless. */
+int server_fit_maxclients(server *s);
 void server_close(server *s);
 /* The clock keys expire by: stands still while a script runs. */
 uint64_t server_now_ms(server *s);
 /* The clock itself (TIME, script time limits). */
 uint64_t server_clock_ms(server *s);
+/* INFO's used_memory, which maxmemory is compared against. */
+size_t server_used_memory(const server *s);
 void server_expire_rearm(server *s);
 void server_idle_timer_update(server *s);
 void server_shutdown(server *s);
@@ -221,6 +232,13 @@ void client_set_authenticated(client *c, int yes);
 void net_flush_pending(server *s);
 void net_on_connection(uv_stream_t *listener, int status);
 client *client_new(server *s);
+/* A client with no connection (fuzzing, and whatever runs commands on its
+ * own behalf): feed it bytes with client_feed(), read its replies from
+ * c->out; it is closed (CLIENT_CLOSING or CLIENT_CLOSE_AFTER_REPLY) when a
+ * connection would be, and its owner frees it. */
+client *client_new_detached(server *s);
+void client_feed(client *c, const char *p, size_t len);
+void client_free_detached(client *c);
 
 /* dispatch.c */
 void client_process_input(client *c);

@@ -37,7 +37,8 @@ void wheel_del(wheel *w, wheel_node *n);
  * Returns how many fired. */
 size_t wheel_advance(wheel *w, uint64_t now_ms, wheel_fire_fn fire, void *ctx);
 /* Absolute ms at which wheel_advance next has work (a due slot or a cascade),
- * or UINT64_MAX when empty. Never later than the earliest deadline. */
+ * or UINT64_MAX when empty. Never later than the earliest deadline, or than
+ * the wheel's now when a deadline is already past. */
 uint64_t wheel_next_due(const wheel *w);
 size_t wheel_count(const wheel *w);
 

@@ -26,7 +26,10 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 LATCHD_BIN = os.environ.get("LATCHD_BIN", os.path.join(REPO, "build", "latchd"))
 REDIS_BIN = os.environ.get("REDIS_SERVER_BIN", shutil.which("redis-server") or "redis-server")
 
-START_TIMEOUT = 10.0
+# LATCHD_TIMEOUT_SCALE stretches the start and stop waits (scripts/valgrind).
+TIMEOUT_SCALE = float(os.environ.get("LATCHD_TIMEOUT_SCALE", "1"))
+START_TIMEOUT = 10.0 * TIMEOUT_SCALE
+STOP_TIMEOUT = 5.0 * TIMEOUT_SCALE
 KINDS = ["redis", "latchd"]
 
 
@@ -150,7 +153,7 @@ class Server:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(timeout=5)
+                self.proc.wait(timeout=STOP_TIMEOUT)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=10)

@@ -230,6 +230,15 @@ class RawConn:
     def send(self, data):
         self.sock.sendall(_b(data))
 
+    def send_may_close(self, data):
+        """Send, tolerating a server that hangs up before taking it all
+        (after a protocol error, over a limit): what it replied before
+        closing is still there to read."""
+        try:
+            self.sock.sendall(_b(data))
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
     def _fill(self, deadline):
         remaining = deadline - time.monotonic()
         if remaining <= 0:
