@@ -1,5 +1,6 @@
 /* db.c - the commands' way into the keyspace. Read lookups feed INFO's
- * keyspace_hits/misses exactly where Redis's lookupKeyRead does; writes don't. */
+ * keyspace_hits/misses exactly where Redis's lookupKeyRead does; writes don't.
+ * Typed lookups, keyspace events and emptied containers for the commands. */
 #include "commands.h"
 
 store_key *db_lookup_read(client *c, const resp_slice *key)
@@ -22,4 +23,28 @@ int db_check_type(client *c, const store_key *k, store_type want)
     if (!k || store_key_type(k) == want) return 1;
     reply_wrongtype(c);
     return 0;
+}
+
+int db_read_typed(client *c, const resp_slice *key, store_type t, store_key **k)
+{
+    *k = db_lookup_read(c, key);
+    return db_check_type(c, *k, t);
+}
+
+store_key *db_write_create(client *c, const resp_slice *key, store_type t)
+{
+    store_key *k = db_lookup_write(c, key);
+    if (!db_check_type(c, k, t)) return NULL;
+    return k ? k : store_create_key(c->srv->db, key->ptr, key->len, t);
+}
+
+void db_notify(client *c, int cls, const char *event)
+{
+    store_notify(c->srv->db, cls, event, c->argv[1].ptr, c->argv[1].len);
+}
+
+void db_delete_emptied(client *c, store_key *k)
+{
+    store_delete_key(c->srv->db, k);
+    db_notify(c, STORE_EV_GENERIC, "del");
 }

@@ -85,6 +85,9 @@ static void pk_insert(store *s, store_packed *p, double score, const char *m, si
         if (zset_cmp(es, em, emlen, score, m, mlen) > 0) break;
         off = next;
     }
+    /* Redis's listpack keeps scores as text, and its integer shortcut
+     * writes -0 as "0": a small set never holds -0 (a skiplist does). */
+    if (score == 0) score = 0;
     pack_item pair[2] = {{m, mlen}, {(const char *)&score, sizeof(score)}};
     pack_insert(s, p, off, pair, 2);
 }

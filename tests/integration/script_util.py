@@ -161,32 +161,78 @@ class Subscriber:
             assert got == want
 
 
+class Keyevents:
+    """Keyspace events: a RESP2 connection PSUBSCRIBEd to every
+    __keyevent@0__ channel, with notify-keyspace-events set to KEA (the
+    `keyevents` fixture resets it afterwards). Gated like Subscriber."""
+
+    PREFIX = b"__keyevent@0__:"
+
+    def __init__(self, server):
+        self.enabled = PUBSUB
+        self.conn = server.raw()
+        if not self.enabled:
+            return
+        reply = self.conn.cmd("CONFIG", "SET", "notify-keyspace-events", "KEA")
+        if reply != b"+OK\r\n":
+            pytest.fail("%s: CONFIG SET notify-keyspace-events failed: %r (LATCHD_TEST_NO_PUBSUB=1 "
+                        "skips the keyspace event checks)" % (server.kind, reply), pytrace=False)
+        self.conn.send(encode_command("PSUBSCRIBE", self.PREFIX + b"*"))
+        assert parse(self.conn.read_reply())[0] == b"psubscribe"
+
+    def take(self):
+        """The (event, key) pairs raised since the last call, in order."""
+        if not self.enabled:
+            return []
+        self.conn.send(encode_command("PING"))
+        out = []
+        while True:
+            frame = self.conn.read_reply()
+            if frame == PONG_BARRIER:
+                return out
+            f = parse(frame)
+            assert f[0] == b"pmessage" and f[2].startswith(self.PREFIX), f
+            out.append((f[2][len(self.PREFIX):].decode(), f[3].decode()))
+
+    def expect(self, *events):
+        """Assert the events since the last check: ("lpush", "key"), ..."""
+        got = self.take()
+        if self.enabled:
+            assert got == list(events)
+
+
 # ---------------------------------------------------------------- state
+
+# How snapshot() reads a value of each type, and shapes the reply.
+SNAPSHOT_READ = {
+    b"hash": (("HGETALL",), lambda flat: sorted(zip(flat[0::2], flat[1::2]))),
+    b"string": (("GET",), lambda v: v),
+    b"list": (("LRANGE", 0, -1), lambda v: v),
+    b"zset": (("ZRANGE", 0, -1, "WITHSCORES"), lambda flat: list(zip(flat[0::2], flat[1::2]))),
+}
+
 
 def snapshot(conn, keys):
     """{key: (type, value, pttl)} for every key, read in one pipeline.
-    value is a sorted list of (field, value) for hashes, bytes for strings."""
+    value is a sorted list of (field, value) for hashes, bytes for strings,
+    the elements for lists, (member, score) pairs in order for zsets."""
     keys = list(keys)
     conn.send(b"".join(encode_command("TYPE", k) for k in keys))
-    types = [parse(conn.read_reply()) for _ in keys]
+    types = [bytes(parse(conn.read_reply())) for _ in keys]
     cmds = []
     for k, t in zip(keys, types):
-        if t == b"hash":
-            cmds.append(encode_command("HGETALL", k))
-        elif t == b"string":
-            cmds.append(encode_command("GET", k))
+        if t in SNAPSHOT_READ:
+            cmd = SNAPSHOT_READ[t][0]
+            cmds.append(encode_command(cmd[0], k, *cmd[1:]))
         cmds.append(encode_command("PTTL", k))
     conn.send(b"".join(cmds))
     out = {}
     for k, t in zip(keys, types):
         value = None
-        if t == b"hash":
-            flat = parse(conn.read_reply())
-            value = sorted(zip(flat[0::2], flat[1::2]))
-        elif t == b"string":
-            value = parse(conn.read_reply())
+        if t in SNAPSHOT_READ:
+            value = SNAPSHOT_READ[t][1](parse(conn.read_reply()))
         pttl = parse(conn.read_reply())
-        out[k] = (bytes(t), value, pttl)
+        out[k] = (t, value, pttl)
     return out
 
 
