@@ -95,9 +95,25 @@ def bulk(x):
     return b"$%d\r\n%s\r\n" % (len(x), x)
 
 
+def array(*items):
+    """A RESP array of bulk strings."""
+    return b"*%d\r\n" % len(items) + b"".join(bulk(i) for i in items)
+
+
+def error(text):
+    return b"-%s\r\n" % text.encode()
+
+
+def gone(conn, key):
+    """key does not exist (a container's last element took it along)."""
+    assert conn.cmd("EXISTS", key) == b":0\r\n"
+    assert conn.cmd("TYPE", key) == b"+none\r\n"
+
+
 NIL = b"$-1\r\n"
 WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
 NOT_INTEGER = "ERR value is not an integer or out of range"
+NOT_POSITIVE = "ERR value is out of range, must be positive"
 
 
 def integer(n):
@@ -107,6 +123,18 @@ def integer(n):
 # ---------------------------------------------------------------- pub/sub
 
 PONG_BARRIER = b"*2\r\n$4\r\npong\r\n$0\r\n\r\n"
+
+
+def frames_before_pong(conn):
+    """Every frame a subscribed conn got before a PING sent now, parsed
+    (the PING reply itself is dropped)."""
+    conn.send(encode_command("PING"))
+    out = []
+    while True:
+        frame = conn.read_reply()
+        if frame == PONG_BARRIER:
+            return out
+        out.append(parse(frame))
 
 
 # LATCHD_TEST_NO_PUBSUB=1 turns the subscriber checks off (for a latchd built
@@ -136,13 +164,7 @@ class Subscriber:
         [kind, channel, payload] lists (the PING reply itself is dropped)."""
         if not self.channels:
             return []
-        self.conn.send(encode_command("PING"))
-        out = []
-        while True:
-            frame = self.conn.read_reply()
-            if frame == PONG_BARRIER:
-                return out
-            out.append(parse(frame))
+        return frames_before_pong(self.conn)
 
     def messages(self):
         """(channel, payload) pairs of the `message` frames received so far."""
@@ -184,15 +206,11 @@ class Keyevents:
         """The (event, key) pairs raised since the last call, in order."""
         if not self.enabled:
             return []
-        self.conn.send(encode_command("PING"))
         out = []
-        while True:
-            frame = self.conn.read_reply()
-            if frame == PONG_BARRIER:
-                return out
-            f = parse(frame)
+        for f in frames_before_pong(self.conn):
             assert f[0] == b"pmessage" and f[2].startswith(self.PREFIX), f
             out.append((f[2][len(self.PREFIX):].decode(), f[3].decode()))
+        return out
 
     def expect(self, *events):
         """Assert the events since the last check: ("lpush", "key"), ..."""

@@ -9,30 +9,17 @@ import time
 import pytest
 
 from resp_util import parse
-from script_util import WRONGTYPE as WRONGTYPE_TEXT
+import script_util as su
+from script_util import array, bulk, error, gone
 
-WRONGTYPE = b"-%s\r\n" % WRONGTYPE_TEXT.encode()
-NOT_INT = b"-ERR value is not an integer or out of range\r\n"
-NOT_POSITIVE = b"-ERR value is out of range, must be positive\r\n"
-SYNTAX = b"-ERR syntax error\r\n"
-
-
-def bulk(b):
-    b = b.encode() if isinstance(b, str) else b
-    return b"$%d\r\n%s\r\n" % (len(b), b)
-
-
-def array(*items):
-    return b"*%d\r\n" % len(items) + b"".join(bulk(i) for i in items)
+WRONGTYPE = error(su.WRONGTYPE)
+NOT_INT = error(su.NOT_INTEGER)
+NOT_POSITIVE = error(su.NOT_POSITIVE)
+SYNTAX = error("ERR syntax error")
 
 
 def lrange(conn, key):
     return parse(conn.cmd("LRANGE", key, 0, -1))
-
-
-def gone(conn, key):
-    assert conn.cmd("EXISTS", key) == b":0\r\n"
-    assert conn.cmd("TYPE", key) == b"+none\r\n"
 
 
 # ---------------------------------------------------------------- push / pop

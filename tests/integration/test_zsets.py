@@ -10,32 +10,20 @@ import random
 import pytest
 
 from resp_util import parse
-from script_util import WRONGTYPE as WRONGTYPE_TEXT
+import script_util as su
+from script_util import array, bulk, error, gone
 
-WRONGTYPE = b"-%s\r\n" % WRONGTYPE_TEXT.encode()
-NOT_INT = b"-ERR value is not an integer or out of range\r\n"
-NOT_FLOAT = b"-ERR value is not a valid float\r\n"
-NOT_POSITIVE = b"-ERR value is out of range, must be positive\r\n"
-RANGE_FLOAT = b"-ERR min or max is not a float\r\n"
-RANGE_LEX = b"-ERR min or max not valid string range item\r\n"
-SYNTAX = b"-ERR syntax error\r\n"
-
-
-def bulk(b):
-    b = b.encode() if isinstance(b, str) else b
-    return b"$%d\r\n%s\r\n" % (len(b), b)
-
-
-def array(*items):
-    return b"*%d\r\n" % len(items) + b"".join(bulk(i) for i in items)
+WRONGTYPE = error(su.WRONGTYPE)
+NOT_INT = error(su.NOT_INTEGER)
+NOT_POSITIVE = error(su.NOT_POSITIVE)
+NOT_FLOAT = error("ERR value is not a valid float")
+RANGE_FLOAT = error("ERR min or max is not a float")
+RANGE_LEX = error("ERR min or max not valid string range item")
+SYNTAX = error("ERR syntax error")
 
 
 def resp3(conn):
     assert conn.cmd("HELLO", "3").startswith(b"%")
-
-
-def gone(conn, key):
-    assert conn.cmd("EXISTS", key) == b":0\r\n"
 
 
 # ---------------------------------------------------------------- order and scores

@@ -13,30 +13,9 @@
 
 #include "list.h"
 #include "store_internal.h"   /* enc: which representation is in use */
+#include "value_fixture.h"
 
-typedef struct fixture {
-    store *s;
-    store_key *k;
-} fixture;
-
-static uint64_t fake_clock(void *ctx) { return 1000; }
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof(*f));
-    f->s = store_create(fake_clock, f);
-    f->k = store_create_key(f->s, "l", 1, STORE_LIST);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    store_destroy(f->s);
-    free(f);
-    return 0;
-}
+static int setup(void **state) { return fixture_setup(state, STORE_LIST, "l"); }
 
 #define S(x) x, strlen(x)
 

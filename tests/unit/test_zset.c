@@ -14,31 +14,10 @@
 #include <string.h>
 
 #include "store_internal.h"   /* enc: which representation is in use */
+#include "value_fixture.h"
 #include "zset.h"
 
-typedef struct fixture {
-    store *s;
-    store_key *k;
-} fixture;
-
-static uint64_t fake_clock(void *ctx) { return 1000; }
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof(*f));
-    f->s = store_create(fake_clock, f);
-    f->k = store_create_key(f->s, "z", 1, STORE_ZSET);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    store_destroy(f->s);
-    free(f);
-    return 0;
-}
+static int setup(void **state) { return fixture_setup(state, STORE_ZSET, "z"); }
 
 #define S(x) x, strlen(x)
 
