@@ -12,6 +12,8 @@ pytestmark = pytest.mark.skipif(os.environ.get("LATCHD_NOLUA") != "1",
 
 LOCK = "149c5a8bf18676fd99e9e6e24923bd64d9b62f94"
 RENEW = "8e19a1ddbdee9138df9f32a480c57addab4353d1"
+FENCED = "49babb5a1e6a0c5f188c2ae62b93b51cdfd63e45"
+FENCED_NIL = "46b5551ba403d6152a7a6eca122e08728d6c8c66"
 
 
 @pytest.fixture
@@ -28,6 +30,24 @@ def test_nolua_native_lock_scripts_run(nolua):
     assert reply.startswith(b":") and 29000 < int(reply[1:]) <= 30000
     assert nolua.cmd("HGET", "lk", "a:1") == b"$1\r\n2\r\n"
     assert nolua.cmd("EVAL", vector_text(RENEW), "1", "lk", "10000", "a:1") == b":1\r\n"
+
+
+def test_nolua_fenced_lock_runs_natively(nolua):
+    """Redisson RFencedLock's acquire needs no Lua either: a token per
+    acquire, re-entries included; a counter INCR would refuse needs Lua."""
+    token_reply, nil_reply = (vector_text(FENCED), vector_text(FENCED_NIL))
+    keys = ("2", "fl", "redisson_lock_token:{fl}")
+    assert nolua.cmd("EVAL", token_reply, *keys, "30000", "a:1") == b"*2\r\n:-1\r\n:1\r\n"
+    assert nolua.cmd("EVAL", nil_reply, *keys, "30000", "a:1") == b"$-1\r\n"
+    reply = nolua.cmd("EVAL", token_reply, *keys, "30000", "b:1")
+    assert reply.startswith(b"*2\r\n:") and reply.endswith(b"\r\n:-1\r\n")
+    assert nolua.cmd("GET", "redisson_lock_token:{fl}") == b"$1\r\n2\r\n"
+    assert nolua.cmd("HGET", "fl", "a:1") == b"$1\r\n2\r\n"
+    nolua.cmd("DEL", "fl")
+    nolua.cmd("SET", "redisson_lock_token:{fl}", "not a number")
+    reply = nolua.cmd("EVAL", token_reply, *keys, "30000", "a:1")
+    assert reply.startswith(b"-NOSCRIPT This latchd was built without Lua: script " + FENCED.encode())
+    assert nolua.cmd("EXISTS", "fl") == b":0\r\n"
 
 
 def test_nolua_other_scripts_are_refused(nolua):
