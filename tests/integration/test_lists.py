@@ -338,3 +338,26 @@ def test_lists_from_a_script(conn):
     assert conn.cmd("EVAL", body, 1, "l") == (
         b"*4\r\n:3\r\n$1\r\nc\r\n*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n$-1\r\n")
     gone(conn, "l")
+
+
+# ---------------------------------------------------------------- memory (latchd)
+
+def used_memory(conn):
+    info = parse(conn.cmd("INFO", "memory")).decode()
+    return int(info.split("used_memory:")[1].split("\r\n")[0])
+
+
+def test_latchd_only_memory_of_small_lists_and_zsets(latchd_factory):
+    """INFO used_memory counts list and zset values, a small one costs
+    about its bytes (no allocation per element), and it all comes back."""
+    conn = latchd_factory().raw()
+    base = used_memory(conn)
+    member = "6f1d8a2e-5a3c-4e0b-9a57-2f1d3c4b5a6e:1"   # 38 bytes, like a lock owner
+    for i in range(200):
+        conn.cmd("RPUSH", "l%d" % i, *[member] * 100)
+        conn.cmd("ZADD", "z%d" % i, *[x for j in range(100) for x in (1700000000000 + j, "%s%d" % (member, j))])
+    per_list = (used_memory(conn) - base) / 400
+    # 100 elements of ~40 bytes: one packed buffer, plus the key entry
+    assert per_list < 100 * (40 + 10) + 200, per_list
+    assert conn.cmd("FLUSHALL") == b"+OK\r\n"
+    assert used_memory(conn) == base
