@@ -13,18 +13,13 @@
 
 /* ---- replies ---- */
 
+/* How members go out: alone, with scores as ZRANGE WITHSCORES sends them
+ * ([member, score] pairs in RESP3), or with scores always flat. */
+enum { MEMBERS, WITH_SCORES, FLAT_SCORES };
+
 static void emit_member(const char *m, size_t mlen, double score, void *ctx)
 {
     reply_bulk(ctx, m, mlen);
-}
-
-/* RESP2: member, score flat; RESP3: a [member, score] pair. */
-static void emit_with_score(const char *m, size_t mlen, double score, void *ctx)
-{
-    client *c = ctx;
-    if (c->proto >= 3) reply_array(c, 2);
-    reply_bulk(c, m, mlen);
-    reply_double(c, score);
 }
 
 static void emit_flat(const char *m, size_t mlen, double score, void *ctx)
@@ -33,11 +28,18 @@ static void emit_flat(const char *m, size_t mlen, double score, void *ctx)
     reply_double(ctx, score);
 }
 
-/* n elements from rank start; the array is 2n long only for flat pairs. */
-static void reply_members(client *c, const store_key *k, size_t start, size_t n, int reverse,
-                          store_zmember_fn emit)
+static void emit_pair(const char *m, size_t mlen, double score, void *ctx)
 {
-    reply_array(c, (long long)(emit == emit_flat || (emit == emit_with_score && c->proto < 3) ? 2 * n : n));
+    reply_array(ctx, 2);
+    emit_flat(m, mlen, score, ctx);
+}
+
+/* n elements from rank start, shaped by `how`. */
+static void reply_members(client *c, const store_key *k, size_t start, size_t n, int reverse, int how)
+{
+    if (how == WITH_SCORES && c->proto < 3) how = FLAT_SCORES;
+    reply_array(c, (long long)(how == FLAT_SCORES ? 2 * n : n));
+    store_zmember_fn emit = how == MEMBERS ? emit_member : how == FLAT_SCORES ? emit_flat : emit_pair;
     if (k) store_zset_visit(k, start, n, reverse, emit, c);
 }
 
@@ -49,9 +51,15 @@ static int zadd_option(const resp_slice *a, int *flags, int *ch)
         {"nx", STORE_ZADD_NX}, {"xx", STORE_ZADD_XX}, {"gt", STORE_ZADD_GT},
         {"lt", STORE_ZADD_LT}, {"incr", STORE_ZADD_INCR},
     };
-    if (arg_is(a, "ch")) return *ch = 1;
-    for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-        if (arg_is(a, opts[i].name)) return *flags |= opts[i].flag, 1;
+    if (arg_is(a, "ch")) {
+        *ch = 1;
+        return 1;
+    }
+    for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+        if (!arg_is(a, opts[i].name)) continue;
+        *flags |= opts[i].flag;
+        return 1;
+    }
     return 0;
 }
 
@@ -91,7 +99,8 @@ static void zadd_generic(client *c, int flags)
     int incr = flags & STORE_ZADD_INCR;
     store_key *k = db_lookup_write(c, &c->argv[1]);
     if (!db_check_type(c, k, STORE_ZSET)) return;
-    if (!k && !(flags & STORE_ZADD_XX)) k = store_create_key(c->srv->db, c->argv[1].ptr, c->argv[1].len, STORE_ZSET);
+    if (!k && !(flags & STORE_ZADD_XX))   /* XX on a missing key: nothing to do */
+        k = store_create_key(c->srv->db, c->argv[1].ptr, c->argv[1].len, STORE_ZSET);
     for (int i = first; k && i < c->argc; i += 2) {
         const resp_slice *m = &c->argv[i + 1];
         score_arg(&c->argv[i], &score);
@@ -313,7 +322,7 @@ static void zrange_generic(client *c, int by, int rev)
         first = store_zset_span(k, &r, &n);
         first = limit_span(&q, first, &n);
     }
-    reply_members(c, k, first, n, q.rev, q.withscores ? emit_with_score : emit_member);
+    reply_members(c, k, first, n, q.rev, q.withscores ? WITH_SCORES : MEMBERS);
 }
 
 void cmd_zrange(client *c) { zrange_generic(c, BY_AUTO, -1); }
@@ -378,7 +387,7 @@ static void zpop_generic(client *c, int max)
     }
     size_t len = store_zset_len(k), n = count < 0 ? 1 : (unsigned long long)count < len ? (size_t)count : len;
     size_t first = max ? len - n : 0;
-    reply_members(c, k, max ? len - 1 : 0, n, max, count < 0 ? emit_flat : emit_with_score);
+    reply_members(c, k, max ? len - 1 : 0, n, max, count < 0 ? FLAT_SCORES : WITH_SCORES);
     store_zset_del_ranks(c->srv->db, k, first, n);
     db_notify(c, STORE_EV_ZSET, max ? "zpopmax" : "zpopmin");
     if (n == len) db_delete_emptied(c, k);

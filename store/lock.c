@@ -70,7 +70,8 @@ static int lock_probe(store *s, const char *key, size_t klen, const char *owner,
         if (*pttl < 0 && d != STORE_NO_DEADLINE) *pttl = 0;
         return 0;
     }
-    if (held == STORE_LOCK_FALLBACK || count == INT64_MAX) return STORE_LOCK_FALLBACK;   /* HINCRBY's errors */
+    /* HINCRBY's errors: not an integer, or at the top already */
+    if (held == STORE_LOCK_FALLBACK || count == INT64_MAX) return STORE_LOCK_FALLBACK;
     return 1;
 }
 
