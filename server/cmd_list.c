@@ -12,7 +12,7 @@ static void push_generic(client *c, int where)
     if (!k) return;
     for (int i = 2; i < c->argc; i++)
         store_list_push(c->srv->db, k, where, c->argv[i].ptr, c->argv[i].len);
-    db_notify(c, STORE_EV_LIST, where == STORE_HEAD ? "lpush" : "rpush");
+    db_notify(c, STORE_EV_LIST, where == STORE_HEAD ? "lpush" : "rpush", &c->argv[1]);
     reply_int(c, (long long)store_list_len(k));
 }
 
@@ -47,7 +47,7 @@ static void pop_generic(client *c, int where)
     if (has_count) reply_array(c, (long long)n);
     store_list_range(k, head ? 0 : len - 1, n, !head, emit_elem, c);
     store_list_del_range(c->srv->db, k, head ? 0 : len - n, n);
-    db_notify(c, STORE_EV_LIST, head ? "lpop" : "rpop");
+    db_notify(c, STORE_EV_LIST, head ? "lpop" : "rpop", &c->argv[1]);
     if (n == len) db_delete_emptied(c, k);
 }
 
@@ -112,7 +112,7 @@ void cmd_lset(client *c)
         reply_error(c, "ERR index out of range");
         return;
     }
-    db_notify(c, STORE_EV_LIST, "lset");
+    db_notify(c, STORE_EV_LIST, "lset", &c->argv[1]);
     reply_ok(c);
 }
 
@@ -135,7 +135,7 @@ void cmd_linsert(client *c)
     }
     long long len = store_list_insert(c->srv->db, k, after, c->argv[3].ptr, c->argv[3].len,
                                       c->argv[4].ptr, c->argv[4].len);
-    if (len > 0) db_notify(c, STORE_EV_LIST, "linsert");
+    if (len > 0) db_notify(c, STORE_EV_LIST, "linsert", &c->argv[1]);
     reply_int(c, len);
 }
 
@@ -147,7 +147,7 @@ void cmd_lrem(client *c)
     if (!db_check_type(c, k, STORE_LIST)) return;
     size_t removed = k ? store_list_remove(c->srv->db, k, count, c->argv[3].ptr, c->argv[3].len) : 0;
     if (removed) {
-        db_notify(c, STORE_EV_LIST, "lrem");
+        db_notify(c, STORE_EV_LIST, "lrem", &c->argv[1]);
         if (store_list_len(k) == 0) db_delete_emptied(c, k);
     }
     reply_int(c, (long long)removed);
@@ -165,7 +165,7 @@ void cmd_ltrim(client *c)
         if (!arg_index_range(start, end, len, &first, &n)) first = n = 0;
         store_list_del_range(c->srv->db, k, first + n, len - first - n);   /* the tail first */
         store_list_del_range(c->srv->db, k, 0, first);
-        db_notify(c, STORE_EV_LIST, "ltrim");
+        db_notify(c, STORE_EV_LIST, "ltrim", &c->argv[1]);
         if (n == 0) db_delete_emptied(c, k);
     }
     reply_ok(c);

@@ -112,7 +112,7 @@ static void zadd_generic(client *c, int flags)
         updated += (out & STORE_ZADD_UPDATED) != 0;
         processed += !(out & STORE_ZADD_NOP);
     }
-    if (added || updated) db_notify(c, STORE_EV_ZSET, incr ? "zincr" : "zadd");
+    if (added || updated) db_notify(c, STORE_EV_ZSET, incr ? "zincr" : "zadd", &c->argv[1]);
     if (!incr)
         reply_int(c, ch ? added + updated : added);
     else if (processed)
@@ -181,7 +181,7 @@ void cmd_zrem(client *c)
         deleted += store_zset_del(c->srv->db, k, c->argv[i].ptr, c->argv[i].len);
         emptied = store_zset_len(k) == 0;
     }
-    if (deleted) db_notify(c, STORE_EV_ZSET, "zrem");
+    if (deleted) db_notify(c, STORE_EV_ZSET, "zrem", &c->argv[1]);
     if (emptied) db_delete_emptied(c, k);
     reply_int(c, deleted);
 }
@@ -359,7 +359,7 @@ static void zremrange_generic(client *c, int by, const char *event)
     if (k && by != BY_RANK) first = store_zset_span(k, &r, &n);
     if (n) {
         store_zset_del_ranks(c->srv->db, k, first, n);
-        db_notify(c, STORE_EV_ZSET, event);
+        db_notify(c, STORE_EV_ZSET, event, &c->argv[1]);
         if (store_zset_len(k) == 0) db_delete_emptied(c, k);
     }
     reply_int(c, (long long)n);
@@ -389,7 +389,7 @@ static void zpop_generic(client *c, int max)
     size_t first = max ? len - n : 0;
     reply_members(c, k, max ? len - 1 : 0, n, max, count < 0 ? FLAT_SCORES : WITH_SCORES);
     store_zset_del_ranks(c->srv->db, k, first, n);
-    db_notify(c, STORE_EV_ZSET, max ? "zpopmax" : "zpopmin");
+    db_notify(c, STORE_EV_ZSET, max ? "zpopmax" : "zpopmin", &c->argv[1]);
     if (n == len) db_delete_emptied(c, k);
 }
 

@@ -8,6 +8,9 @@
 /* db.c: key lookups that keep INFO's hit/miss counters honest */
 store_key *db_lookup_read(client *c, const resp_slice *key);
 store_key *db_lookup_write(client *c, const resp_slice *key);
+/* A keyspace event about a key the command named (through store_notify,
+ * like every keyspace event). */
+void db_notify(client *c, int cls, const char *event, const resp_slice *key);
 /* 1 if k is missing or of type want; 0 after replying WRONGTYPE. */
 int db_check_type(client *c, const store_key *k, store_type want);
 /* Readers: 1 with *k the key (NULL when missing), 0 after WRONGTYPE. */
@@ -15,8 +18,6 @@ int db_read_typed(client *c, const resp_slice *key, store_type t, store_key **k)
 /* Writers that always store something: the key, created empty when
  * missing; NULL after WRONGTYPE. */
 store_key *db_write_create(client *c, const resp_slice *key, store_type t);
-/* A keyspace event (Redis 7.0's name for it) on the key argv[1]. */
-void db_notify(client *c, int cls, const char *event);
 /* A list or zset never stays empty: delete argv[1]'s key k, event "del". */
 void db_delete_emptied(client *c, store_key *k);
 

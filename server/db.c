@@ -13,6 +13,11 @@ store_key *db_lookup_read(client *c, const resp_slice *key)
     return k;
 }
 
+void db_notify(client *c, int cls, const char *event, const resp_slice *key)
+{
+    store_notify(c->srv->db, cls, event, key->ptr, key->len);
+}
+
 store_key *db_lookup_write(client *c, const resp_slice *key)
 {
     return store_lookup(c->srv->db, key->ptr, key->len);
@@ -38,13 +43,8 @@ store_key *db_write_create(client *c, const resp_slice *key, store_type t)
     return k ? k : store_create_key(c->srv->db, key->ptr, key->len, t);
 }
 
-void db_notify(client *c, int cls, const char *event)
-{
-    store_notify(c->srv->db, cls, event, c->argv[1].ptr, c->argv[1].len);
-}
-
 void db_delete_emptied(client *c, store_key *k)
 {
     store_delete_key(c->srv->db, k);
-    db_notify(c, STORE_EV_GENERIC, "del");
+    db_notify(c, STORE_EV_GENERIC, "del", &c->argv[1]);
 }
