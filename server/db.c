@@ -1,6 +1,5 @@
 /* db.c - the commands' way into the keyspace. Read lookups feed INFO's
- * keyspace_hits/misses exactly where Redis's lookupKeyRead does; writes don't.
- * Typed lookups, keyspace events and emptied containers for the commands. */
+ * keyspace_hits/misses exactly where Redis's lookupKeyRead does; writes don't. */
 #include "commands.h"
 
 store_key *db_lookup_read(client *c, const resp_slice *key)
