@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lock.h"
+#include "num.h"
 
 #define T0 UINT64_C(1700000000000)
 
@@ -59,11 +60,10 @@ static long long count_of(fixture *f, const char *key, const char *owner)
     store_key *k = store_lookup(f->s, S(key));
     if (!k) return -1;
     size_t len;
-    char buf[32];
-    const char *v = store_hash_get(k, S(owner), &len);
-    if (!v) return 0;
-    snprintf(buf, sizeof(buf), "%.*s", (int)len, v);   /* values are not NUL-terminated */
-    return strtoll(buf, NULL, 10);
+    long long n = 0;
+    const char *v = store_hash_get(k, S(owner), &len);   /* not NUL-terminated */
+    if (v) assert_true(store_str2ll(v, len, &n));
+    return n;
 }
 
 static int64_t ttl_of(fixture *f, const char *key)
