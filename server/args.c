@@ -20,6 +20,26 @@ int arg_ll_or_reply(client *c, const resp_slice *a, long long *out)
     return 0;
 }
 
+int arg_positive_or_reply(client *c, const resp_slice *a, long long *out)
+{
+    if (store_str2ll(a->ptr, a->len, out) && *out >= 0) return 1;
+    reply_error(c, "ERR value is out of range, must be positive");
+    return 0;
+}
+
+int arg_index_range(long long start, long long end, size_t len, size_t *first, size_t *n)
+{
+    long long llen = (long long)len;
+    if (start < 0) start = llen + start;
+    if (end < 0) end = llen + end;
+    if (start < 0) start = 0;
+    if (start > end || start >= llen) return 0;
+    if (end >= llen) end = llen - 1;
+    *first = (size_t)start;
+    *n = (size_t)(end - start + 1);
+    return 1;
+}
+
 char *arg_strdup(const resp_slice *a) { return mem_strndup(a->ptr, a->len); }
 
 const command *subcommand_lookup(const command *container, const char *name, size_t len)

@@ -10,8 +10,10 @@
 
 static const char *type_name(const store_key *k)
 {
-    if (!k) return "none";
-    return store_key_type(k) == STORE_HASH ? "hash" : "string";
+    static const char *names[] = {
+        [STORE_STRING] = "string", [STORE_HASH] = "hash", [STORE_LIST] = "list", [STORE_ZSET] = "zset",
+    };
+    return k ? names[store_key_type(k)] : "none";
 }
 
 void cmd_exists(client *c)

@@ -50,9 +50,10 @@ static const char *infer_type(const char *w, size_t len)
 {
     static const char *ints[] = {"seconds", "milliseconds", "count", "numreplicas", "timeout", "index",
                                  "cursor", "increment", "decrement", "protover", "unix-time-seconds",
-                                 "unix-time-milliseconds"};
+                                 "unix-time-milliseconds", "start", "stop", "offset"};
     if (len >= 3 && memmem(w, len, "key", 3)) return "key";
     if (len == 7 && !memcmp(w, "pattern", 7)) return "pattern";
+    if (len == 5 && !memcmp(w, "score", 5)) return "double";
     for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
         if (strlen(ints[i]) == len && !memcmp(w, ints[i], len)) return "integer";
     return "string";

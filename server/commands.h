@@ -13,6 +13,13 @@ store_key *db_lookup_write(client *c, const resp_slice *key);
 void db_notify(client *c, int cls, const char *event, const resp_slice *key);
 /* 1 if k is missing or of type want; 0 after replying WRONGTYPE. */
 int db_check_type(client *c, const store_key *k, store_type want);
+/* Readers: 1 with *k the key (NULL when missing), 0 after WRONGTYPE. */
+int db_read_typed(client *c, const resp_slice *key, store_type t, store_key **k);
+/* Writers that always store something: the key, created empty when
+ * missing; NULL after WRONGTYPE. */
+store_key *db_write_create(client *c, const resp_slice *key, store_type t);
+/* A list or zset never stays empty: delete argv[1]'s key k, event "del". */
+void db_delete_emptied(client *c, store_key *k);
 
 /* cmd_conn.c */
 void cmd_ping(client *c);
@@ -113,5 +120,40 @@ void cmd_sunsubscribe(client *c);
 void cmd_publish(client *c);
 void cmd_spublish(client *c);
 void cmd_pubsub(client *c);
+
+/* cmd_list.c */
+void cmd_lpush(client *c);
+void cmd_rpush(client *c);
+void cmd_lpop(client *c);
+void cmd_rpop(client *c);
+void cmd_llen(client *c);
+void cmd_lindex(client *c);
+void cmd_lrange(client *c);
+void cmd_lset(client *c);
+void cmd_linsert(client *c);
+void cmd_lrem(client *c);
+void cmd_ltrim(client *c);
+
+/* cmd_zset.c */
+void cmd_zadd(client *c);
+void cmd_zincrby(client *c);
+void cmd_zscore(client *c);
+void cmd_zmscore(client *c);
+void cmd_zrem(client *c);
+void cmd_zcard(client *c);
+void cmd_zcount(client *c);
+void cmd_zrank(client *c);
+void cmd_zrevrank(client *c);
+void cmd_zrange(client *c);
+void cmd_zrevrange(client *c);
+void cmd_zrangebyscore(client *c);
+void cmd_zrevrangebyscore(client *c);
+void cmd_zrangebylex(client *c);
+void cmd_zrevrangebylex(client *c);
+void cmd_zremrangebyrank(client *c);
+void cmd_zremrangebyscore(client *c);
+void cmd_zremrangebylex(client *c);
+void cmd_zpopmin(client *c);
+void cmd_zpopmax(client *c);
 
 #endif

@@ -31,3 +31,22 @@ int db_check_type(client *c, const store_key *k, store_type want)
     reply_wrongtype(c);
     return 0;
 }
+
+int db_read_typed(client *c, const resp_slice *key, store_type t, store_key **k)
+{
+    *k = db_lookup_read(c, key);
+    return db_check_type(c, *k, t);
+}
+
+store_key *db_write_create(client *c, const resp_slice *key, store_type t)
+{
+    store_key *k = db_lookup_write(c, key);
+    if (!db_check_type(c, k, t)) return NULL;
+    return k ? k : store_create_key(c->srv->db, key->ptr, key->len, t);
+}
+
+void db_delete_emptied(client *c, store_key *k)
+{
+    store_delete_key(c->srv->db, k);
+    db_notify(c, STORE_EV_GENERIC, "del", &c->argv[1]);
+}

@@ -75,6 +75,20 @@ void reply_null(client *c)
     resp_add_null(b, c->proto);
 }
 
+/* RESP2 *-1 (as opposed to $-1), RESP3 _ */
+void reply_null_array(client *c)
+{
+    OUT_OR_RETURN(c);
+    resp_add_null_array(b, c->proto);
+}
+
+/* RESP2 bulk "%.17g", RESP3 ",%.17g" (sorted set scores) */
+void reply_double(client *c, double d)
+{
+    OUT_OR_RETURN(c);
+    resp_add_double(b, c->proto, d);
+}
+
 void reply_array(client *c, long long n)
 {
     OUT_OR_RETURN(c);

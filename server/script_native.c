@@ -44,6 +44,31 @@ static int rlock_lock_with(const script_call *call, const char *create_event)
 static int rlock_lock(const script_call *call) { return rlock_lock_with(call, "hincrby"); }
 static int rlock_lock_hset(const script_call *call) { return rlock_lock_with(call, "hset"); }
 
+/* Redisson RFencedLock: KEYS[1]=lock, KEYS[2]=token counter, ARGV[1]=lease,
+ * ARGV[2]=owner. Acquired: {-1, token} (list_reply) or nil; held by
+ * another: {pttl, -1} or the PTTL. */
+static int fenced_lock_with(const script_call *call, int list_reply)
+{
+    long long lease, pttl, token;
+    if (!has(call, 2, 2) || !ttl_arg(call, 0, &lease)) return 0;
+    int r = store_lock_fenced_acquire(db(call), KEY(0)->ptr, KEY(0)->len, KEY(1)->ptr, KEY(1)->len,
+                                      ARG(1)->ptr, ARG(1)->len, lease, &pttl, &token);
+    if (r == STORE_LOCK_FALLBACK) return 0;
+    if (list_reply) {
+        reply_array(call->c, 2);
+        reply_int(call->c, r ? -1 : pttl);
+        reply_int(call->c, r ? token : -1);
+    } else if (r) {
+        reply_null(call->c);
+    } else {
+        reply_int(call->c, pttl);
+    }
+    return 1;
+}
+
+static int fenced_lock(const script_call *call) { return fenced_lock_with(call, 1); }
+static int fenced_lock_nil(const script_call *call) { return fenced_lock_with(call, 0); }
+
 /* How an unlock script variant publishes and remembers its result. */
 typedef struct unlock_shape {
     int publish_arg;      /* ARGV index naming PUBLISH/SPUBLISH, or -1: "publish" */
@@ -212,6 +237,8 @@ static const script_native natives[] = {
     {"dad0f8d619e548e04f21fb48d50be5034df3adae", rlock_lock, "Redisson RLock lock 3.12.3-3.18.1, RSpinLock"},
     {"149c5a8bf18676fd99e9e6e24923bd64d9b62f94", rlock_lock, "Redisson RLock lock 3.19.0-"},
     {"1aa70d3714f14a74e5d432283dae75da8fd9f1f8", rlock_lock, "node-redisson lock"},
+    {"49babb5a1e6a0c5f188c2ae62b93b51cdfd63e45", fenced_lock, "Redisson RFencedLock lock 3.19.0- (token reply)"},
+    {"46b5551ba403d6152a7a6eca122e08728d6c8c66", fenced_lock_nil, "Redisson RFencedLock lock 3.19.0- (nil reply)"},
     {"93cfc048f82624d1670a310aa0ad58918c0824a5", rlock_unlock_v1, "Redisson RLock unlock 3.2.0-3.10.5"},
     {"3ffe249c16dee540ac8ab32e39bd408626b9aff7", rlock_unlock_v2, "Redisson RLock unlock 3.10.6-3.21.3"},
     {"778cea8aada230ae060b432fc333adaec85f2f4c", rlock_unlock_v3, "Redisson RLock unlock 3.22.0-3.23.5"},

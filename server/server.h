@@ -255,6 +255,8 @@ void reply_bulk(client *c, const void *p, size_t len);
 void reply_bulk_cstr(client *c, const char *s);
 void reply_bulk_ll(client *c, long long v);
 void reply_null(client *c);
+void reply_null_array(client *c);
+void reply_double(client *c, double d);
 void reply_array(client *c, long long n);
 void reply_map(client *c, long long n);
 void reply_set(client *c, long long n);
@@ -274,6 +276,12 @@ void reply_help(client *c, const char *const *lines, size_t n);
 int arg_is(const resp_slice *a, const char *lit);
 /* Parse as long long; on failure reply "ERR value is not an integer or out of range" and return 0. */
 int arg_ll_or_reply(client *c, const resp_slice *a, long long *out);
+/* A count >= 0; otherwise (not a number either) Redis's "ERR value is out
+ * of range, must be positive" and 0. */
+int arg_positive_or_reply(client *c, const resp_slice *a, long long *out);
+/* Redis's start..end index range (negative counts from the end) clipped
+ * to len elements: 1 with the first index and count, 0 when empty. */
+int arg_index_range(long long start, long long end, size_t len, size_t *first, size_t *n);
 char *arg_strdup(const resp_slice *a);
 
 /* Container commands (CLIENT, CONFIG, COMMAND, FUNCTION) route argv[1]

@@ -14,12 +14,6 @@ typedef struct hnode {
 
 static hnode *hnode_of(store_dict_node *n) { return STORE_CONTAINER(n, hnode, n); }
 
-/* The dict allocates its buckets itself; charge the change in their size. */
-static void charge_tables(store *s, const store_dict *d, size_t before)
-{
-    s->used_memory = s->used_memory - before + store_dict_mem(d);
-}
-
 store_dict *htable_new(store *s)
 {
     store_dict *d = store_mem_alloc(&s->used_memory, sizeof(*d));
@@ -79,7 +73,7 @@ int htable_set(store *s, store_dict *d, const char *f, size_t flen,
         update_value(s, d, hnode_of(n), v, vlen);
     else
         store_dict_insert_hashed(d, &hnode_new(s, f, flen, hash, v, vlen)->n);
-    charge_tables(s, d, before);
+    store_charge_dict(s, d, before);
     return n == NULL;
 }
 
@@ -88,7 +82,7 @@ int htable_del(store *s, store_dict *d, const char *f, size_t flen)
     size_t before = store_dict_mem(d);
     store_dict_node *n = store_dict_remove(d, f, flen);
     if (n) store_mem_free(&s->used_memory, hnode_of(n));
-    charge_tables(s, d, before);
+    store_charge_dict(s, d, before);
     return n != NULL;
 }
 
@@ -120,6 +114,6 @@ void htable_free(store *s, store_dict *d)
 {
     size_t before = store_dict_mem(d);
     store_dict_clear(d, free_hnode, s);
-    charge_tables(s, d, before);
+    store_charge_dict(s, d, before);
     store_mem_free(&s->used_memory, d);
 }

@@ -2,6 +2,7 @@
  * Each function validates first and mutates second (see lock.h). */
 #include "lock.h"
 
+#include <limits.h>
 #include <string.h>
 
 #include "num.h"
@@ -50,32 +51,52 @@ static void lock_count(store *s, store_key *k, const char *key, size_t klen,
     store_notify(s, STORE_EV_HASH, event, key, klen);
 }
 
-int store_lock_acquire(store *s, const char *key, size_t klen,
-                       const char *owner, size_t olen, long long lease_ms,
-                       const char *create_event, long long *pttl)
+/* May owner take the lock at key? 1: yes (*kp the hash, NULL if none,
+ * holding *count of owner's holds); 0: another owner holds it (*pttl);
+ * or FALLBACK. Changes nothing. */
+static int lock_probe(store *s, const char *key, size_t klen, const char *owner, size_t olen,
+                      store_key **kp, long long *pttl)
 {
     int wrong;
     long long count = 0;
     store_key *k = lock_hash(s, key, klen, &wrong);
+    *kp = k;
     if (wrong) return STORE_LOCK_FALLBACK;
+    if (!k) return 1;
+    int held = lock_holds(k, owner, olen, &count);
+    if (held == 0) {
+        int64_t d = store_key_deadline(k);
+        *pttl = d == STORE_NO_DEADLINE ? -1 : d - (int64_t)store_now(s);
+        if (*pttl < 0 && d != STORE_NO_DEADLINE) *pttl = 0;
+        return 0;
+    }
+    /* HINCRBY's errors: not an integer, or at the top already */
+    if (held == STORE_LOCK_FALLBACK || count == INT64_MAX) return STORE_LOCK_FALLBACK;
+    return 1;
+}
+
+/* One more hold for owner (the first one creates the hash), then the lease. */
+static void lock_take(store *s, store_key *k, const char *key, size_t klen, const char *owner,
+                      size_t olen, long long lease_ms, const char *create_event)
+{
+    long long count;
     if (k) {
-        int held = lock_holds(k, owner, olen, &count);
-        if (held != 1) {
-            if (held == 0) {
-                int64_t d = store_key_deadline(k);
-                *pttl = d == STORE_NO_DEADLINE ? -1 : d - (int64_t)store_now(s);
-                if (*pttl < 0 && d != STORE_NO_DEADLINE) *pttl = 0;
-            }
-            return held;   /* 0, or FALLBACK */
-        }
-        if (count == INT64_MAX) return STORE_LOCK_FALLBACK;   /* HINCRBY overflow error */
         lock_count(s, k, key, klen, owner, olen, 1, "hincrby", &count);
     } else {
         k = store_create_key(s, key, klen, STORE_HASH);
         lock_count(s, k, key, klen, owner, olen, 1, create_event, &count);
     }
     lock_pexpire(s, k, key, klen, lease_ms);
-    return 1;
+}
+
+int store_lock_acquire(store *s, const char *key, size_t klen,
+                       const char *owner, size_t olen, long long lease_ms,
+                       const char *create_event, long long *pttl)
+{
+    store_key *k;
+    int r = lock_probe(s, key, klen, owner, olen, &k, pttl);
+    if (r == 1) lock_take(s, k, key, klen, owner, olen, lease_ms, create_event);
+    return r;
 }
 
 int store_lock_release(store *s, const char *key, size_t klen,
@@ -185,5 +206,29 @@ int store_lock_token_pexpire(store *s, const char *key, size_t klen,
     if (wrong) return STORE_LOCK_FALLBACK;
     if (!token_equal(v, vlen, token, tlen)) return 0;
     lock_pexpire(s, k, key, klen, lease_ms);
+    return 1;
+}
+
+int store_lock_fenced_acquire(store *s, const char *key, size_t klen, const char *tkey,
+                              size_t tklen, const char *owner, size_t olen, long long lease_ms,
+                              long long *pttl, long long *token)
+{
+    int wrong;
+    size_t vlen;
+    store_key *k, *tk;
+    long long cur = 0;
+    /* one key for both: INCR would turn the lock into a string */
+    if (klen == tklen && memcmp(key, tkey, klen) == 0) return STORE_LOCK_FALLBACK;
+    int r = lock_probe(s, key, klen, owner, olen, &k, pttl);
+    if (r != 1) return r;   /* a held lock leaves the counter untouched */
+    const char *v = lock_string(s, tkey, tklen, &vlen, &tk, &wrong);
+    if (wrong || (v && (!store_str2ll(v, vlen, &cur) || cur == LLONG_MAX)))
+        return STORE_LOCK_FALLBACK;   /* INCR's errors */
+    if (!tk) tk = store_create_key(s, tkey, tklen, STORE_STRING);
+    char buf[24];
+    store_string_set(s, tk, buf, store_ll2str(buf, cur + 1));
+    store_notify(s, STORE_EV_STRING, "incrby", tkey, tklen);
+    lock_take(s, k, key, klen, owner, olen, lease_ms, "hincrby");
+    *token = cur + 1;
     return 1;
 }

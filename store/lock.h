@@ -1,7 +1,7 @@
 /* lock.h - native lock operations: what the lock scripts real clients send
  * (Redisson RLock, node-redisson, redlock, redis-py, redis-semaphore) do,
  * run directly on the keyspace, raising the same keyspace events as the
- * script's redis.call sequence.
+ * script's redis.call sequence. Redisson's RFencedLock acquire too.
  *
  * Every function checks everything its script could turn into an error
  * (wrong type, non-integer counter, overflow) before changing anything and
@@ -27,6 +27,13 @@ int store_lock_parse_ttl(const char *s, size_t len, long long *ms);
 int store_lock_acquire(store *s, const char *key, size_t klen,
                        const char *owner, size_t olen, long long lease_ms,
                        const char *create_event, long long *pttl);
+
+/* Redisson RFencedLock: store_lock_acquire that also takes the next
+ * fencing token, INCR of the string counter tkey, on every acquire
+ * (re-entries too): 1 with *token, or 0 with *pttl and tkey untouched. */
+int store_lock_fenced_acquire(store *s, const char *key, size_t klen, const char *tkey,
+                              size_t tklen, const char *owner, size_t olen, long long lease_ms,
+                              long long *pttl, long long *token);
 
 /* RLock unlock: -1 owner holds nothing, 0 one hold released and lease
  * renewed, 1 last hold released and the key deleted (caller publishes). */

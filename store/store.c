@@ -57,10 +57,12 @@ static store_key *key_of(store_dict_node *n)
 
 void store_value_free(store *s, store_key *k)
 {
-    if (k->type == STORE_STRING)
-        store_string_free(s, k);
-    else
-        store_hash_free(s, k);
+    switch (k->type) {
+    case STORE_STRING: store_string_free(s, k); break;
+    case STORE_HASH: store_hash_free(s, k); break;
+    case STORE_LIST: store_list_free(s, k); break;
+    case STORE_ZSET: store_zset_free(s, k); break;
+    }
 }
 
 void store_key_free(store *s, store_key *k)
@@ -119,10 +121,12 @@ store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, stor
 {
     store_key *k = key_alloc(s, key, len, h);
     k->type = (uint8_t)t;
-    if (t == STORE_STRING)
-        store_string_init(k);
-    else
-        store_hash_init(k);
+    switch (t) {
+    case STORE_STRING: store_string_init(k); break;
+    case STORE_HASH: store_hash_init(k); break;
+    case STORE_LIST: store_list_init(k); break;
+    case STORE_ZSET: store_zset_init(k); break;
+    }
     store_dict_insert_hashed(&s->keys, &k->node);
     store_notify(s, STORE_EV_NEW, "new", k->name, len);
     return k;

@@ -1,6 +1,6 @@
-/* store.h - the keyspace: named values (string, hash) with optional
- * millisecond deadlines, reclaimed by a timing wheel. No I/O; the clock
- * is injected so tests control time. */
+/* store.h - the keyspace: named values (string, hash, list, zset) with
+ * optional millisecond deadlines, reclaimed by a timing wheel. No I/O; the
+ * clock is injected so tests control time. */
 #ifndef LATCHD_STORE_H
 #define LATCHD_STORE_H
 
@@ -10,6 +10,8 @@
 typedef enum store_type {
     STORE_STRING = 1,
     STORE_HASH = 2,
+    STORE_LIST = 3,   /* list.h */
+    STORE_ZSET = 4,   /* zset.h */
 } store_type;
 
 /* Errors are negative values; 0 and positive values are results. */

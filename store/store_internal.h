@@ -8,8 +8,10 @@
 #include <stdint.h>
 
 #include "dict.h"
+#include "list.h"
 #include "store.h"
 #include "wheel.h"
+#include "zset.h"
 
 #define STORE_CONTAINER(ptr, type, member) \
     ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
@@ -19,12 +21,23 @@
 #define STORE_HASH_SMALL_VALUE 64
 /* Strings up to this many bytes live inside the key entry (plus a NUL). */
 #define STORE_STR_INLINE_MAX 15
+/* A list is packed chunks of at most this many entries / bytes (a chunk
+ * holding one bigger element is fine); a one-chunk list lives in the key. */
+#define STORE_LIST_CHUNK_ENTRIES 128
+#define STORE_LIST_CHUNK_BYTES 8192
+/* Redis's zset-max-listpack-entries / zset-max-listpack-value. */
+#define STORE_ZSET_SMALL_ENTRIES 128
+#define STORE_ZSET_SMALL_VALUE 64
 
 enum store_enc {
     STORE_ENC_STR_INLINE = 1,   /* bytes in v.inl, length in key->slen */
     STORE_ENC_STR_HEAP = 2,     /* v.str.ptr holds len + 1 bytes (NUL) */
     STORE_ENC_HASH_SMALL = 3,   /* v.hs: packed [u32 flen][u32 vlen][f][v]... */
     STORE_ENC_HASH_TABLE = 4,   /* v.ht: store_dict of hash_table nodes */
+    STORE_ENC_LIST_SMALL = 5,   /* v.pk: one packed chunk of entries */
+    STORE_ENC_LIST_CHUNKS = 6,  /* v.ql: an array of packed chunks */
+    STORE_ENC_ZSET_SMALL = 7,   /* v.pk: member, score entry pairs in order */
+    STORE_ENC_ZSET_SKIPLIST = 8,/* v.zs: skiplist + member dict */
 };
 
 /* Small hash: entries [u32 flen][u32 vlen][field][value] back to back, in
@@ -35,11 +48,25 @@ typedef struct store_hsmall {
     uint32_t bytes;
 } store_hsmall;
 
+/* A packed run of entries, each [varint length][bytes], back to back and
+ * exactly `bytes` long (realloc'd to fit, like a listpack). */
+typedef struct store_packed {
+    char *buf;
+    uint32_t count;
+    uint32_t bytes;
+} store_packed;
+
+typedef struct store_list store_list;   /* value_list.c */
+typedef struct store_zset store_zset;   /* zset_skiplist.c */
+
 typedef union store_value {
     struct { char *ptr; size_t len; } str;
     char inl[STORE_STR_INLINE_MAX + 1];
     store_hsmall hs;
     store_dict *ht;
+    store_packed pk;
+    store_list *ql;
+    store_zset *zs;
 } store_value;
 
 /* One allocation per key: header then the name bytes (NUL-terminated).
@@ -100,11 +127,22 @@ void store_reclaim(store *s, store_key *k);
 /* Drop k's timer (if any) and the expires count for it. */
 void store_key_clear_timer(store *s, store_key *k);
 
-/* ---- value_string.c / value_hash.c ---- */
+/* ---- value_string.c / value_hash.c / value_list.c / value_zset.c ---- */
 void store_string_init(store_key *k);
 void store_string_free(store *s, store_key *k);
 void store_hash_init(store_key *k);
 void store_hash_free(store *s, store_key *k);
+void store_list_init(store_key *k);
+void store_list_free(store *s, store_key *k);
+void store_zset_init(store_key *k);
+void store_zset_free(store *s, store_key *k);
+
+/* A dict allocates its buckets itself: charge used_memory with the change
+ * in their size since `before` (a store_dict_mem taken earlier). */
+static inline void store_charge_dict(store *s, const store_dict *d, size_t before)
+{
+    s->used_memory = s->used_memory - before + store_dict_mem(d);
+}
 
 /* 1 if a + b does not fit in a long long (Redis's incr overflow test). */
 static inline int store_add_overflows(long long a, long long b)
@@ -129,5 +167,50 @@ int htable_set(store *s, store_dict *d, const char *f, size_t flen,
 int htable_del(store *s, store_dict *d, const char *f, size_t flen);
 void htable_foreach(const store_dict *d, store_field_fn fn, void *ctx);
 void htable_free(store *s, store_dict *d);
+
+/* ---- pack.c: entries of a store_packed; item pointers must not point
+ * into the buffer being changed ---- */
+typedef struct pack_item {
+    const char *ptr;
+    size_t len;
+} pack_item;
+
+/* The entry at off: *data and *len; returns the offset of the next one. */
+size_t pack_next(const store_packed *p, size_t off, const char **data, size_t *len);
+/* Offset of entry idx (idx == count: the end). */
+size_t pack_offset(const store_packed *p, size_t idx);
+/* Offsets of every entry into offs (which holds p->count). */
+void pack_offsets(const store_packed *p, uint32_t *offs);
+int pack_entry_is(const char *data, size_t len, const char *v, size_t vlen);
+/* Insert n entries before the entry at off (off == bytes: append). */
+void pack_insert(store *s, store_packed *p, size_t off, const pack_item *items, int n);
+/* Remove n entries starting with the one at off. */
+void pack_delete(store *s, store_packed *p, size_t off, size_t n);
+/* Move entries [idx, count) of p to the empty dst. */
+void pack_split(store *s, store_packed *p, size_t idx, store_packed *dst);
+void pack_free(store *s, store_packed *p);
+
+/* ---- value_zset.c: Redis's order, by score then member bytes (memcmp,
+ * a prefix first); <0, 0, >0 ---- */
+int zset_lexcmp(const char *a, size_t alen, const char *b, size_t blen);
+int zset_cmp(double s1, const char *m1, size_t l1, double s2, const char *m2, size_t l2);
+int zset_gte_min(const store_zrange *r, double score, const char *m, size_t mlen);
+int zset_lte_max(const store_zrange *r, double score, const char *m, size_t mlen);
+
+/* ---- zset_skiplist.c: big sorted sets, ranks are 0-based ---- */
+
+store_zset *zsl_new(store *s);
+void zsl_free(store *s, store_zset *z);
+size_t zsl_len(const store_zset *z);
+int zsl_score(const store_zset *z, const char *m, size_t mlen, double *score);
+/* m must be absent. */
+void zsl_insert(store *s, store_zset *z, double score, const char *m, size_t mlen);
+int zsl_delete(store *s, store_zset *z, const char *m, size_t mlen);
+long long zsl_rank(const store_zset *z, const char *m, size_t mlen);
+/* store_zset_span for the skiplist. */
+size_t zsl_span(const store_zset *z, const store_zrange *r, size_t *n);
+void zsl_visit(const store_zset *z, size_t start, size_t n, int reverse,
+               store_zmember_fn fn, void *ctx);
+void zsl_delete_ranks(store *s, store_zset *z, size_t start, size_t n);
 
 #endif

@@ -5,6 +5,7 @@ Fixtures for tests:
   server          the shared server of the current kind, flushed before each test
   server_factory  start a fresh server of the current kind with extra args
   latchd_factory  start a fresh latchd (for latchd-only tests)
+  keyevents       the keyspace events commands raise (script_util.Keyevents)
 """
 
 import os
@@ -250,6 +251,18 @@ def r(server):
 def conn(server):
     """A raw RESP connection to the shared server."""
     return server.raw()
+
+
+@pytest.fixture
+def keyevents(server):
+    """A script_util.Keyevents watcher on the shared server; turns
+    notify-keyspace-events back off afterwards."""
+    from script_util import Keyevents
+    watcher = Keyevents(server)
+    yield watcher
+    if watcher.enabled:
+        with RawConn(server.host, server.port) as c:
+            c.cmd("CONFIG", "SET", "notify-keyspace-events", "")
 
 
 def _factory(kind):

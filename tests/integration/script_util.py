@@ -95,9 +95,25 @@ def bulk(x):
     return b"$%d\r\n%s\r\n" % (len(x), x)
 
 
+def array(*items):
+    """A RESP array of bulk strings."""
+    return b"*%d\r\n" % len(items) + b"".join(bulk(i) for i in items)
+
+
+def error(text):
+    return b"-%s\r\n" % text.encode()
+
+
+def gone(conn, key):
+    """key does not exist (a container's last element took it along)."""
+    assert conn.cmd("EXISTS", key) == b":0\r\n"
+    assert conn.cmd("TYPE", key) == b"+none\r\n"
+
+
 NIL = b"$-1\r\n"
 WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
 NOT_INTEGER = "ERR value is not an integer or out of range"
+NOT_POSITIVE = "ERR value is out of range, must be positive"
 
 
 def integer(n):
@@ -107,6 +123,18 @@ def integer(n):
 # ---------------------------------------------------------------- pub/sub
 
 PONG_BARRIER = b"*2\r\n$4\r\npong\r\n$0\r\n\r\n"
+
+
+def frames_before_pong(conn):
+    """Every frame a subscribed conn got before a PING sent now, parsed
+    (the PING reply itself is dropped)."""
+    conn.send(encode_command("PING"))
+    out = []
+    while True:
+        frame = conn.read_reply()
+        if frame == PONG_BARRIER:
+            return out
+        out.append(parse(frame))
 
 
 # LATCHD_TEST_NO_PUBSUB=1 turns the subscriber checks off (for a latchd built
@@ -136,13 +164,7 @@ class Subscriber:
         [kind, channel, payload] lists (the PING reply itself is dropped)."""
         if not self.channels:
             return []
-        self.conn.send(encode_command("PING"))
-        out = []
-        while True:
-            frame = self.conn.read_reply()
-            if frame == PONG_BARRIER:
-                return out
-            out.append(parse(frame))
+        return frames_before_pong(self.conn)
 
     def messages(self):
         """(channel, payload) pairs of the `message` frames received so far."""
@@ -161,32 +183,74 @@ class Subscriber:
             assert got == want
 
 
+class Keyevents:
+    """Keyspace events: a RESP2 connection PSUBSCRIBEd to every
+    __keyevent@0__ channel, with notify-keyspace-events set to KEA (the
+    `keyevents` fixture resets it afterwards). Gated like Subscriber."""
+
+    PREFIX = b"__keyevent@0__:"
+
+    def __init__(self, server):
+        self.enabled = PUBSUB
+        self.conn = server.raw()
+        if not self.enabled:
+            return
+        reply = self.conn.cmd("CONFIG", "SET", "notify-keyspace-events", "KEA")
+        if reply != b"+OK\r\n":
+            pytest.fail("%s: CONFIG SET notify-keyspace-events failed: %r (LATCHD_TEST_NO_PUBSUB=1 "
+                        "skips the keyspace event checks)" % (server.kind, reply), pytrace=False)
+        self.conn.send(encode_command("PSUBSCRIBE", self.PREFIX + b"*"))
+        assert parse(self.conn.read_reply())[0] == b"psubscribe"
+
+    def take(self):
+        """The (event, key) pairs raised since the last call, in order."""
+        if not self.enabled:
+            return []
+        out = []
+        for f in frames_before_pong(self.conn):
+            assert f[0] == b"pmessage" and f[2].startswith(self.PREFIX), f
+            out.append((f[2][len(self.PREFIX):].decode(), f[3].decode()))
+        return out
+
+    def expect(self, *events):
+        """Assert the events since the last check: ("lpush", "key"), ..."""
+        got = self.take()
+        if self.enabled:
+            assert got == list(events)
+
+
 # ---------------------------------------------------------------- state
+
+# How snapshot() reads a value of each type, and shapes the reply.
+SNAPSHOT_READ = {
+    b"hash": (("HGETALL",), lambda flat: sorted(zip(flat[0::2], flat[1::2]))),
+    b"string": (("GET",), lambda v: v),
+    b"list": (("LRANGE", 0, -1), lambda v: v),
+    b"zset": (("ZRANGE", 0, -1, "WITHSCORES"), lambda flat: list(zip(flat[0::2], flat[1::2]))),
+}
+
 
 def snapshot(conn, keys):
     """{key: (type, value, pttl)} for every key, read in one pipeline.
-    value is a sorted list of (field, value) for hashes, bytes for strings."""
+    value is a sorted list of (field, value) for hashes, bytes for strings,
+    the elements for lists, (member, score) pairs in order for zsets."""
     keys = list(keys)
     conn.send(b"".join(encode_command("TYPE", k) for k in keys))
-    types = [parse(conn.read_reply()) for _ in keys]
+    types = [bytes(parse(conn.read_reply())) for _ in keys]
     cmds = []
     for k, t in zip(keys, types):
-        if t == b"hash":
-            cmds.append(encode_command("HGETALL", k))
-        elif t == b"string":
-            cmds.append(encode_command("GET", k))
+        if t in SNAPSHOT_READ:
+            cmd = SNAPSHOT_READ[t][0]
+            cmds.append(encode_command(cmd[0], k, *cmd[1:]))
         cmds.append(encode_command("PTTL", k))
     conn.send(b"".join(cmds))
     out = {}
     for k, t in zip(keys, types):
         value = None
-        if t == b"hash":
-            flat = parse(conn.read_reply())
-            value = sorted(zip(flat[0::2], flat[1::2]))
-        elif t == b"string":
-            value = parse(conn.read_reply())
+        if t in SNAPSHOT_READ:
+            value = SNAPSHOT_READ[t][1](parse(conn.read_reply()))
         pttl = parse(conn.read_reply())
-        out[k] = (bytes(t), value, pttl)
+        out[k] = (t, value, pttl)
     return out
 
 
@@ -240,11 +304,17 @@ class Op:
 
 
 def replies_match(op, a, b, tolerance):
+    """Equal bytes; or, for a PTTL-like reply, integers (alone or in an
+    array, like RFencedLock's {pttl, -1}) within the tolerance."""
     if a == b:
         return True
-    if op.pttl_reply and a.startswith(b":") and b.startswith(b":"):
-        return ttl_close(parse(a), parse(b), tolerance)
-    return False
+    if not op.pttl_reply or a[:1] != b[:1] or a[:1] not in b":*":
+        return False
+    pa, pb = parse(a), parse(b)
+    if a[:1] == b":":
+        return ttl_close(pa, pb, tolerance)
+    return (len(pa) == len(pb) and all(isinstance(x, int) for x in pa + pb)
+            and all(ttl_close(x, y, tolerance) for x, y in zip(pa, pb)))
 
 
 def states_match(a, b, tolerance):
@@ -346,6 +416,8 @@ RLOCK_FORCE = ["7e9c80b3", "95d09a0d"]                              # KEYS name,
 RLOCK_FORCE_CMD = ["605e3382"]                                      # KEYS name, chan; ARGV msg, cmd
 RLOCK_ALL = (RLOCK_LOCK + RLOCK_UNLOCK_OLD + RLOCK_UNLOCK_CMD + RLOCK_UNLOCK_LATCH
              + NODE_UNLOCK_LATCH + RLOCK_RENEW + RLOCK_RENEW_BATCH + RLOCK_FORCE + RLOCK_FORCE_CMD)
+# Redisson RFencedLock (RLock's unlock/renew): KEYS name, token counter; ARGV lease, owner
+FENCED_LOCK = ["49babb5a", "46b5551b"]
 
 # token (string value) locks: redlock 4, redis-semaphore mutex, redis-py Lock,
 # the ioredis/node-redis "release if token matches" script
@@ -357,7 +429,7 @@ TOKEN_RELEASE = ["7157921a", "c3f8721c", "cf0e94b2"]   # KEYS[1]; ARGV token
 PY_EXTEND = ["a4e87838"]            # KEYS[1]; ARGV token, ms, replace("0"/"1")
 TOKEN_ALL = REDLOCK_ACQUIRE + REDLOCK_RELEASE + REDLOCK_EXTEND + TOKEN_REFRESH + TOKEN_RELEASE + PY_EXTEND
 
-NATIVE_SCRIPTS = RLOCK_ALL + TOKEN_ALL
+NATIVE_SCRIPTS = RLOCK_ALL + FENCED_LOCK + TOKEN_ALL
 
 
 def channel_of(name):
@@ -366,6 +438,11 @@ def channel_of(name):
 
 def latch_of(name, req):
     return "redisson_unlock_latch:{%s}:%s" % (name, req)
+
+
+def fence_of(name):
+    """RFencedLock's fencing token counter."""
+    return "redisson_lock_token:{%s}" % name
 
 
 class SequenceGen:
@@ -393,6 +470,7 @@ class SequenceGen:
     def keys(self):
         ks = list(self.names) + list(self.tkeys)
         ks += [latch_of(n, r) for n in self.names for r in self.reqs]
+        ks += [fence_of(n) for n in self.names]
         return ks
 
     def channels(self):
@@ -443,10 +521,11 @@ class SequenceGen:
         n = self.name()
         ch = channel_of(n) if self.rng.random() > 0.05 else "other-channel"
         label = prefix
-        if prefix in RLOCK_LOCK:
+        if prefix in RLOCK_LOCK + FENCED_LOCK:
             owner = self.owner(n)
             self.holder[n] = owner
-            return Op(label, s, [n], [self.lease(), owner], pttl_reply=True)
+            keys = [n, fence_of(n)] if prefix in FENCED_LOCK else [n]
+            return Op(label, s, keys, [self.lease(), owner], pttl_reply=True)
         if prefix in RLOCK_UNLOCK_OLD:
             return Op(label, s, [n, ch], ["0", self.lease(), self.owner(n)])
         if prefix in RLOCK_UNLOCK_CMD:
@@ -505,6 +584,12 @@ class SequenceGen:
         r = self.rng.random()
         if family == "rlock":
             n = self.name()
+            if self.focus in FENCED_LOCK and self.rng.random() < 0.3:
+                # counters INCR refuses (or has to start from), and DEL
+                v = self.rng.choice(["garbage", "9223372036854775807", "-3", "41", None])
+                if v is None:
+                    return Op("del-token", command=("DEL", fence_of(n)))
+                return Op("set-token", command=("SET", fence_of(n), v))
             if r < 0.25:
                 latch = latch_of(n, self.rng.choice(self.reqs))
                 v = self.rng.choice(["0", "1", "1", "garbage"])
@@ -534,9 +619,15 @@ class SequenceGen:
         return Op("sleep", sleep=self.rng.choice([150, 450]))
 
     def sequence(self, length):
-        family = "rlock" if self.focus in RLOCK_ALL else "token"
+        family = "rlock" if self.focus in RLOCK_ALL + FENCED_LOCK else "token"
         pool = RLOCK_ALL if family == "rlock" else TOKEN_ALL
         lockers = RLOCK_LOCK if family == "rlock" else REDLOCK_ACQUIRE
+        if self.focus in FENCED_LOCK:
+            # Around a fenced lock: RLock locks and renewals on the same
+            # hash, DEL to free it, and no script that publishes, so the
+            # comparison holds on a latchd built without pub/sub too.
+            pool = RLOCK_LOCK + RLOCK_RENEW + RLOCK_RENEW_BATCH + FENCED_LOCK
+            lockers = lockers + FENCED_LOCK
         ops = []
         for _ in range(length):
             r = self.rng.random()

@@ -193,6 +193,101 @@ static void test_tokens(void **state)
     assert_int_equal(store_lock_token_matches(f->s, S("t"), S("tok")), 0);
 }
 
+/* What the store itself logs when it creates key: "<cls>:new:<key> " where
+ * it raises Redis 7.0's "new" event (as the pub/sub branch's does), else
+ * nothing. Found by creating a probe key. */
+static const char *created(fixture *f, const char *key, char *buf, size_t len)
+{
+    char saved[sizeof(f->events)];
+    int cls = 0;
+    memcpy(saved, f->events, sizeof(saved));
+    f->events[0] = '\0';
+    store_delete_key(f->s, store_create_key(f->s, S("new-probe"), STORE_STRING));
+    int has_new = sscanf(f->events, "%d:new:new-probe ", &cls) == 1;
+    memcpy(f->events, saved, sizeof(saved));
+    snprintf(buf, len, has_new ? "%d:new:%s " : "", cls, key);
+    return buf;
+}
+
+static int fenced(fixture *f, const char *owner, long long lease, long long *pttl, long long *token)
+{
+    return store_lock_fenced_acquire(f->s, S("L"), S("tok"), S(owner), lease, pttl, token);
+}
+
+static const char *string_of(fixture *f, const char *key)
+{
+    static char buf[64];
+    size_t len;
+    store_key *k = store_lookup(f->s, S(key));
+    const char *v = k ? store_string_get(k, &len) : NULL;
+    snprintf(buf, sizeof(buf), "%.*s", v ? (int)len : 4, v ? v : "none");
+    return buf;
+}
+
+/* Every acquire takes a token, re-entries too; a refused one takes none.
+ * Events in the script's order: incr, hincrby, pexpire. */
+static void test_fenced_tokens(void **state)
+{
+    fixture *f = *state;
+    long long pttl = 7, token = 7;
+    char want[256], tok_new[64], lock_new[64];
+    assert_int_equal(fenced(f, "a", 30000, &pttl, &token), 1);
+    assert_int_equal(token, 1);
+    snprintf(want, sizeof(want), "%s8:incrby:tok %s64:hincrby:L 4:expire:L ",
+             created(f, "tok", tok_new, sizeof(tok_new)), created(f, "L", lock_new, sizeof(lock_new)));
+    assert_string_equal(f->events, want);
+    assert_int_equal(fenced(f, "a", 10000, &pttl, &token), 1);
+    assert_int_equal(token, 2);
+    assert_int_equal(count_of(f, "L", "a"), 2);
+    assert_int_equal(ttl_of(f, "L"), 10000);
+    f->now += 400;
+    f->events[0] = '\0';
+    assert_int_equal(fenced(f, "b", 30000, &pttl, &token), 0);
+    assert_int_equal(pttl, 9600);
+    assert_string_equal(string_of(f, "tok"), "2");
+    assert_string_equal(f->events, "");
+    /* the counter keeps its TTL, as INCR does, and may start anywhere */
+    store_key *t = store_lookup(f->s, S("tok"));
+    store_string_set(f->s, t, S("-5"));
+    store_key_set_deadline(f->s, t, (int64_t)f->now + 777);
+    assert_int_equal(fenced(f, "a", 100, &pttl, &token), 1);
+    assert_int_equal(token, -4);
+    assert_int_equal(ttl_of(f, "tok"), 777);
+}
+
+/* Whatever INCR or HINCRBY would refuse goes to Lua before any change. */
+static void test_fenced_fallback_changes_nothing(void **state)
+{
+    fixture *f = *state;
+    long long pttl, token;
+    const char *bad[] = {"x", "01", "+1", " 1", "9223372036854775807"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        store_put_string(f->s, S("tok"), S(bad[i]));
+        f->events[0] = '\0';
+        assert_int_equal(fenced(f, "a", 100, &pttl, &token), STORE_LOCK_FALLBACK);
+        assert_null(store_lookup(f->s, S("L")));
+        assert_string_equal(f->events, "");
+    }
+    store_delete(f->s, S("tok"));
+    store_create_key(f->s, S("tok"), STORE_HASH);
+    f->events[0] = '\0';
+    assert_int_equal(fenced(f, "a", 100, &pttl, &token), STORE_LOCK_FALLBACK);
+    store_delete(f->s, S("tok"));
+    assert_int_equal(store_lock_fenced_acquire(f->s, S("L"), S("L"), S("a"), 100, &pttl, &token),
+                     STORE_LOCK_FALLBACK);
+    store_put_string(f->s, S("L"), S("not a hash"));
+    f->events[0] = '\0';
+    assert_int_equal(fenced(f, "a", 100, &pttl, &token), STORE_LOCK_FALLBACK);
+    assert_string_equal(f->events, "");
+    assert_null(store_lookup(f->s, S("tok")));
+    /* held by another: answered natively even with a broken counter */
+    store_delete(f->s, S("L"));
+    acquire(f, "L", "b", 5000, &pttl);
+    store_put_string(f->s, S("tok"), S("x"));
+    assert_int_equal(fenced(f, "a", 100, &pttl, &token), 0);
+    assert_int_equal(pttl, 5000);
+}
+
 static void test_parse_ttl(void **state)
 {
     long long ms;
@@ -217,6 +312,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_expired_lock_is_free, setup, teardown),
         cmocka_unit_test_setup_teardown(test_latch_records_result, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fenced_tokens, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fenced_fallback_changes_nothing, setup, teardown),
         cmocka_unit_test(test_parse_ttl),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
