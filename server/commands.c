@@ -185,5 +185,10 @@ const command *command_lookup(const char *name, size_t len)
     return n ? ((command_entry *)n)->cmd : NULL;
 }
 
+int command_arity_ok(const command *cmd, int argc)
+{
+    return cmd->arity > 0 ? argc == cmd->arity : argc >= -cmd->arity;
+}
+
 size_t command_count(void) { return NCOMMANDS; }
 const command *command_at(size_t i) { return i < NCOMMANDS ? &table[i] : NULL; }

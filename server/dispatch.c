@@ -23,11 +23,6 @@ static void reply_unknown_command(client *c)
     reply_errorf(c, "ERR unknown command '%.*s', with args beginning with: %s", nlen, c->argv[0].ptr, args);
 }
 
-static int arity_ok(const command *cmd, int argc)
-{
-    return cmd->arity > 0 ? argc == cmd->arity : argc >= -cmd->arity;
-}
-
 /* CLIENT REPLY SKIP drops exactly the next command's reply. */
 static void begin_reply_mode(client *c)
 {
@@ -48,7 +43,7 @@ static int subscribed_mode_allows(client *c, const command *cmd)
     if (!(c->flags & CLIENT_PUBSUB) || c->proto != 2 || (cmd->flags & CMD_SUBSCRIBED)) return 1;
     if (cmd->flags & CMD_CONTAINER) {
         sub = subcommand_lookup(cmd, c->argv[1].ptr, c->argv[1].len);
-        if (!sub || !arity_ok(sub, c->argc)) return 1;
+        if (!sub || !command_arity_ok(sub, c->argc)) return 1;
     }
     command_fullname(sub ? cmd : NULL, sub ? sub : cmd, name, sizeof(name));
     reply_errorf(c, "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET "
@@ -72,7 +67,7 @@ static void client_execute(client *c)
         reply_unknown_command(c);
         return;
     }
-    if (!arity_ok(cmd, c->argc)) {
+    if (!command_arity_ok(cmd, c->argc)) {
         reply_arity_error(c);
         return;
     }

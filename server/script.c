@@ -76,14 +76,12 @@ script *script_lookup(server *s, const char *sha, size_t len)
     return (script *)store_dict_find(&s->scripts->cache, lower, 40);
 }
 
-/* One "flags=a,b" list of a shebang; 0, or -1 with err set. */
-static int parse_shebang_flags(const char *list, int *flags, char *err, size_t errlen)
+/* One "flags=a,b" list of a shebang (parsed in place); 0, or -1 with err. */
+static int parse_shebang_flags(char *list, int *flags, char *err, size_t errlen)
 {
     static const char *known[] = {"no-writes", "allow-oom", "allow-stale", "no-cluster",
                                   "allow-cross-slot-keys"};
-    char buf[256];
-    snprintf(buf, sizeof(buf), "%s", list);
-    for (char *save = NULL, *f = strtok_r(buf, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+    for (char *save = NULL, *f = strtok_r(list, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
         size_t i = 0;
         while (i < sizeof(known) / sizeof(known[0]) && strcmp(f, known[i]) != 0) i++;
         if (i == sizeof(known) / sizeof(known[0])) {
@@ -95,22 +93,12 @@ static int parse_shebang_flags(const char *list, int *flags, char *err, size_t e
     return 0;
 }
 
-/* Redis 7's "#!lua [flags=...]" first line; 0, or -1 with err set. */
-static int parse_shebang(const char *body, size_t len, int *flags, char *err, size_t errlen)
+/* The words of a "#!lua [flags=...]" first line, on a private copy. */
+static int parse_shebang_line(char *line, int *flags, char *err, size_t errlen)
 {
-    char line[512];
-    *flags = 0;
-    if (len < 2 || body[0] != '#' || body[1] != '!') return 0;
-    const char *nl = memchr(body, '\n', len);
-    if (!nl) {
-        snprintf(err, errlen, "ERR Invalid script shebang");
-        return -1;
-    }
-    snprintf(line, sizeof(line), "%.*s", (int)(nl - body), body);
-    *flags = SCRIPT_DECLARED;
     char *save = NULL, *part = strtok_r(line, " ", &save);
-    if (strcmp(part, "#!lua") != 0) {
-        snprintf(err, errlen, "ERR Unexpected engine in script shebang: %s", part);
+    if (!part || strcmp(part, "#!lua") != 0) {
+        snprintf(err, errlen, "ERR Unexpected engine in script shebang: %s", part ? part : line);
         return -1;
     }
     while ((part = strtok_r(NULL, " ", &save))) {
@@ -121,6 +109,23 @@ static int parse_shebang(const char *body, size_t len, int *flags, char *err, si
         if (parse_shebang_flags(part + 6, flags, err, errlen) != 0) return -1;
     }
     return 0;
+}
+
+/* Redis 7's "#!lua [flags=...]" first line; 0, or -1 with err set. */
+static int parse_shebang(const char *body, size_t len, int *flags, char *err, size_t errlen)
+{
+    *flags = 0;
+    if (len < 2 || body[0] != '#' || body[1] != '!') return 0;
+    const char *nl = memchr(body, '\n', len);
+    if (!nl) {
+        snprintf(err, errlen, "ERR Invalid script shebang");
+        return -1;
+    }
+    *flags = SCRIPT_DECLARED;
+    char *line = mem_strndup(body, (size_t)(nl - body));   /* any length: no truncation */
+    int rc = parse_shebang_line(line, flags, err, errlen);
+    free(line);
+    return rc;
 }
 
 script *script_create(client *c, const char *body, size_t len, const char sha[41])

@@ -368,16 +368,11 @@ static int collect_args(lua_State *L, script_engine *e, int argc)
     return 1;
 }
 
-static int arity_ok(const command *cmd, int argc)
-{
-    return cmd->arity > 0 ? argc == cmd->arity : argc >= -cmd->arity;
-}
-
 /* Redis's checks, in Redis's order; NULL when the command may run. */
 static const char *call_refusal(const script_call *run, const command *cmd, int argc)
 {
     if (!cmd) return "Unknown Redis command called from script";
-    if (!arity_ok(cmd, argc)) return "Wrong number of args calling Redis command from script";
+    if (!command_arity_ok(cmd, argc)) return "Wrong number of args calling Redis command from script";
     if (cmd->flags & CMD_NOSCRIPT) return "This Redis command is not allowed from script";
     if (run->readonly && (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)))
         return "Write commands are not allowed from read-only scripts.";

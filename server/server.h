@@ -58,6 +58,8 @@ typedef struct command {
 
 /* Looks a command up case-insensitively; NULL if unknown. */
 const command *command_lookup(const char *name, size_t len);
+/* argc fits the command's arity (>0 exact, <0 at least). */
+int command_arity_ok(const command *cmd, int argc);
 void command_table_init(void);
 void command_table_free(void);
 size_t command_count(void);
