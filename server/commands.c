@@ -44,6 +44,8 @@ static const command table[] = {
     {"wait", cmd_wait, 3, NS, 0, 0, 0, "generic", "3.0.0", "Wait for the synchronous replication of all the write commands sent in the context of the current connection", "numreplicas timeout", NULL},
     {"lastsave", cmd_lastsave, 1, F | L | S, 0, 0, 0, "server", "1.0.0", "Get the UNIX time stamp of the last successful save to disk", NULL, NULL},
     {"shutdown", cmd_shutdown, -1, AB | A | L | S | NS, 0, 0, 0, "server", "1.0.0", "Synchronously save the dataset to disk and then shut down the server", "[NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", NULL},
+    /* latchd: the test double's clock (enable-clock-control) */
+    {"latchd.clock", cmd_latchd_clock, -2, CT | NS | L | S, 0, 0, 0, "server", "0.1.0", "A container for latchd clock control commands", NULL, clock_subcommands},
     /* scripting */
     {"eval", cmd_eval, -3, NS | S, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "script numkeys [key [key ...]] [arg [arg ...]]", NULL},
     {"evalsha", cmd_evalsha, -3, NS | S, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},

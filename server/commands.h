@@ -38,6 +38,7 @@ extern const command command_subcommands[];
 extern const command function_subcommands[];
 extern const command script_subcommands[];
 extern const command pubsub_subcommands[];
+extern const command clock_subcommands[];
 
 /* cmd_server.c */
 void cmd_info(client *c);
@@ -48,6 +49,9 @@ void cmd_dbsize(client *c);
 void cmd_flushall(client *c);
 void cmd_function(client *c);
 void cmd_wait(client *c);
+/* cmd_clock.c */
+void cmd_latchd_clock(client *c);
+
 /* cmd_script.c */
 void cmd_eval(client *c);
 void cmd_eval_ro(client *c);

@@ -192,6 +192,7 @@ void script_run(const script_call *call)
     server *s = call->c->srv;
     scripts *st = s->scripts;
     st->started_ms = server_now_ms(s);
+    st->busy_since_ms = server_real_ms(s);
     st->running = call;
     st->self->db = call->c->db;
     int done = call->sc->native && s->cfg.native_scripts && !call->readonly &&

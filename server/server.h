@@ -179,7 +179,9 @@ struct server {
     /* clock: wall time at start + monotonic elapsed, never goes backwards */
     uint64_t clock_wall0_ms;
     uint64_t clock_mono0_us;
-    uint64_t frozen_now_ms;      /* nonzero: the clock reads this (fuzzing) */
+    uint64_t frozen_now_ms;      /* nonzero: the clock reads this (FREEZE, fuzzing) */
+    int64_t clock_offset_ms;     /* LATCHD.CLOCK: added to the real clock */
+    int active_expire;           /* the wheel reclaims keys (DEBUG SET-ACTIVE-EXPIRE) */
     uint64_t start_ms;
     uint64_t lastsave_s;
     /* stats */
@@ -204,13 +206,28 @@ int server_fit_maxclients(server *s);
 void server_close(server *s);
 /* The clock keys expire by: stands still while a script runs. */
 uint64_t server_now_ms(server *s);
-/* The clock itself (TIME, script time limits). */
+/* The clock itself (TIME, MONITOR): real time unless LATCHD.CLOCK moved
+ * or froze it. */
 uint64_t server_clock_ms(server *s);
+uint64_t server_clock_us(server *s);
+/* Real time, whatever LATCHD.CLOCK did: durations (script time limits). */
+uint64_t server_real_ms(server *s);
+/* LATCHD.CLOCK: hold the clock still, let it run again from where it was
+ * held, or move it forward (reclaiming what falls due). */
+void server_clock_freeze(server *s);
+void server_clock_resume(server *s);
+void server_clock_advance(server *s, uint64_t ms);
 /* INFO's used_memory, which maxmemory is compared against. */
 size_t server_used_memory(const server *s);
 void server_expire_rearm(server *s);
+/* Re-arm from scratch after the clock or active expiry changed. */
+void server_expire_reschedule(server *s);
 void server_idle_timer_update(server *s);
 void server_shutdown(server *s);
+
+/* announce.c: once listening, "LATCHD_PORT=<n>" on stdout and the
+ * port-file if configured; -1 (logged) if that file cannot be written. */
+int announce_port(const server *s);
 
 /* net.c */
 void client_schedule_write(client *c);
