@@ -21,6 +21,7 @@
 #define MR CMD_MAY_REPLICATE
 #define SB CMD_SUBSCRIBED
 #define DO CMD_DENYOOM
+#define PR CMD_PROTECTED
 
 static const command table[] = {
     /* connection */
@@ -44,6 +45,7 @@ static const command table[] = {
     {"wait", cmd_wait, 3, NS, 0, 0, 0, "generic", "3.0.0", "Wait for the synchronous replication of all the write commands sent in the context of the current connection", "numreplicas timeout", NULL},
     {"lastsave", cmd_lastsave, 1, F | L | S, 0, 0, 0, "server", "1.0.0", "Get the UNIX time stamp of the last successful save to disk", NULL, NULL},
     {"shutdown", cmd_shutdown, -1, AB | A | L | S | NS, 0, 0, 0, "server", "1.0.0", "Synchronously save the dataset to disk and then shut down the server", "[NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", NULL},
+    {"debug", cmd_debug, -2, A | NS | L | S | PR, 0, 0, 0, "server", "1.0.0", "A container for debugging commands", NULL, NULL},
     /* latchd: the test double's clock (enable-clock-control) */
     {"latchd.clock", cmd_latchd_clock, -2, CT | NS | L | S, 0, 0, 0, "server", "0.1.0", "A container for latchd clock control commands", NULL, clock_subcommands},
     /* scripting */

@@ -52,6 +52,11 @@ void cmd_wait(client *c);
 /* cmd_clock.c */
 void cmd_latchd_clock(client *c);
 
+/* cmd_debug.c */
+void cmd_debug(client *c);
+/* enable-debug-command lets c run DEBUG. */
+int debug_command_allowed(const client *c);
+
 /* cmd_script.c */
 void cmd_eval(client *c);
 void cmd_eval_ro(client *c);

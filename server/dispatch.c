@@ -71,6 +71,12 @@ static void client_execute(client *c)
         reply_arity_error(c);
         return;
     }
+    if ((cmd->flags & CMD_PROTECTED) && !debug_command_allowed(c)) {
+        reply_error(c, "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
+                       "you can run it from a local connection, otherwise you need to set this option in the "
+                       "configuration file, and then restart the server.");
+        return;
+    }
     if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NOAUTH)) {
         reply_error(c, "NOAUTH Authentication required.");
         return;

@@ -491,12 +491,14 @@ static int peer_is_loopback(const client *c)
     return (iplen == 9 && !strncmp(c->addr, "127.0.0.1", 9)) || (iplen == 3 && !strncmp(c->addr, "::1", 3));
 }
 
+int client_is_local(const client *c) { return (c->flags & CLIENT_UNIX) || peer_is_loopback(c); }
+
 /* Protected mode: without a password, only loopback and unix socket
  * clients are served, whatever addresses are bound. */
 static int protected_mode_refuses(const client *c)
 {
     const latchd_config *cfg = &c->srv->cfg;
-    return cfg->protected_mode && !cfg->requirepass[0] && !(c->flags & CLIENT_UNIX) && !peer_is_loopback(c);
+    return cfg->protected_mode && !cfg->requirepass[0] && !client_is_local(c);
 }
 
 void net_on_connection(uv_stream_t *listener, int status)

@@ -39,6 +39,7 @@ enum {
     CMD_ALLOW_BUSY = 1 << 11, /* served while a script runs too long */
     CMD_MAY_REPLICATE = 1 << 12, /* refused in read-only scripts; Redis 7.0's COMMAND INFO omits it */
     CMD_DENYOOM = 1 << 13, /* may grow memory: refused over maxmemory */
+    CMD_PROTECTED = 1 << 14, /* DEBUG: only as enable-debug-command allows */
 };
 
 typedef void (*command_proc)(client *c);
@@ -241,6 +242,8 @@ void frame_release(shared_frame *f);
 size_t client_output_bytes(const client *c);
 /* CLIENT_TYPE_PUBSUB while subscribed, else CLIENT_TYPE_NORMAL. */
 int client_type(const client *c);
+/* A unix socket or exactly 127.0.0.1 / ::1, as Redis 7.0 counts local. */
+int client_is_local(const client *c);
 /* 1 while c is within its class's client-output-buffer-limit. Otherwise
  * it is logged and marked CLIENT_CLOSE_ASAP (it is sent nothing more) and
  * 0 is returned: the caller closes it once that is safe (not mid-publish). */
