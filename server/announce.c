@@ -25,15 +25,17 @@ static int write_port_file(const char *path, int port)
     return why ? why : EIO;
 }
 
+/* The file first: once the stdout line is out, the file is there too. */
 int announce_port(const server *s)
 {
+    int why = s->cfg.port_file[0] ? write_port_file(s->cfg.port_file, s->port) : 0;
+    if (why != 0) {
+        log_msg(LOG_WARNING, "Failed to write port file %s: %s", s->cfg.port_file, strerror(why));
+        return -1;
+    }
     /* Its own line, flushed now: stdout may be a pipe the harness reads
      * while latchd keeps running. */
     printf("LATCHD_PORT=%d\n", s->port);
     fflush(stdout);
-    if (!s->cfg.port_file[0]) return 0;
-    int why = write_port_file(s->cfg.port_file, s->port);
-    if (why == 0) return 0;
-    log_msg(LOG_WARNING, "Failed to write port file %s: %s", s->cfg.port_file, strerror(why));
-    return -1;
+    return 0;
 }

@@ -30,6 +30,8 @@ void cmd_hello(client *c);
 void cmd_auth(client *c);
 void cmd_client(client *c);
 void cmd_reset(client *c);
+/* monitor.c */
+void cmd_monitor(client *c);
 
 /* container subcommand tables, each ended by a NULL name */
 extern const command client_subcommands[];

@@ -172,6 +172,7 @@ void client_close(client *c)
 {
     if (c->flags & CLIENT_CLOSING) return;
     c->flags |= CLIENT_CLOSING;
+    monitor_remove(c);
     if (c->flags & CLIENT_DETACHED) return;
     unlink_client(c);
     pubsub_client_reset(c);
@@ -216,7 +217,11 @@ client *client_new_detached(server *s)
     return c;
 }
 
-void client_free_detached(client *c) { client_free(c); }
+void client_free_detached(client *c)
+{
+    monitor_remove(c);
+    client_free(c);
+}
 
 /* Stop reading, send what is queued, then close (QUIT, protocol errors,
  * shutdown). */

@@ -40,6 +40,7 @@ enum {
     CMD_MAY_REPLICATE = 1 << 12, /* refused in read-only scripts; Redis 7.0's COMMAND INFO omits it */
     CMD_DENYOOM = 1 << 13, /* may grow memory: refused over maxmemory */
     CMD_PROTECTED = 1 << 14, /* DEBUG: only as enable-debug-command allows */
+    CMD_MONITOR_EARLY = 1 << 15, /* shown to MONITOR before it runs (EVAL: before its redis.calls) */
 };
 
 typedef void (*command_proc)(client *c);
@@ -100,6 +101,7 @@ enum {
     CLIENT_PUSHING = 1 << 9,           /* writing a push: sent even with CLIENT REPLY OFF */
     CLIENT_CLOSE_ASAP = 1 << 10,       /* over its output limit: gets nothing more, closed soon */
     CLIENT_DETACHED = 1 << 12,         /* no connection: see client_new_detached() */
+    CLIENT_MONITOR = 1 << 13,          /* MONITOR: sees every command run */
 };
 
 struct client {
@@ -147,6 +149,7 @@ struct client {
     /* links */
     client *prev, *next;           /* all clients */
     client *pending_next;          /* clients with output to flush */
+    client *monitor_prev, *monitor_next;   /* MONITOR clients */
 };
 
 /* ---- server ---- */
@@ -171,6 +174,8 @@ struct server {
     int trimming;                /* a big crowd is leaving (see net.c) */
     client *pending;
     struct pubsub_state *pubsub;
+    client *monitors;            /* MONITOR clients (monitor.c) */
+    resp_buf monitor_line;       /* scratch: one command as monitors see it */
     resp_buf notify_chan;        /* scratch: the channel of a keyspace event */
     uv_buf_t *iov;               /* scratch for gathering one client's output */
     size_t iov_cap;
@@ -261,6 +266,13 @@ client *client_new(server *s);
 client *client_new_detached(server *s);
 void client_feed(client *c, const char *p, size_t len);
 void client_free_detached(client *c);
+
+/* monitor.c */
+/* Show the command c just ran (or, CMD_MONITOR_EARLY, is about to run) to
+ * every monitor; nothing to do when nobody monitors. */
+void monitor_command(client *c);
+/* c stops monitoring (RESET, disconnect). */
+void monitor_remove(client *c);
 
 /* dispatch.c */
 void client_process_input(client *c);
