@@ -181,6 +181,7 @@ void cmd_hello(client *c)
 void cmd_reset(client *c)
 {
     pubsub_client_reset(c);
+    monitor_remove(c);
     c->proto = 2;
     c->db = 0;
     free(c->name);
@@ -196,6 +197,7 @@ void cmd_reset(client *c)
 static void client_flags(const client *c, char *dst)
 {
     char *p = dst;
+    if (c->flags & CLIENT_MONITOR) *p++ = 'O';
     if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
     if (c->flags & CLIENT_UNIX) *p++ = 'U';
     if (p == dst) *p++ = 'N';

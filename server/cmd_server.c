@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/time.h>
 
 #include "commands.h"
 #include "script.h"
@@ -254,10 +253,7 @@ void cmd_command(client *c)
 
 void cmd_time(client *c)
 {
-    uint64_t now_us = server_clock_ms(c->srv) * 1000u;
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    now_us += (uint64_t)tv.tv_usec % 1000u;   /* sub-ms digits: keeps TIME's usec field lively */
+    uint64_t now_us = server_clock_us(c->srv);
     reply_array(c, 2);
     reply_bulk_ll(c, (long long)(now_us / 1000000u));
     reply_bulk_ll(c, (long long)(now_us % 1000000u));

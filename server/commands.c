@@ -21,6 +21,8 @@
 #define MR CMD_MAY_REPLICATE
 #define SB CMD_SUBSCRIBED
 #define DO CMD_DENYOOM
+#define PR CMD_PROTECTED
+#define ME CMD_MONITOR_EARLY
 
 static const command table[] = {
     /* connection */
@@ -44,11 +46,15 @@ static const command table[] = {
     {"wait", cmd_wait, 3, NS, 0, 0, 0, "generic", "3.0.0", "Wait for the synchronous replication of all the write commands sent in the context of the current connection", "numreplicas timeout", NULL},
     {"lastsave", cmd_lastsave, 1, F | L | S, 0, 0, 0, "server", "1.0.0", "Get the UNIX time stamp of the last successful save to disk", NULL, NULL},
     {"shutdown", cmd_shutdown, -1, AB | A | L | S | NS, 0, 0, 0, "server", "1.0.0", "Synchronously save the dataset to disk and then shut down the server", "[NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", NULL},
+    {"monitor", cmd_monitor, 1, A | NS | L | S, 0, 0, 0, "server", "1.0.0", "Listen for all requests received by the server in real time", NULL, NULL},
+    {"debug", cmd_debug, -2, A | NS | L | S | PR, 0, 0, 0, "server", "1.0.0", "A container for debugging commands", NULL, NULL},
+    /* latchd: the test double's clock (enable-clock-control) */
+    {"latchd.clock", cmd_latchd_clock, -2, CT | NS | L | S, 0, 0, 0, "server", "0.1.0", "A container for latchd clock control commands", NULL, clock_subcommands},
     /* scripting */
-    {"eval", cmd_eval, -3, NS | S, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "script numkeys [key [key ...]] [arg [arg ...]]", NULL},
-    {"evalsha", cmd_evalsha, -3, NS | S, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},
-    {"eval_ro", cmd_eval_ro, -3, R | NS | S, 0, 0, 0, "scripting", "7.0.0", "Execute a read-only Lua script server side", "script numkeys [key [key ...]] [arg [arg ...]]", NULL},
-    {"evalsha_ro", cmd_evalsha_ro, -3, R | NS | S, 0, 0, 0, "scripting", "7.0.0", "Execute a read-only Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"eval", cmd_eval, -3, NS | S | MR | ME, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "script numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"evalsha", cmd_evalsha, -3, NS | S | MR | ME, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"eval_ro", cmd_eval_ro, -3, R | NS | S | ME, 0, 0, 0, "scripting", "7.0.0", "Execute a read-only Lua script server side", "script numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"evalsha_ro", cmd_evalsha_ro, -3, R | NS | S | ME, 0, 0, 0, "scripting", "7.0.0", "Execute a read-only Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},
     {"script", cmd_script, -2, CT | NS, 0, 0, 0, "scripting", "2.6.0", "A container for Lua scripts management commands", NULL, script_subcommands},
     /* keys */
     {"exists", cmd_exists, -2, R | F, 1, -1, 1, "generic", "1.0.0", "Determine if a key exists", "key [key ...]", NULL},

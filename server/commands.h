@@ -30,6 +30,8 @@ void cmd_hello(client *c);
 void cmd_auth(client *c);
 void cmd_client(client *c);
 void cmd_reset(client *c);
+/* monitor.c */
+void cmd_monitor(client *c);
 
 /* container subcommand tables, each ended by a NULL name */
 extern const command client_subcommands[];
@@ -38,6 +40,7 @@ extern const command command_subcommands[];
 extern const command function_subcommands[];
 extern const command script_subcommands[];
 extern const command pubsub_subcommands[];
+extern const command clock_subcommands[];
 
 /* cmd_server.c */
 void cmd_info(client *c);
@@ -48,6 +51,14 @@ void cmd_dbsize(client *c);
 void cmd_flushall(client *c);
 void cmd_function(client *c);
 void cmd_wait(client *c);
+/* cmd_clock.c */
+void cmd_latchd_clock(client *c);
+
+/* cmd_debug.c */
+void cmd_debug(client *c);
+/* enable-debug-command lets c run DEBUG. */
+int debug_command_allowed(const client *c);
+
 /* cmd_script.c */
 void cmd_eval(client *c);
 void cmd_eval_ro(client *c);

@@ -15,9 +15,9 @@
 #include "resp.h"
 #include "server.h"
 
-/* P_LOGLEVEL and P_POLICY are enums: an int index into their names. */
-typedef enum { P_INT, P_MEMORY, P_BOOL, P_STRING, P_LOGLEVEL, P_POLICY, P_BIND, P_OCTAL, P_OBUF,
-               P_NOTIFY } param_type;
+/* P_LOGLEVEL, P_POLICY and P_PROTECTED are enums: an int index into their names. */
+typedef enum { P_INT, P_MEMORY, P_BOOL, P_STRING, P_LOGLEVEL, P_POLICY, P_PROTECTED, P_BIND, P_OCTAL,
+               P_OBUF, P_NOTIFY } param_type;
 
 typedef struct param {
     const char *name;
@@ -56,6 +56,10 @@ static const param params[] = {
     {"native-scripts", P_BOOL, OFF(native_scripts), 1, 0, 0},
     {"client-output-buffer-limit", P_OBUF, OFF(obuf_limits), 1, 0, 0},
     {"notify-keyspace-events", P_NOTIFY, OFF(notify_keyspace_events), 1, 0, 0},
+    /* Test-double switches: fixed at start, as Redis fixes enable-debug-command. */
+    {"port-file", P_STRING, OFF(port_file), 0, 0, 0},
+    {"enable-clock-control", P_BOOL, OFF(enable_clock_control), 0, 0, 0},
+    {"enable-debug-command", P_PROTECTED, OFF(enable_debug_command), 0, 0, 0},
 };
 #define NPARAMS (sizeof(params) / sizeof(params[0]))
 
@@ -67,9 +71,12 @@ const char *const config_maxmemory_policies[] = {
     "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction", NULL,
 };
 
+/* Indexed by CONFIG_PROTECTED_*. */
+static const char *const protected_names[] = {"no", "yes", "local", NULL};
+
 static const char *const *enum_names(param_type t)
 {
-    return t == P_LOGLEVEL ? loglevel_names : config_maxmemory_policies;
+    return t == P_LOGLEVEL ? loglevel_names : t == P_PROTECTED ? protected_names : config_maxmemory_policies;
 }
 
 int client_type_by_name(const char *name, size_t len)
@@ -113,6 +120,8 @@ void config_defaults(latchd_config *cfg)
     cfg->hz = 10;
     cfg->busy_reply_ms = 5000;
     cfg->native_scripts = 1;
+    cfg->port_file = mem_strdup("");
+    cfg->enable_debug_command = CONFIG_PROTECTED_LOCAL;
     cfg->obuf_limits[CLIENT_TYPE_NORMAL] = (obuf_limit){0, 0, 0};
     cfg->obuf_limits[CLIENT_TYPE_REPLICA] = (obuf_limit){256ULL << 20, 64ULL << 20, 60};
     cfg->obuf_limits[CLIENT_TYPE_PUBSUB] = (obuf_limit){32ULL << 20, 8ULL << 20, 60};
@@ -133,6 +142,7 @@ void config_free(latchd_config *cfg)
     free(cfg->requirepass);
     free(cfg->save);
     free(cfg->dir);
+    free(cfg->port_file);
     memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -237,6 +247,7 @@ static int set_one(latchd_config *cfg, const param *p, const char *v, char *err,
         return -1;
     case P_LOGLEVEL:
     case P_POLICY:
+    case P_PROTECTED:
         return set_enum(enum_names(p->type), (int *)slot, v, err, errlen);
     case P_INT:
     case P_OCTAL:
@@ -361,7 +372,8 @@ static void format_value(const latchd_config *cfg, const param *p, char *buf, si
     case P_STRING: snprintf(buf, len, "%s", *(char *const *)slot); break;
     case P_BOOL: snprintf(buf, len, "%s", *(const int *)slot ? "yes" : "no"); break;
     case P_LOGLEVEL:
-    case P_POLICY: snprintf(buf, len, "%s", enum_names(p->type)[*(const int *)slot]); break;
+    case P_POLICY:
+    case P_PROTECTED: snprintf(buf, len, "%s", enum_names(p->type)[*(const int *)slot]); break;
     case P_OCTAL: snprintf(buf, len, "%o", *(const int *)slot); break;
     case P_INT:
         if (p->off == OFF(port)) snprintf(buf, len, "%d", *(const int *)slot);

@@ -48,7 +48,13 @@ typedef struct latchd_config {
     int native_scripts;      /* latchd: run known lock scripts as native C */
     obuf_limit obuf_limits[CLIENT_TYPE_OBUF_COUNT];
     int notify_keyspace_events;   /* NOTIFY_* / STORE_EV_* bits (server.h) */
+    char *port_file;         /* latchd: the bound port is written here, "" = none */
+    int enable_clock_control;     /* latchd: LATCHD.CLOCK may move the clock */
+    int enable_debug_command;     /* CONFIG_PROTECTED_*: who may run DEBUG */
 } latchd_config;
+
+/* enable-debug-command's values, as Redis 7 names them. */
+enum { CONFIG_PROTECTED_NO, CONFIG_PROTECTED_YES, CONFIG_PROTECTED_LOCAL };
 
 /* maxmemory-policy names, NULL-terminated; every one acts as noeviction. */
 extern const char *const config_maxmemory_policies[];

@@ -51,6 +51,17 @@ static int subscribed_mode_allows(client *c, const command *cmd)
     return 0;
 }
 
+/* A monitor is a replica to Redis: it may not touch the keyspace. */
+static int monitor_may_run(client *c, const command *cmd)
+{
+    const command *sub = NULL;
+    if (!(c->flags & CLIENT_MONITOR)) return 1;
+    if (cmd->flags & CMD_CONTAINER) sub = subcommand_lookup(cmd, c->argv[1].ptr, c->argv[1].len);
+    if (!((sub ? sub : cmd)->flags & (CMD_WRITE | CMD_READONLY | CMD_MAY_REPLICATE))) return 1;
+    reply_error(c, "ERR Replica can't interact with the keyspace");
+    return 0;
+}
+
 /* latchd never evicts: every maxmemory-policy acts as noeviction. */
 static int over_maxmemory(const server *s)
 {
@@ -71,6 +82,12 @@ static void client_execute(client *c)
         reply_arity_error(c);
         return;
     }
+    if ((cmd->flags & CMD_PROTECTED) && !debug_command_allowed(c)) {
+        reply_error(c, "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
+                       "you can run it from a local connection, otherwise you need to set this option in the "
+                       "configuration file, and then restart the server.");
+        return;
+    }
     if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NOAUTH)) {
         reply_error(c, "NOAUTH Authentication required.");
         return;
@@ -80,10 +97,13 @@ static void client_execute(client *c)
         return;
     }
     if (!subscribed_mode_allows(c, cmd)) return;
+    if (!monitor_may_run(c, cmd)) return;
     if (script_busy_refuses(c, cmd)) return;
     c->last_cmd = cmd;   /* before the call: CLIENT LIST shows itself running */
     c->last_sub = NULL;
+    if (cmd->flags & CMD_MONITOR_EARLY) monitor_command(c);
     cmd->proc(c);
+    if (!(cmd->flags & CMD_MONITOR_EARLY)) monitor_command(c);
     c->srv->stat_commands++;
     if (!client_output_within_limit(c)) client_close(c);
 }

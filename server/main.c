@@ -15,7 +15,7 @@ static void usage(void)
             "       latchd -h or --help\n\n"
             "Examples:\n"
             "       latchd --port 7777\n"
-            "       latchd --port 0            (ephemeral port, printed when ready)\n"
+            "       latchd --port 0            (ephemeral port: LATCHD_PORT=<n> on stdout)\n"
             "       latchd /etc/latchd.conf --loglevel verbose --requirepass secret\n");
 }
 
@@ -69,6 +69,7 @@ int main(int argc, char **argv)
         log_msg(LOG_WARNING, "Failed listening on port %d, aborting.", s.cfg.port);
         return 1;
     }
+    if (announce_port(&s) != 0) return 1;
     uv_run(s.loop, UV_RUN_DEFAULT);
     if (s.cfg.pidfile[0]) unlink(s.cfg.pidfile);
     log_msg(LOG_WARNING, "latchd is now ready to exit, bye bye...");

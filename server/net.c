@@ -172,6 +172,7 @@ void client_close(client *c)
 {
     if (c->flags & CLIENT_CLOSING) return;
     c->flags |= CLIENT_CLOSING;
+    monitor_remove(c);
     if (c->flags & CLIENT_DETACHED) return;
     unlink_client(c);
     pubsub_client_reset(c);
@@ -216,7 +217,11 @@ client *client_new_detached(server *s)
     return c;
 }
 
-void client_free_detached(client *c) { client_free(c); }
+void client_free_detached(client *c)
+{
+    monitor_remove(c);
+    client_free(c);
+}
 
 /* Stop reading, send what is queued, then close (QUIT, protocol errors,
  * shutdown). */
@@ -491,12 +496,14 @@ static int peer_is_loopback(const client *c)
     return (iplen == 9 && !strncmp(c->addr, "127.0.0.1", 9)) || (iplen == 3 && !strncmp(c->addr, "::1", 3));
 }
 
+int client_is_local(const client *c) { return (c->flags & CLIENT_UNIX) || peer_is_loopback(c); }
+
 /* Protected mode: without a password, only loopback and unix socket
  * clients are served, whatever addresses are bound. */
 static int protected_mode_refuses(const client *c)
 {
     const latchd_config *cfg = &c->srv->cfg;
-    return cfg->protected_mode && !cfg->requirepass[0] && !(c->flags & CLIENT_UNIX) && !peer_is_loopback(c);
+    return cfg->protected_mode && !cfg->requirepass[0] && !client_is_local(c);
 }
 
 void net_on_connection(uv_stream_t *listener, int status)

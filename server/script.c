@@ -166,6 +166,7 @@ void script_exec(server *s, const command *cmd, resp_slice *argv, int argc)
     self->cmd = cmd;
     self->sub = NULL;
     cmd->proc(self);
+    monitor_command(self);
     s->stat_commands++;
     self->argv = NULL;
     self->argc = 0;
@@ -192,9 +193,11 @@ void script_run(const script_call *call)
     server *s = call->c->srv;
     scripts *st = s->scripts;
     st->started_ms = server_now_ms(s);
+    st->busy_since_ms = server_real_ms(s);
     st->running = call;
     st->self->db = call->c->db;
-    int done = call->sc->native && s->cfg.native_scripts && !call->readonly &&
+    /* While someone monitors, Lua runs it: monitors see each redis.call. */
+    int done = call->sc->native && s->cfg.native_scripts && !call->readonly && !s->monitors &&
                call->sc->native->run(call);
     if (!done) script_engine_run(st->lua, call);
     st->running = NULL;

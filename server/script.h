@@ -54,6 +54,7 @@ typedef struct scripts {
     script_engine *lua;
     const script_call *running;    /* the call in progress, or NULL */
     uint64_t started_ms;           /* its start: the clock stands still for it */
+    uint64_t busy_since_ms;        /* its start in real time (LATCHD.CLOCK aside) */
     int wrote;                     /* it ran a write command: SCRIPT KILL refuses */
     int busy;                      /* past busy-reply-threshold: others get -BUSY */
     int kill;                      /* SCRIPT KILL or SHUTDOWN asked it to stop */

@@ -70,12 +70,12 @@ int script_busy_tick(server *s)
     scripts *st = s->scripts;
     if (!st->busy) {
         if (s->cfg.busy_reply_ms <= 0 ||
-            server_clock_ms(s) - st->started_ms < (uint64_t)s->cfg.busy_reply_ms)
+            server_real_ms(s) - st->busy_since_ms < (uint64_t)s->cfg.busy_reply_ms)
             return 0;
         st->busy = 1;
         log_msg(LOG_WARNING, "Slow script detected: still in execution after %llu milliseconds. "
                              "You can try killing the script using the SCRIPT KILL command. Script name is: %s.",
-                (unsigned long long)(server_clock_ms(s) - st->started_ms), st->running->sc->sha);
+                (unsigned long long)(server_real_ms(s) - st->busy_since_ms), st->running->sc->sha);
     }
     size_t n = collect(s, st->running->c);
     if (n && poll(st->pfds, n, 0) > 0) {

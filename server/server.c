@@ -23,12 +23,48 @@ static uint64_t mono_us(void)
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-/* Wall time at start plus monotonic elapsed: absolute ms (EXPIREAT and
+/* Wall time at start plus monotonic elapsed: absolute time (EXPIREAT and
  * PEXPIRETIME speak unix time) that never jumps back with the wall clock. */
-uint64_t server_clock_ms(server *s)
+static uint64_t real_clock_us(const server *s)
 {
-    if (s->frozen_now_ms) return s->frozen_now_ms;
-    return s->clock_wall0_ms + (mono_us() - s->clock_mono0_us) / 1000u;
+    return s->clock_wall0_ms * 1000u + (mono_us() - s->clock_mono0_us);
+}
+
+uint64_t server_real_ms(server *s) { return real_clock_us(s) / 1000u; }
+
+/* The one clock keys, TIME and MONITOR read: the real one shifted by
+ * LATCHD.CLOCK ADVANCE, or held still by FREEZE (and by fuzzing). */
+uint64_t server_clock_us(server *s)
+{
+    if (s->frozen_now_ms) return s->frozen_now_ms * 1000u;
+    return (uint64_t)((int64_t)real_clock_us(s) + s->clock_offset_ms * 1000);
+}
+
+uint64_t server_clock_ms(server *s) { return server_clock_us(s) / 1000u; }
+
+void server_clock_freeze(server *s)
+{
+    if (!s->frozen_now_ms) s->frozen_now_ms = server_clock_ms(s);
+    server_expire_reschedule(s);
+}
+
+/* The clock goes on from the frozen instant: what was advanced stays. */
+void server_clock_resume(server *s)
+{
+    if (!s->frozen_now_ms) return;
+    s->clock_offset_ms = (int64_t)s->frozen_now_ms - (int64_t)server_real_ms(s);
+    s->frozen_now_ms = 0;
+    server_expire_reschedule(s);
+}
+
+/* Time jumps forward: the wheel reclaims (and announces) every key due by
+ * then, just as its timer would have while that time passed. */
+void server_clock_advance(server *s, uint64_t ms)
+{
+    if (s->frozen_now_ms) s->frozen_now_ms += ms;
+    else s->clock_offset_ms += (int64_t)ms;
+    if (s->active_expire) store_expire_due(s->db);
+    server_expire_reschedule(s);
 }
 
 uint64_t server_now_ms(server *s)
@@ -55,6 +91,10 @@ static void on_key_expired(const char *key, size_t len, void *ctx)
     store_notify(s->db, STORE_EV_EXPIRED, "expired", key, len);
 }
 
+/* The timer only runs while the clock does and active expiry is on
+ * (DEBUG SET-ACTIVE-EXPIRE 0 leaves keys to lazy expiry, as in Redis). */
+static int expire_timer_wanted(const server *s) { return s->active_expire && !s->frozen_now_ms; }
+
 static void on_expire_timer(uv_timer_t *t)
 {
     server *s = t->data;
@@ -70,7 +110,7 @@ static void on_expire_timer(uv_timer_t *t)
  * idle server sleeps until the next deadline. */
 void server_expire_rearm(server *s)
 {
-    uint64_t due = store_next_due(s->db);
+    uint64_t due = expire_timer_wanted(s) ? store_next_due(s->db) : UINT64_MAX;
     if (due == s->expire_timer_due) return;
     s->expire_timer_due = due;
     if (due == UINT64_MAX) {
@@ -80,6 +120,14 @@ void server_expire_rearm(server *s)
     uint64_t now = server_now_ms(s);
     uv_update_time(s->loop);
     uv_timer_start(&s->expire_timer, on_expire_timer, due > now ? due - now : 0, 0);
+}
+
+/* The clock or the expiry mode changed: the armed delay is stale. */
+void server_expire_reschedule(server *s)
+{
+    s->expire_timer_due = UINT64_MAX;
+    uv_timer_stop(&s->expire_timer);
+    server_expire_rearm(s);
 }
 
 /* CONFIG timeout: idle clients are closed, checked once a second and only
@@ -156,6 +204,7 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     s->start_ms = s->clock_wall0_ms;
     s->lastsave_s = s->start_ms / 1000;
     s->expire_timer_due = UINT64_MAX;
+    s->active_expire = 1;
     make_run_id(s->run_id);
     seed_hashing();
     command_table_init();

@@ -39,6 +39,8 @@ enum {
     CMD_ALLOW_BUSY = 1 << 11, /* served while a script runs too long */
     CMD_MAY_REPLICATE = 1 << 12, /* refused in read-only scripts; Redis 7.0's COMMAND INFO omits it */
     CMD_DENYOOM = 1 << 13, /* may grow memory: refused over maxmemory */
+    CMD_PROTECTED = 1 << 14, /* DEBUG: only as enable-debug-command allows */
+    CMD_MONITOR_EARLY = 1 << 15, /* shown to MONITOR before it runs (EVAL: before its redis.calls) */
 };
 
 typedef void (*command_proc)(client *c);
@@ -99,6 +101,7 @@ enum {
     CLIENT_PUSHING = 1 << 9,           /* writing a push: sent even with CLIENT REPLY OFF */
     CLIENT_CLOSE_ASAP = 1 << 10,       /* over its output limit: gets nothing more, closed soon */
     CLIENT_DETACHED = 1 << 12,         /* no connection: see client_new_detached() */
+    CLIENT_MONITOR = 1 << 13,          /* MONITOR: sees every command run */
 };
 
 struct client {
@@ -146,6 +149,7 @@ struct client {
     /* links */
     client *prev, *next;           /* all clients */
     client *pending_next;          /* clients with output to flush */
+    client *monitor_prev, *monitor_next;   /* MONITOR clients */
 };
 
 /* ---- server ---- */
@@ -170,6 +174,8 @@ struct server {
     int trimming;                /* a big crowd is leaving (see net.c) */
     client *pending;
     struct pubsub_state *pubsub;
+    client *monitors;            /* MONITOR clients (monitor.c) */
+    resp_buf monitor_line;       /* scratch: one command as monitors see it */
     resp_buf notify_chan;        /* scratch: the channel of a keyspace event */
     uv_buf_t *iov;               /* scratch for gathering one client's output */
     size_t iov_cap;
@@ -179,7 +185,9 @@ struct server {
     /* clock: wall time at start + monotonic elapsed, never goes backwards */
     uint64_t clock_wall0_ms;
     uint64_t clock_mono0_us;
-    uint64_t frozen_now_ms;      /* nonzero: the clock reads this (fuzzing) */
+    uint64_t frozen_now_ms;      /* nonzero: the clock reads this (FREEZE, fuzzing) */
+    int64_t clock_offset_ms;     /* LATCHD.CLOCK: added to the real clock */
+    int active_expire;           /* the wheel reclaims keys (DEBUG SET-ACTIVE-EXPIRE) */
     uint64_t start_ms;
     uint64_t lastsave_s;
     /* stats */
@@ -204,13 +212,28 @@ int server_fit_maxclients(server *s);
 void server_close(server *s);
 /* The clock keys expire by: stands still while a script runs. */
 uint64_t server_now_ms(server *s);
-/* The clock itself (TIME, script time limits). */
+/* The clock itself (TIME, MONITOR): real time unless LATCHD.CLOCK moved
+ * or froze it. */
 uint64_t server_clock_ms(server *s);
+uint64_t server_clock_us(server *s);
+/* Real time, whatever LATCHD.CLOCK did: durations (script time limits). */
+uint64_t server_real_ms(server *s);
+/* LATCHD.CLOCK: hold the clock still, let it run again from where it was
+ * held, or move it forward (reclaiming what falls due). */
+void server_clock_freeze(server *s);
+void server_clock_resume(server *s);
+void server_clock_advance(server *s, uint64_t ms);
 /* INFO's used_memory, which maxmemory is compared against. */
 size_t server_used_memory(const server *s);
 void server_expire_rearm(server *s);
+/* Re-arm from scratch after the clock or active expiry changed. */
+void server_expire_reschedule(server *s);
 void server_idle_timer_update(server *s);
 void server_shutdown(server *s);
+
+/* announce.c: once listening, "LATCHD_PORT=<n>" on stdout and the
+ * port-file if configured; -1 (logged) if that file cannot be written. */
+int announce_port(const server *s);
 
 /* net.c */
 void client_schedule_write(client *c);
@@ -224,6 +247,8 @@ void frame_release(shared_frame *f);
 size_t client_output_bytes(const client *c);
 /* CLIENT_TYPE_PUBSUB while subscribed, else CLIENT_TYPE_NORMAL. */
 int client_type(const client *c);
+/* A unix socket or exactly 127.0.0.1 / ::1, as Redis 7.0 counts local. */
+int client_is_local(const client *c);
 /* 1 while c is within its class's client-output-buffer-limit. Otherwise
  * it is logged and marked CLIENT_CLOSE_ASAP (it is sent nothing more) and
  * 0 is returned: the caller closes it once that is safe (not mid-publish). */
@@ -241,6 +266,13 @@ client *client_new(server *s);
 client *client_new_detached(server *s);
 void client_feed(client *c, const char *p, size_t len);
 void client_free_detached(client *c);
+
+/* monitor.c */
+/* Show the command c just ran (or, CMD_MONITOR_EARLY, is about to run) to
+ * every monitor; nothing to do when nobody monitors. */
+void monitor_command(client *c);
+/* c stops monitoring (RESET, disconnect). */
+void monitor_remove(client *c);
 
 /* dispatch.c */
 void client_process_input(client *c);

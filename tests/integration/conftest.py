@@ -70,7 +70,9 @@ def server_argv(kind, port, extra, config=None):
     head = [server_binary(kind)] + ([config] if config else [])
     if kind == "redis":
         return head + ["--port", str(port), "--bind", "127.0.0.1",
-                       "--save", "", "--appendonly", "no", "--daemonize", "no"] + list(extra)
+                       "--save", "", "--appendonly", "no", "--daemonize", "no",
+                       # latchd's default; Redis 7's is "no"
+                       "--enable-debug-command", "local"] + list(extra)
     if kind == "latchd":
         return head + ["--port", str(port), "--bind", "127.0.0.1"] + list(extra)
     raise ValueError(kind)

@@ -1,0 +1,115 @@
+"""latchd only: the README's "Using latchd as a test double" examples are
+the files under examples/, included verbatim, and each one is run here (the
+pytest fixture with pytest, the Vitest/Jest global setup with node, the
+shell wrapper with sh), so none of them can rot."""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from conftest import LATCHD_BIN, REPO, server_binary
+
+EXAMPLES = os.path.join(REPO, "examples")
+PYTEST_FILES = ["pytest/conftest.py", "pytest/test_lock_expiry.py"]
+NODE_SETUP = "node/latchd-global-setup.mjs"
+SHELL_WRAPPER = "shell/with-latchd.sh"
+
+
+def example(name):
+    with open(os.path.join(EXAMPLES, name)) as f:
+        return f.read()
+
+
+def env():
+    server_binary("latchd")
+    return dict(os.environ, LATCHD_BIN=LATCHD_BIN)
+
+
+def node():
+    path = shutil.which("node")
+    if not path:
+        pytest.fail("node not found: scripts/setup test installs nodejs", pytrace=False)
+    return path
+
+
+@pytest.mark.parametrize("name", PYTEST_FILES + [NODE_SETUP, SHELL_WRAPPER])
+def test_latchd_readme_includes_example_verbatim(name):
+    with open(os.path.join(REPO, "README.md")) as f:
+        readme = f.read()
+    assert example(name) in readme, "README.md must include examples/%s verbatim" % name
+
+
+def test_latchd_pytest_example_passes(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          os.path.join(EXAMPLES, "pytest")],
+                         cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "2 passed" in run.stdout
+
+
+def test_latchd_node_global_setup_is_valid_module():
+    run = subprocess.run([node(), "--check", os.path.join(EXAMPLES, NODE_SETUP)],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+
+
+# Runs the global setup as a test runner would: REDIS_URL must name a live
+# latchd, and the returned teardown must stop it.
+NODE_DRIVER = r"""
+import net from 'node:net';
+const { default: setup } = await import(process.argv[1]);
+let provided;
+const teardown = await setup({ provide: (k, v) => { provided = [k, v]; } });
+const url = new URL(process.env.REDIS_URL);
+const reply = await new Promise((resolve, reject) => {
+  const s = net.connect(Number(url.port), url.hostname, () => s.write('PING\r\n'));
+  s.on('data', (d) => { resolve(d.toString()); s.end(); });
+  s.on('error', reject);
+});
+await teardown();
+console.log(JSON.stringify({ reply, provided, port: Number(url.port) }));
+"""
+
+
+def test_latchd_node_global_setup_starts_and_stops_latchd():
+    run = subprocess.run([node(), "--input-type=module", "-e", NODE_DRIVER,
+                          os.path.join(EXAMPLES, NODE_SETUP)],
+                         env=env(), capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    import json
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["reply"] == "+PONG\r\n"
+    assert out["provided"] == ["redisUrl", "redis://127.0.0.1:%d" % out["port"]]
+    assert not port_open(out["port"])
+
+
+def port_open(port):
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+PING_FROM_ENV = (
+    "import os, socket\n"
+    "s = socket.create_connection((os.environ['REDIS_HOST'], int(os.environ['REDIS_PORT'])))\n"
+    "s.sendall(b'LATCHD.CLOCK ADVANCE 0\\r\\n')\n"
+    "print(s.recv(100).decode().strip(), os.environ['REDIS_URL'], os.environ['REDIS_PORT'])\n")
+
+
+def test_latchd_shell_wrapper_runs_a_command_against_latchd():
+    run = subprocess.run([os.path.join(EXAMPLES, SHELL_WRAPPER), sys.executable, "-c", PING_FROM_ENV],
+                         env=env(), capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    reply, url, port = run.stdout.split()
+    assert reply.startswith(":") and int(reply[1:]) > 0   # the clock, so clock control is on
+    assert url == "redis://127.0.0.1:%s" % port
+    assert not port_open(int(port))   # stopped once the command is done
+
+
+def test_latchd_shell_wrapper_keeps_the_exit_status():
+    run = subprocess.run([os.path.join(EXAMPLES, SHELL_WRAPPER), "sh", "-c", "exit 3"],
+                         env=env(), capture_output=True, text=True, timeout=60)
+    assert run.returncode == 3, run.stderr
