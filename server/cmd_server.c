@@ -314,12 +314,27 @@ void cmd_lastsave(client *c) { reply_int(c, (long long)c->srv->lastsave_s); }
 
 void cmd_shutdown(client *c)
 {
+    /* Redis 7.0's rules: ABORT stands alone, SAVE and NOSAVE exclude each
+     * other. With no persistence and no delayed shutdown, ABORT never finds
+     * one in progress. */
+    int save = 0, nosave = 0, other = 0, abort_req = 0;
     for (int i = 1; i < c->argc; i++) {
-        if (!arg_is(&c->argv[i], "NOSAVE") && !arg_is(&c->argv[i], "SAVE") && !arg_is(&c->argv[i], "NOW") &&
-            !arg_is(&c->argv[i], "FORCE")) {
+        if (arg_is(&c->argv[i], "NOSAVE")) nosave = 1;
+        else if (arg_is(&c->argv[i], "SAVE")) save = 1;
+        else if (arg_is(&c->argv[i], "NOW") || arg_is(&c->argv[i], "FORCE")) other = 1;
+        else if (arg_is(&c->argv[i], "ABORT")) abort_req = 1;
+        else {
             reply_syntax_error(c);
             return;
         }
+    }
+    if ((abort_req && (save || nosave || other)) || (save && nosave)) {
+        reply_syntax_error(c);
+        return;
+    }
+    if (abort_req) {
+        reply_error(c, "ERR No shutdown in progress.");
+        return;
     }
     log_msg(LOG_WARNING, "User requested shutdown...");
     scripts *st = c->srv->scripts;

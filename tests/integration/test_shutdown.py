@@ -107,3 +107,14 @@ def test_sigterm_while_clients_send_partial_commands(server_factory):
     assert wait_exit(srv) == 0
     for c in partial:
         assert c.read_until_closed(timeout=EXIT_TIMEOUT) == b""
+
+
+@pytest.mark.parametrize("args, reply", [
+    (("ABORT",), b"-ERR No shutdown in progress.\r\n"),
+    (("NOW", "ABORT"), b"-ERR syntax error\r\n"),
+    (("NOSAVE", "SAVE"), b"-ERR syntax error\r\n"),
+    (("NOSAVE", "BOGUS"), b"-ERR syntax error\r\n"),
+])
+def test_shutdown_refused_flags_keep_serving(conn, args, reply):
+    assert conn.cmd("SHUTDOWN", *args) == reply
+    assert conn.cmd("PING") == b"+PONG\r\n"
