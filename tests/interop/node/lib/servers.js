@@ -1,0 +1,132 @@
+// Starts and stops the servers the Node interop scenarios run against:
+// latchd (LATCHD_BIN, ephemeral port) and a real redis-server, one kind at a time.
+'use strict';
+
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+
+const REPO = path.resolve(__dirname, '..', '..', '..', '..');
+const LATCHD_BIN = process.env.LATCHD_BIN || path.join(REPO, 'build', 'latchd');
+const REDIS_BIN = process.env.REDIS_SERVER_BIN || 'redis-server';
+const START_TIMEOUT_MS = 10000 * Number(process.env.LATCHD_TIMEOUT_SCALE || 1);
+const KINDS = ['redis', 'latchd'];
+
+// redis-server cannot pick its own port, so ask the kernel for a free one;
+// the start is retried if another process takes it in between.
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function argvFor(kind, port) {
+  if (kind === 'latchd') {
+    return [LATCHD_BIN, ['--port', String(port), '--bind', '127.0.0.1']];
+  }
+  return [REDIS_BIN, ['--port', String(port), '--bind', '127.0.0.1', '--save', '',
+    '--appendonly', 'no', '--daemonize', 'no']];
+}
+
+class Server {
+  constructor(kind) {
+    this.kind = kind;
+    this.host = '127.0.0.1';
+    this.port = null;
+    this.proc = null;
+    this.log = '';
+  }
+
+  get options() {
+    return { host: this.host, port: this.port };
+  }
+
+  async start() {
+    if (this.kind === 'latchd' && !fs.existsSync(LATCHD_BIN)) {
+      throw new Error(`latchd binary not found at ${LATCHD_BIN}: build it or set LATCHD_BIN`);
+    }
+    let lastError;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const port = this.kind === 'latchd' ? 0 : await freePort();
+      try {
+        await this.spawnOn(port);
+        return this;
+      } catch (err) {
+        lastError = err;
+        await this.stop();
+        if (!/in use/i.test(this.log)) break;
+      }
+    }
+    throw lastError;
+  }
+
+  // Resolves once the log says "Ready to accept connections", taking the
+  // port from that line (latchd announces the port it bound for --port 0).
+  spawnOn(port) {
+    const [bin, args] = argvFor(this.kind, port);
+    this.log = '';
+    this.proc = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => fail(new Error('no "Ready to accept connections" in time')),
+        START_TIMEOUT_MS);
+      const fail = (err) => {
+        clearTimeout(timer);
+        reject(new Error(`${this.kind} did not start (${bin} ${args.join(' ')}): ${err.message}\n${this.log}`));
+      };
+      const onData = (chunk) => {
+        this.log += chunk.toString();
+        const m = /Ready to accept connections[^\n]*?port (\d+)/.exec(this.log);
+        const ready = /Ready to accept connections/.test(this.log);
+        if (!ready) return;
+        this.port = m ? Number(m[1]) : port;
+        clearTimeout(timer);
+        resolve();
+      };
+      this.proc.stdout.on('data', onData);
+      this.proc.stderr.on('data', onData);
+      this.proc.once('error', fail);
+      this.proc.once('exit', (code, signal) => fail(new Error(`exited (${code ?? signal})`)));
+    });
+  }
+
+  // SIGTERM and wait; a server that ignores it is killed.
+  async stop() {
+    const proc = this.proc;
+    this.proc = null;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise((resolve) => proc.once('exit', resolve));
+    proc.kill('SIGTERM');
+    const killer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(killer);
+    const sanitizer = /ERROR: (Address|Leak)Sanitizer|runtime error:/.exec(this.log);
+    if (sanitizer) throw new Error(`${this.kind} reported ${sanitizer[0]}:\n${this.log.slice(-6000)}`);
+  }
+}
+
+async function startServers(kind, count = 1) {
+  const servers = [];
+  try {
+    for (let i = 0; i < count; i++) servers.push(await new Server(kind).start());
+  } catch (err) {
+    await stopServers(servers);
+    throw err;
+  }
+  return servers;
+}
+
+async function stopServers(servers) {
+  const errors = [];
+  for (const s of servers) {
+    try { await s.stop(); } catch (err) { errors.push(err); }
+  }
+  if (errors.length) throw errors[0];
+}
+
+module.exports = { KINDS, Server, startServers, stopServers };
