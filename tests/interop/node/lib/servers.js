@@ -59,7 +59,7 @@ class Server {
         return this;
       } catch (err) {
         lastError = err;
-        await this.stop();
+        await this.stop().catch(() => {}); // the start error is the one to report
         if (!/in use/i.test(this.log)) break;
       }
     }
@@ -95,18 +95,22 @@ class Server {
     });
   }
 
-  // SIGTERM and wait; a server that ignores it is killed.
+  // SIGTERM and wait for the process and its output to end; an unclean exit
+  // (non-zero status, a sanitizer report) fails the scenario that stops it.
   async stop() {
     const proc = this.proc;
     this.proc = null;
     if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = new Promise((resolve) => proc.once('exit', resolve));
+    const closed = new Promise((resolve) => proc.once('close', (code, signal) => resolve(code ?? signal)));
     proc.kill('SIGTERM');
     const killer = setTimeout(() => proc.kill('SIGKILL'), 5000);
-    await exited;
+    const status = await closed;
     clearTimeout(killer);
     const sanitizer = /ERROR: (Address|Leak)Sanitizer|runtime error:/.exec(this.log);
-    if (sanitizer) throw new Error(`${this.kind} reported ${sanitizer[0]}:\n${this.log.slice(-6000)}`);
+    if (status !== 0 || sanitizer) {
+      const why = sanitizer ? sanitizer[0] : `exit status ${status}`;
+      throw new Error(`${this.kind} did not exit cleanly (${why}):\n${this.log.slice(-6000)}`);
+    }
   }
 }
 

@@ -8,7 +8,7 @@ const { Redisson, TimeUnit } = require('node-redisson');
 const { KINDS, startServers, stopServers } = require('../lib/servers');
 const { sleep, waitFor, Closer } = require('../lib/util');
 
-const WATCHDOG_MS = 600; // renewals every WATCHDOG_MS / 3
+const WATCHDOG_MS = 900; // renewals every WATCHDOG_MS / 3
 
 for (const kind of KINDS) {
   describe(`node-redisson [${kind}]`, () => {
