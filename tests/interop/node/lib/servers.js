@@ -100,7 +100,12 @@ class Server {
   async stop() {
     const proc = this.proc;
     this.proc = null;
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    if (!proc) return;
+    const died = proc.exitCode ?? proc.signalCode;
+    if (died !== null) {
+      throw new Error(`${this.kind} on port ${this.port} exited by itself (${died}) before it was stopped:\n` +
+        this.log.slice(-6000));
+    }
     const closed = new Promise((resolve) => proc.once('close', (code, signal) => resolve(code ?? signal)));
     proc.kill('SIGTERM');
     const killer = setTimeout(() => proc.kill('SIGKILL'), 5000);

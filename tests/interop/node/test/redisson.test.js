@@ -135,6 +135,25 @@ for (const kind of KINDS) {
       await other.unlock();
     });
 
+    it('forceUnlock wakes a waiter through its unlock message', async () => {
+      const LEASE_MS = 2000;
+      const holder = redisson().getLock('res-force-wake');
+      const waiter = redisson().getLock('res-force-wake');
+      await holder.lock(LEASE_MS, TimeUnit.MILLISECONDS);
+      let acquiredAt = 0;
+      const waiting = waiter.tryLock(LEASE_MS * 2, LEASE_MS, TimeUnit.MILLISECONDS)
+        .then((ok) => { acquiredAt = Date.now(); return ok; });
+      await waitFor('waiter subscription', async () =>
+        (await admin.pubsub('NUMSUB', 'redisson_lock__channel:{res-force-wake}'))[1] >= 1);
+      const forcedAt = Date.now();
+      assert.equal(await redisson().getLock('res-force-wake').forceUnlock(), true);
+      assert.equal(await waiting, true);
+      assert.ok(acquiredAt - forcedAt < LEASE_MS / 2, `waiter woke ${acquiredAt - forcedAt} ms after forceUnlock`);
+      await waiter.unlock();
+      // The stale wait timer of node-redisson 1.0.4 (see above) must fire on an open client.
+      await sleep(Math.max(0, forcedAt + LEASE_MS + 100 - Date.now()));
+    });
+
     it('unlocking a lock you do not hold fails', async () => {
       const holder = redisson().getLock('res-notmine');
       const other = redisson().getLock('res-notmine');

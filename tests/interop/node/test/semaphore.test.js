@@ -4,7 +4,7 @@
 
 const { describe, it, before, after, beforeEach } = require('node:test');
 const assert = require('node:assert/strict');
-const { Mutex, Semaphore, MultiSemaphore, RedlockMutex, TimeoutError } = require('redis-semaphore');
+const { Mutex, Semaphore, MultiSemaphore, RedlockMutex, RedlockSemaphore, TimeoutError } = require('redis-semaphore');
 const { KINDS, startServers, stopServers } = require('../lib/servers');
 const { sleep, whenReady, Closer } = require('../lib/util');
 
@@ -139,6 +139,25 @@ for (const kind of KINDS) {
         [second.identifier, second.identifier, second.identifier]);
       await second.release();
       assert.deepEqual(await Promise.all(clients.map((c) => c.exists('mutex:rm'))), [0, 0, 0]);
+    });
+
+    it('RedlockSemaphore limit 2 across three instances', async () => {
+      const [a, b, c] = [0, 1, 2].map(() => new RedlockSemaphore(clients, 'rs', 2, OPTIONS));
+      await a.acquire();
+      await b.acquire();
+      assert.deepEqual(await Promise.all(clients.map((x) => x.zcard('semaphore:rs'))), [2, 2, 2]);
+      assert.equal(await new RedlockSemaphore(clients, 'rs', 2, ONCE).tryAcquire(), false);
+      const waiting = c.acquire();
+      await sleep(100);
+      assert.equal(c.isAcquired, false);
+      await a.release();
+      await waiting;
+      for (const x of clients) {
+        assert.deepEqual((await x.zrange('semaphore:rs', 0, -1)).sort(), [b.identifier, c.identifier].sort());
+      }
+      await b.release();
+      await c.release();
+      assert.deepEqual(await Promise.all(clients.map((x) => x.zcard('semaphore:rs'))), [0, 0, 0]);
     });
   });
 }
