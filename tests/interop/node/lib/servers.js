@@ -5,6 +5,7 @@
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
+const os = require('node:os');
 const path = require('node:path');
 
 const REPO = path.resolve(__dirname, '..', '..', '..', '..');
@@ -12,6 +13,14 @@ const LATCHD_BIN = process.env.LATCHD_BIN || path.join(REPO, 'build', 'latchd');
 const REDIS_BIN = process.env.REDIS_SERVER_BIN || 'redis-server';
 const START_TIMEOUT_MS = 10000 * Number(process.env.LATCHD_TIMEOUT_SCALE || 1);
 const KINDS = ['redis', 'latchd'];
+
+// Servers still running when this test process ends (a crash, a timeout, a
+// signal) are killed with it rather than left behind.
+const live = new Set();
+process.on('exit', () => { for (const proc of live) proc.kill('SIGKILL'); });
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => process.exit(128 + os.constants.signals[signal]));
+}
 
 // redis-server cannot pick its own port, so ask the kernel for a free one;
 // the start is retried if another process takes it in between.
@@ -72,6 +81,9 @@ class Server {
     const [bin, args] = argvFor(this.kind, port);
     this.log = '';
     this.proc = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = this.proc;
+    live.add(proc);
+    proc.once('exit', () => live.delete(proc));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => fail(new Error('no "Ready to accept connections" in time')),
         START_TIMEOUT_MS);
