@@ -46,12 +46,12 @@ for (const kind of KINDS) {
       let clients;
       const closer = new Closer();
 
-      // Commands to a stopped server must fail at once, not queue.
       const redlock = (settings = {}) => lib.create(clients, settings);
       const valuesOn = (key) => Promise.all(clients.map((c) => c.get(key).catch(() => 'down')));
 
       before(async () => {
         servers = await startServers(kind, 3);
+        // Commands to a stopped server must fail at once, not queue.
         clients = servers.map((s) => closer.ioredis(s, { enableOfflineQueue: false, retryStrategy: () => 100 }));
         await Promise.all(clients.map(whenReady));
       });
