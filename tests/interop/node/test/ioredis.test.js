@@ -1,0 +1,111 @@
+// Plain ioredis 6 usage in RESP3 and RESP2: handshake, SET NX PX,
+// defineCommand scripts (NOSCRIPT -> EVAL), pub/sub with patterns.
+'use strict';
+
+const { describe, it, before, after, beforeEach } = require('node:test');
+const assert = require('node:assert/strict');
+const { createHash } = require('node:crypto');
+const { KINDS, startServers, stopServers } = require('../lib/servers');
+const { whenReady, waitFor, Closer } = require('../lib/util');
+
+const RELEASE_IF_MATCH = `if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('del', KEYS[1])
+end
+return 0`;
+const RELEASE_SHA = createHash('sha1').update(RELEASE_IF_MATCH).digest('hex');
+
+for (const kind of KINDS) {
+  for (const protocol of [3, 2]) {
+    describe(`ioredis 6 RESP${protocol} [${kind}]`, () => {
+      let server;
+      let admin;
+      let client;
+      const closer = new Closer();
+      const connect = async (extra = {}) => {
+        const c = closer.ioredis(server, { protocol, ...extra });
+        await whenReady(c);
+        return c;
+      };
+
+      before(async () => {
+        [server] = await startServers(kind);
+        admin = await connect({ protocol: 2 });
+        client = await connect({ connectionName: 'interop-ioredis' });
+      });
+      after(async () => {
+        await closer.closeAll();
+        await stopServers([server]);
+      });
+      beforeEach(async () => { await admin.flushall(); });
+
+      it('HELLO / INFO handshake', async () => {
+        // ioredis' ready check parses INFO text for "loading:0" (RESP3: a verbatim string).
+        const info = await client.info();
+        assert.equal(typeof info, 'string');
+        assert.match(info, /\r\nloading:0\r\n/);
+        assert.match(info, /\r\nredis_version:\d+\.\d+\.\d+\r\n/);
+        const hello = await client.hello(String(protocol));
+        const fields = Array.isArray(hello) ? Object.fromEntries(pairs(hello)) : hello;
+        assert.equal(fields.server, 'redis');
+        assert.equal(fields.proto, protocol);
+        assert.equal(fields.mode, 'standalone');
+        assert.equal(fields.role, 'master');
+        const own = String(await client.client('INFO'));
+        assert.match(own, new RegExp(`resp=${protocol}`));
+        assert.match(own, /name=interop-ioredis/);
+        assert.match(await client.info('server'), /^# Server\r\n(.*\r\n)*redis_version:/);
+      });
+
+      it('SET NX PX', async () => {
+        assert.equal(await client.set('k-nx', 'one', 'PX', 2000, 'NX'), 'OK');
+        assert.equal(await client.set('k-nx', 'two', 'PX', 2000, 'NX'), null);
+        assert.equal(await client.get('k-nx'), 'one');
+        const pttl = await client.pttl('k-nx');
+        assert.ok(pttl > 0 && pttl <= 2000, `pttl ${pttl}`);
+        assert.deepEqual(await client.hgetall('no-such-hash'), {});
+        await client.hset('h', 'f', 'v');
+        assert.deepEqual(await client.hgetall('h'), { f: 'v' });
+      });
+
+      it('defineCommand script: EVAL, EVALSHA, and EVAL again after SCRIPT FLUSH', async () => {
+        client.defineCommand('releaseIfMatch', { numberOfKeys: 1, lua: RELEASE_IF_MATCH });
+        await client.set('k-script', 'token');
+        assert.equal(await client.releaseIfMatch('k-script', 'other'), 0);
+        assert.deepEqual(await admin.script('EXISTS', RELEASE_SHA), [1]);
+        assert.equal(await client.releaseIfMatch('k-script', 'token'), 1);
+        await admin.script('FLUSH');
+        assert.deepEqual(await admin.script('EXISTS', RELEASE_SHA), [0]);
+        await client.set('k-script', 'token');
+        // EVALSHA gets NOSCRIPT; ioredis resends the body with EVAL.
+        assert.equal(await client.releaseIfMatch('k-script', 'token'), 1);
+        assert.deepEqual(await admin.script('EXISTS', RELEASE_SHA), [1]);
+        assert.equal(await client.exists('k-script'), 0);
+      });
+
+      it('pub/sub with channels and patterns', async () => {
+        const sub = await connect();
+        const got = [];
+        sub.on('message', (channel, message) => got.push(['message', channel, message]));
+        sub.on('pmessage', (pattern, channel, message) => got.push(['pmessage', pattern, channel, message]));
+        assert.equal(await sub.subscribe('plain'), 1);
+        assert.equal(await sub.psubscribe('news.*'), 2);
+        assert.equal(await client.publish('plain', 'p1'), 1);
+        assert.equal(await client.publish('news.tech', 'n1'), 1);
+        assert.equal(await client.publish('other', 'x'), 0);
+        await waitFor('two messages', () => got.length >= 2);
+        assert.deepEqual(got, [['message', 'plain', 'p1'], ['pmessage', 'news.*', 'news.tech', 'n1']]);
+        await sub.punsubscribe('news.*');
+        assert.equal(await client.publish('news.tech', 'n2'), 0);
+        await sub.unsubscribe('plain');
+        assert.equal(await client.publish('plain', 'p2'), 0);
+        assert.equal(got.length, 2);
+      });
+    });
+  }
+}
+
+function pairs(flat) {
+  const out = [];
+  for (let i = 0; i < flat.length; i += 2) out.push([flat[i], flat[i + 1]]);
+  return out;
+}

@@ -1,0 +1,117 @@
+// Plain node-redis 6 usage in RESP3 and RESP2: handshake, SET NX PX,
+// `scripts` option (EVALSHA first, NOSCRIPT -> EVAL), pub/sub with patterns.
+'use strict';
+
+const { describe, it, before, after, beforeEach } = require('node:test');
+const assert = require('node:assert/strict');
+const { createClient, defineScript } = require('redis');
+const { KINDS, startServers, stopServers } = require('../lib/servers');
+const { waitFor, Closer } = require('../lib/util');
+
+const releaseIfMatch = defineScript({
+  NUMBER_OF_KEYS: 1,
+  SCRIPT: `if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('del', KEYS[1])
+end
+return 0`,
+  parseCommand(parser, key, token) {
+    parser.pushKey(key);
+    parser.push(token);
+  },
+  transformReply: (reply) => reply,
+});
+
+for (const kind of KINDS) {
+  for (const RESP of [3, 2]) {
+    describe(`node-redis 6 RESP${RESP} [${kind}]`, () => {
+      let server;
+      let admin;
+      let client;
+      const closer = new Closer();
+      const connect = async (extra = {}) => {
+        const c = createClient({ socket: { ...server.options, reconnectStrategy: false }, RESP, ...extra });
+        c.on('error', () => {});
+        closer.add(c, (x) => (x.isOpen ? x.quit() : undefined));
+        await c.connect();
+        return c;
+      };
+
+      before(async () => {
+        [server] = await startServers(kind);
+        admin = await connect({ RESP: 2 });
+        client = await connect({ name: 'interop-node-redis', scripts: { releaseIfMatch } });
+      });
+      after(async () => {
+        await closer.closeAll();
+        await stopServers([server]);
+      });
+      beforeEach(async () => { await admin.flushAll(); });
+
+      it('HELLO / INFO handshake', async () => {
+        const hello = await client.hello(RESP);
+        assert.equal(hello.server, 'redis');
+        assert.equal(hello.proto, RESP);
+        assert.equal(hello.mode, 'standalone');
+        assert.equal(hello.role, 'master');
+        assert.ok(Array.isArray(hello.modules));
+        const own = String(await client.sendCommand(['CLIENT', 'INFO']));
+        assert.match(own, new RegExp(`resp=${RESP}`));
+        assert.match(own, /name=interop-node-redis/);
+        const info = await client.info();
+        assert.match(info, /^# Server\r\n/);
+        assert.match(info, /\r\nredis_version:\d+\.\d+\.\d+\r\n/);
+        assert.match(info, /\r\nloading:0\r\n/);
+      });
+
+      it('SET NX PX', async () => {
+        const nxPx = { condition: 'NX', expiration: { type: 'PX', value: 2000 } };
+        assert.equal(await client.set('k-nx', 'one', nxPx), 'OK');
+        assert.equal(await client.set('k-nx', 'two', nxPx), null);
+        assert.equal(await client.get('k-nx'), 'one');
+        const pttl = await client.pTTL('k-nx');
+        assert.ok(pttl > 0 && pttl <= 2000, `pttl ${pttl}`);
+        assert.deepEqual({ ...(await client.hGetAll('no-such-hash')) }, {});
+        await client.hSet('h', 'f', 'v');
+        assert.deepEqual({ ...(await client.hGetAll('h')) }, { f: 'v' });
+      });
+
+      it('scripts option: EVALSHA, NOSCRIPT -> EVAL, and again after SCRIPT FLUSH', async () => {
+        await client.set('k-script', 'token');
+        assert.deepEqual(await admin.scriptExists(releaseIfMatch.SHA1), [0]);
+        assert.equal(await client.releaseIfMatch('k-script', 'other'), 0);
+        assert.deepEqual(await admin.scriptExists(releaseIfMatch.SHA1), [1]);
+        assert.equal(await client.releaseIfMatch('k-script', 'token'), 1);
+        await admin.scriptFlush();
+        assert.deepEqual(await admin.scriptExists(releaseIfMatch.SHA1), [0]);
+        await client.set('k-script', 'token');
+        assert.equal(await client.releaseIfMatch('k-script', 'token'), 1);
+        assert.deepEqual(await admin.scriptExists(releaseIfMatch.SHA1), [1]);
+        assert.equal(await client.exists('k-script'), 0);
+      });
+
+      it('pub/sub with channels and patterns', async () => {
+        const sub = client.duplicate();
+        sub.on('error', () => {});
+        closer.add(sub, (x) => (x.isOpen ? x.quit() : undefined));
+        await sub.connect();
+        const got = [];
+        await sub.subscribe('plain', (message, channel) => got.push(['message', channel, message]));
+        await sub.pSubscribe('news.*', (message, channel) => got.push(['pmessage', channel, message]));
+        assert.equal(await client.publish('plain', 'p1'), 1);
+        assert.equal(await client.publish('news.tech', 'n1'), 1);
+        assert.equal(await client.publish('other', 'x'), 0);
+        await waitFor('two messages', () => got.length >= 2);
+        assert.deepEqual(got, [['message', 'plain', 'p1'], ['pmessage', 'news.tech', 'n1']]);
+        if (RESP === 3) {
+          // RESP3 lets a subscribed connection run ordinary commands.
+          assert.equal(await sub.get('no-such-key'), null);
+        }
+        await sub.pUnsubscribe('news.*');
+        assert.equal(await client.publish('news.tech', 'n2'), 0);
+        await sub.unsubscribe('plain');
+        assert.equal(await client.publish('plain', 'p2'), 0);
+        assert.equal(got.length, 2);
+      });
+    });
+  }
+}
