@@ -103,3 +103,12 @@ def test_latchd_pkg_config_static_lists_the_archives_dependencies(prefix):
     libs = pkg_config(prefix, "--static", "--libs", "latchd")
     for needed in ("-llatchd", "-luv", "-lcrypto", "-lpthread", "-lm"):
         assert needed in libs
+
+
+def test_latchd_readme_example_is_the_tested_program():
+    with open(EXAMPLE) as f:
+        source = f.read()
+    main = source[source.index("int main(void)"):]
+    with open(os.path.join(REPO, "README.md")) as f:
+        readme = f.read()
+    assert "```c\n" + main + "```" in readme
