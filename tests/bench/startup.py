@@ -12,20 +12,16 @@ import shutil
 import socket
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from bench import free_port  # noqa: E402  (bench.py's, one helper for both)
+
 POLL_S = 0.0002   # between refused connects: fine-grained, yet not spinning a core
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def ping_once(port):
