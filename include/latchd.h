@@ -102,8 +102,8 @@ LATCHD_API void latchd_destroy(latchd_server *srv);
  * ("{name}" is name in braces unless name already contains '{', as in
  * Redisson.) Keyspace events are raised as by the scripts.
  *
- * name and owner are NUL-terminated and non-empty; lease_ms is 1 ms up to
- * the server's maximum lease (about 292 million years less now).
+ * name and owner are NUL-terminated and non-empty; lease_ms is 1 to 2^52
+ * (about 142,000 years), what the lock scripts' native path accepts.
  *
  * Threads: on a latchd_start_thread server these may be called from any
  * thread; the call is handed to the server's loop and waits for it (so

@@ -2,10 +2,13 @@
  * tests/integration/test_embed_lock_latchd.py: "acquire|renew|release
  * <name> <owner> <lease_ms>" runs the native lock call and prints its
  * outcome; RESP clients meanwhile talk to the printed port. argv[1] is
- * "thread" (calls cross threads onto the server's loop) or "loop" (the
- * server and stdin share the caller's loop; calls run on it directly). */
+ * "thread" (calls cross threads onto the server's loop; "stress <name>
+ * <threads> <rounds>" contends from many) or "loop" (the server and stdin
+ * share the caller's loop; calls run on it directly). */
 #include <latchd.h>
 
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,60 @@ static void run_line(latchd_server *srv, char *line)
                        : LATCHD_ERR_ARG;
     printf("%s holds=%lld token=%lld ttl=%lld\n", latchd_status_name(rc), (long long)st.holds,
            (long long)st.token, (long long)st.ttl_ms);
+    fflush(stdout);
+}
+
+/* ---- "stress <name> <threads> <rounds>" (thread mode): contention ---- */
+
+typedef struct stress {
+    latchd_server *srv;
+    const char *name;
+    int rounds;
+    int inside;            /* holders right now: must never exceed 1 */
+    long long last_token;  /* written only while holding the lock */
+    int broken;
+} stress;
+
+typedef struct stress_worker {
+    stress *st;
+    pthread_t thread;
+    char owner[32];
+} stress_worker;
+
+/* Take the lock rounds times: inside it, nobody else is, and the token
+ * exceeds every token handed out before. */
+static void *stress_run(void *arg)
+{
+    stress_worker *w = arg;
+    stress *st = w->st;
+    for (int i = 0; i < st->rounds; i++) {
+        latchd_lock_state ls;
+        latchd_status rc;
+        while ((rc = latchd_lock_acquire(st->srv, st->name, w->owner, 30000, &ls)) == LATCHD_LOCK_HELD)
+            sched_yield();
+        if (rc != LATCHD_OK || __atomic_add_fetch(&st->inside, 1, __ATOMIC_SEQ_CST) != 1 ||
+            ls.token <= st->last_token)
+            __atomic_store_n(&st->broken, 1, __ATOMIC_RELAXED);
+        st->last_token = ls.token;
+        __atomic_sub_fetch(&st->inside, 1, __ATOMIC_SEQ_CST);
+        if (latchd_lock_release(st->srv, st->name, w->owner, 30000, &ls) != LATCHD_OK)
+            __atomic_store_n(&st->broken, 1, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+static void run_stress(latchd_server *srv, const char *name, int threads, int rounds)
+{
+    stress st = {srv, name, rounds, 0, 0, 0};
+    stress_worker w[16];
+    if (threads > 16) threads = 16;
+    for (int i = 0; i < threads; i++) {
+        w[i].st = &st;
+        snprintf(w[i].owner, sizeof(w[i].owner), "worker-%d", i);
+        pthread_create(&w[i].thread, NULL, stress_run, &w[i]);
+    }
+    for (int i = 0; i < threads; i++) pthread_join(w[i].thread, NULL);
+    printf("%s last_token=%lld\n", st.broken ? "STRESS_BROKEN" : "STRESS_OK", st.last_token);
     fflush(stdout);
 }
 
@@ -90,7 +147,14 @@ static int serve_on_thread(latchd_server *srv)
     if (latchd_start_thread(srv) != LATCHD_OK) return 1;
     printf("port %d\n", latchd_port(srv));
     fflush(stdout);
-    while (fgets(line, sizeof(line), stdin)) run_line(srv, line);
+    while (fgets(line, sizeof(line), stdin)) {
+        char name[256];
+        int threads, rounds;
+        if (sscanf(line, "stress %255s %d %d", name, &threads, &rounds) == 3)
+            run_stress(srv, name, threads, rounds);
+        else
+            run_line(srv, line);
+    }
     latchd_destroy(srv);
     return 0;
 }

@@ -220,3 +220,20 @@ def test_latchd_native_calls_raise_the_scripts_keyspace_events(drv):
     assert [e for e, _ in native] == [e for e, _ in script]
     assert [k for _, k in native] == [k.replace(b"by-script", b"native") for _, k in script]
     ps.close()
+
+
+def test_latchd_native_calls_from_many_threads_exclude_each_other():
+    """8 threads of the embedding program contend for one lock on a
+    threaded server (every call crosses onto its loop) while a RESP client
+    watches: one holder at a time, tokens strictly increasing."""
+    d = Driver("thread")
+    try:
+        d.proc.stdin.write("stress contended 8 200\n")
+        d.proc.stdin.flush()
+        words = d.proc.stdout.readline().split()
+        assert words == ["STRESS_OK", "last_token=1600"]
+        r = d.client()
+        assert r.get("redisson_lock_token:{contended}") == b"1600"
+        assert r.exists("contended") == 0
+    finally:
+        d.close()
