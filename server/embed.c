@@ -93,10 +93,10 @@ static latchd_server *embed_of(server *s)
     return (latchd_server *)((char *)s - offsetof(latchd_server, s));
 }
 
-static void call_finished(latchd_server *srv, embed_call *c, latchd_status st)
+/* Hand c back to its caller, who may return (and drop c) at once. */
+static void call_finished(latchd_server *srv, embed_call *c)
 {
     pthread_mutex_lock(&srv->mu);
-    c->st = st;
     c->done = 1;
     pthread_cond_broadcast(&srv->done_cv);
     pthread_mutex_unlock(&srv->mu);
@@ -133,13 +133,10 @@ static void on_wake(uv_async_t *h)
     for (embed_call *c = take_calls(srv, &stop), *next; c; c = next) {
         next = c->next;   /* c belongs to its waiting caller once finished */
         c->fn(srv, c);
-        call_finished(srv, c, c->st);
+        call_finished(srv, c);
     }
     after_calls(srv);
-    if (stop) {
-        log_msg(&srv->s, LOG_NOTICE, "Stop requested by the embedding program");
-        server_shutdown(&srv->s);
-    }
+    if (stop) server_shutdown(&srv->s);
 }
 
 /* server_shutdown's last step, however it was asked for (latchd_stop,
