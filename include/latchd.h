@@ -62,8 +62,8 @@ LATCHD_API latchd_status latchd_set(latchd_server *srv, const char *name, const 
 LATCHD_API latchd_status latchd_get(const latchd_server *srv, const char *name, char *buf, size_t len);
 
 /* Bind and listen on the caller's loop, then return: the caller runs the
- * loop (uv_run). Every latchd_* call except latchd_stop must then be made
- * on the thread running that loop. */
+ * loop (uv_run). Every latchd_* call but latchd_stop and latchd_port must
+ * then be made on the thread running that loop. */
 LATCHD_API latchd_status latchd_start(latchd_server *srv, uv_loop_t *loop);
 
 /* Bind and listen (in the calling thread, so errors come back here), then
