@@ -30,7 +30,7 @@ int announce_port(const server *s)
 {
     int why = s->cfg.port_file[0] ? write_port_file(s->cfg.port_file, s->port) : 0;
     if (why != 0) {
-        log_msg(LOG_WARNING, "Failed to write port file %s: %s", s->cfg.port_file, strerror(why));
+        log_msg(s, LOG_WARNING, "Failed to write port file %s: %s", s->cfg.port_file, strerror(why));
         return -1;
     }
     /* Its own line, flushed now: stdout may be a pipe the harness reads

@@ -336,7 +336,7 @@ void cmd_shutdown(client *c)
         reply_error(c, "ERR No shutdown in progress.");
         return;
     }
-    log_msg(LOG_WARNING, "User requested shutdown...");
+    log_msg(c->srv, LOG_WARNING, "User requested shutdown...");
     scripts *st = c->srv->scripts;
     if (st->running) {
         /* From inside a busy script's hook: stop the script (writes or

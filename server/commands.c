@@ -1,11 +1,10 @@
 /* commands.c - the command table (name, arity, flags, key positions, docs)
  * and its case-insensitive lookup. Scripting and pub/sub slot in here. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
-#include "dict.h"
-#include "mem.h"
 
 #define W CMD_WRITE
 #define R CMD_READONLY
@@ -148,47 +147,52 @@ static const command table[] = {
 };
 #define NCOMMANDS (sizeof(table) / sizeof(table[0]))
 
-typedef struct command_entry {
-    store_dict_node node;
-    const command *cmd;
-} command_entry;
+/* Names in byte order, built once per process and read-only after: every
+ * server in the process shares it, and no hash seed is involved. */
+static const command *by_name[NCOMMANDS];
+static pthread_once_t by_name_once = PTHREAD_ONCE_INIT;
 
-static store_dict lookup_dict;
-static command_entry *entries;
-
-void command_table_init(void)
+static int cmp_names(const void *a, const void *b)
 {
-    if (entries) return;
-    store_dict_init(&lookup_dict);
-    entries = mem_calloc(NCOMMANDS, sizeof(*entries));
-    for (size_t i = 0; i < NCOMMANDS; i++) {
-        entries[i].cmd = &table[i];
-        entries[i].node.key = table[i].name;
-        entries[i].node.keylen = strlen(table[i].name);
-        store_dict_insert(&lookup_dict, &entries[i].node);
-    }
+    return strcmp((*(const command *const *)a)->name, (*(const command *const *)b)->name);
 }
 
-void command_table_free(void)
+static void sort_names(void)
 {
-    if (!entries) return;
-    store_dict_clear(&lookup_dict, NULL, NULL);
-    free(entries);
-    entries = NULL;
+    for (size_t i = 0; i < NCOMMANDS; i++) by_name[i] = &table[i];
+    qsort(by_name, NCOMMANDS, sizeof(by_name[0]), cmp_names);
+}
+
+void command_table_init(void) { pthread_once(&by_name_once, sort_names); }
+
+/* strcmp order of name[0..len) against a NUL-terminated table name. */
+static int cmp_key(const char *name, size_t len, const char *entry)
+{
+    int r = strncmp(name, entry, len);
+    if (r != 0) return r;
+    return entry[len] ? -1 : 0;
 }
 
 /* Names are short, so folding case into a stack copy is cheaper than a
- * case-insensitive hash. */
+ * case-insensitive compare at every probe. */
 const command *command_lookup(const char *name, size_t len)
 {
     char lower[32];
     if (len == 0 || len >= sizeof(lower)) return NULL;
     for (size_t i = 0; i < len; i++) {
         char ch = name[i];
+        if (ch == '\0') return NULL;   /* no name has one; strncmp would stop there */
         lower[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch + 32) : ch;
     }
-    store_dict_node *n = store_dict_find(&lookup_dict, lower, len);
-    return n ? ((command_entry *)n)->cmd : NULL;
+    size_t lo = 0, hi = NCOMMANDS;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int r = cmp_key(lower, len, by_name[mid]->name);
+        if (r == 0) return by_name[mid];
+        if (r < 0) hi = mid;
+        else lo = mid + 1;
+    }
+    return NULL;
 }
 
 int command_arity_ok(const command *cmd, int argc)

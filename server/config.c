@@ -490,6 +490,24 @@ int config_load_file(latchd_config *cfg, const char *path, char *err, size_t err
     return rc;
 }
 
+int config_set_text(latchd_config *cfg, const char *name, const char *value, char *err, size_t errlen)
+{
+    char store_[4096];
+    const char *vals[MAX_DIRECTIVE_ARGS];
+    int n = 0, rc = -1;
+    resp_limits lim = {RESP_INLINE_MAX, RESP_MULTIBULK_MAX, RESP_BULK_MAX, 0};
+    resp_parser rp;
+    resp_parser_init(&rp, &lim);
+    if (split_line(&rp, value, strlen(value), vals, store_, sizeof(store_), &n) != 0)
+        snprintf(err, errlen, "Unbalanced quotes in configuration line");
+    else if (n == 0)
+        snprintf(err, errlen, "Bad directive or wrong number of arguments");
+    else
+        rc = config_set(cfg, name, vals, n, err, errlen);
+    resp_parser_free(&rp);
+    return rc;
+}
+
 /* Flags are "--name v1 v2 ..." up to the next "--"; the config file, if
  * any, comes first and flags override it, as with redis-server. */
 int config_parse_args(latchd_config *cfg, int argc, char **argv, char *err, size_t errlen)

@@ -70,6 +70,10 @@ int config_parse_args(latchd_config *cfg, int argc, char **argv, char *err, size
 int config_set(latchd_config *cfg, const char *name, const char **vals, int nvals,
                char *err, size_t errlen);
 
+/* Set one parameter from the rest of a config file line after the name
+ * ("900 1", quoting as in the file); 0 ok, else message in err. */
+int config_set_text(latchd_config *cfg, const char *name, const char *value, char *err, size_t errlen);
+
 typedef void (*config_visit_fn)(const char *name, const char *value, void *ctx);
 /* Visit parameters whose name matches the glob pattern (case-insensitive). */
 void config_get(const latchd_config *cfg, const char *pattern, size_t plen,

@@ -1,5 +1,5 @@
 /* log.c - Redis-style log lines ("pid:M date level-char message") to the
- * configured logfile or stdout, filtered by loglevel. */
+ * server's configured logfile or stdout, filtered by its loglevel. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/time.h>
@@ -8,13 +8,9 @@
 
 #include "server.h"
 
-static const server *log_server;
-
-void log_init(server *s) { log_server = s; }
-
-static FILE *log_open(int *close_after)
+static FILE *log_open(const server *s, int *close_after)
 {
-    const char *path = log_server ? log_server->cfg.logfile : "";
+    const char *path = s ? s->cfg.logfile : "";
     *close_after = 0;
     if (!path || !path[0]) return stdout;
     FILE *f = fopen(path, "a");
@@ -23,9 +19,9 @@ static FILE *log_open(int *close_after)
     return f;
 }
 
-void log_msg(int level, const char *fmt, ...)
+void log_msg(const server *s, int level, const char *fmt, ...)
 {
-    if (log_server && level < log_server->cfg.loglevel) return;
+    if (s && level < s->cfg.loglevel) return;
     char msg[1024], date[64];
     va_list ap;
     va_start(ap, fmt);
@@ -40,7 +36,7 @@ void log_msg(int level, const char *fmt, ...)
     snprintf(date + off, sizeof(date) - off, "%03d", (int)(tv.tv_usec / 1000));
 
     int close_after;
-    FILE *f = log_open(&close_after);
+    FILE *f = log_open(s, &close_after);
     fprintf(f, "%d:M %s %c %s\n", (int)getpid(), date, ".-*#"[level & 3], msg);
     fflush(f);
     if (close_after) fclose(f);

@@ -1,11 +1,13 @@
-/* main.c - the latchd binary: parse redis-server style arguments, then run
- * one server on the default libuv loop until SIGTERM/SIGINT/SHUTDOWN. */
+/* main.c - the latchd binary, a thin main over liblatchd: redis-server
+ * style arguments, daemonize, pidfile and signals, one server on the
+ * default libuv loop until SIGTERM/SIGINT/SHUTDOWN. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "server.h"
+#include "embed.h"
 
 static void usage(void)
 {
@@ -42,39 +44,69 @@ static int informational(int argc, char **argv)
     return 0;
 }
 
+static void on_signal(uv_signal_t *h, int signum)
+{
+    latchd_server *srv = h->data;
+    log_msg(&srv->s, LOG_WARNING, "Received %s scheduling shutdown...", signum == SIGINT ? "SIGINT" : "SIGTERM");
+    latchd_stop(srv);
+}
+
+/* Unreferenced, so they never keep the loop alive: uv_run returns once the
+ * server has closed, whoever stopped it (a signal or SHUTDOWN). */
+static void watch_signal(uv_signal_t *h, uv_loop_t *loop, latchd_server *srv, int signum)
+{
+    uv_signal_init(loop, h);
+    h->data = srv;
+    uv_signal_start(h, on_signal, signum);
+    uv_unref((uv_handle_t *)h);
+}
+
+static int run(latchd_server *srv)
+{
+    uv_loop_t *loop = uv_default_loop();
+    uv_signal_t term, intr;
+    if (latchd_start(srv, loop) != LATCHD_OK) {
+        log_msg(&srv->s, LOG_WARNING, "Failed listening on port %d, aborting.", srv->s.cfg.port);
+        return 1;
+    }
+    if (announce_port(&srv->s) != 0) {
+        latchd_stop(srv);
+        uv_run(loop, UV_RUN_DEFAULT);
+        return 1;
+    }
+    const char *pidfile = srv->s.cfg.pidfile;
+    if (pidfile[0] && write_pidfile(pidfile) != 0)
+        log_msg(&srv->s, LOG_WARNING, "Failed to write PID file: %s", pidfile);
+    watch_signal(&term, loop, srv, SIGTERM);
+    watch_signal(&intr, loop, srv, SIGINT);
+    uv_run(loop, UV_RUN_DEFAULT);
+    if (pidfile[0]) unlink(pidfile);
+    log_msg(&srv->s, LOG_WARNING, "latchd is now ready to exit, bye bye...");
+    uv_close((uv_handle_t *)&term, NULL);
+    uv_close((uv_handle_t *)&intr, NULL);
+    uv_run(loop, UV_RUN_NOWAIT);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (informational(argc, argv)) return 0;
-    latchd_config cfg;
     char err[1024];
-    config_defaults(&cfg);
-    if (config_parse_args(&cfg, argc, argv, err, sizeof(err)) != 0) {
+    latchd_server *srv = latchd_create_args(argc, argv, err, sizeof(err));
+    if (!srv) {
         fprintf(stderr, "%s\n", err);
         usage();
-        config_free(&cfg);
         return 1;
     }
-    if (cfg.daemonize && daemon(1, 0) != 0) {
+    if (srv->cfg.daemonize && daemon(1, 0) != 0) {
         perror("daemon");
         return 1;
     }
-    server s;
-    server_init(&s, uv_default_loop(), &cfg);
-    log_init(&s);
-    if (s.cfg.pidfile[0] && write_pidfile(s.cfg.pidfile) != 0)
-        log_msg(LOG_WARNING, "Failed to write PID file: %s", s.cfg.pidfile);
-    log_msg(LOG_NOTICE, "latchd %s (Redis %s compatible) starting, pid=%d", LATCHD_VERSION,
-            LATCHD_REDIS_VERSION, (int)getpid());
-    if (server_listen(&s) != 0) {
-        log_msg(LOG_WARNING, "Failed listening on port %d, aborting.", s.cfg.port);
-        return 1;
-    }
-    if (announce_port(&s) != 0) return 1;
-    uv_run(s.loop, UV_RUN_DEFAULT);
-    if (s.cfg.pidfile[0]) unlink(s.cfg.pidfile);
-    log_msg(LOG_WARNING, "latchd is now ready to exit, bye bye...");
-    server_close(&s);
-    command_table_free();
+    /* A peer that vanished must not kill the process mid-write (Redis
+     * ignores SIGPIPE too); the library leaves signals to its host. */
+    signal(SIGPIPE, SIG_IGN);
+    int rc = run(srv);
+    latchd_destroy(srv);
     uv_loop_close(uv_default_loop());
-    return 0;
+    return rc;
 }

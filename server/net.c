@@ -115,7 +115,7 @@ int client_output_within_limit(client *c)
 {
     if (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_ASAP)) return 1;
     if (!over_limit(c)) return 1;
-    log_msg(LOG_WARNING, "Client id=%llu addr=%s scheduled to be closed ASAP for overcoming of output buffer limits.",
+    log_msg(c->srv, LOG_WARNING, "Client id=%llu addr=%s scheduled to be closed ASAP for overcoming of output buffer limits.",
             (unsigned long long)c->id, c->addr);
     c->flags |= CLIENT_CLOSE_ASAP;
     return 0;
@@ -402,7 +402,7 @@ static void query_received(client *c, size_t n)
     /* What is left is one unfinished command: past the limit, Redis drops
      * the client without a reply. */
     if (c->query.len - c->qpos > (size_t)c->srv->cfg.client_query_buffer_limit) {
-        log_msg(LOG_WARNING, "Closing client that reached max query buffer length: id=%llu addr=%s (qbuf=%zu)",
+        log_msg(c->srv, LOG_WARNING, "Closing client that reached max query buffer length: id=%llu addr=%s (qbuf=%zu)",
                 (unsigned long long)c->id, c->addr, c->query.len - c->qpos);
         client_close(c);
         return;

@@ -73,7 +73,7 @@ int script_busy_tick(server *s)
             server_real_ms(s) - st->busy_since_ms < (uint64_t)s->cfg.busy_reply_ms)
             return 0;
         st->busy = 1;
-        log_msg(LOG_WARNING, "Slow script detected: still in execution after %llu milliseconds. "
+        log_msg(s, LOG_WARNING, "Slow script detected: still in execution after %llu milliseconds. "
                              "You can try killing the script using the SCRIPT KILL command. Script name is: %s.",
                 (unsigned long long)(server_real_ms(s) - st->busy_since_ms), st->running->sc->sha);
     }

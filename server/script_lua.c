@@ -584,7 +584,10 @@ static int redis_log(lua_State *L)
         luaL_addlstring(&b, s, len);
     }
     luaL_pushresult(&b);
-    log_msg(level, "%s", lua_tostring(L, -1));
+    void *ud;
+    lua_getallocf(L, &ud);
+    const script_engine *e = ud;
+    log_msg(e->srv, level, "%s", lua_tostring(L, -1));
     return 0;
 }
 
@@ -686,7 +689,7 @@ static void time_hook(lua_State *L, lua_Debug *ar)
     lua_getallocf(L, &ud);
     script_engine *e = ud;
     if (!script_busy_tick(e->srv)) return;
-    log_msg(LOG_WARNING, "Lua script killed by user with SCRIPT KILL.");
+    log_msg(e->srv, LOG_WARNING, "Lua script killed by user with SCRIPT KILL.");
     lua_sethook(L, time_hook, LUA_MASKLINE, 0);
     raise_error_cstr(L, "Script killed by user with SCRIPT KILL...");
 }
@@ -706,7 +709,10 @@ static void *engine_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 
 static int engine_panic(lua_State *L)
 {
-    log_msg(LOG_WARNING, "Fatal: unprotected Lua error: %s", lua_tostring(L, -1));
+    void *ud;
+    lua_getallocf(L, &ud);
+    const script_engine *e = ud;
+    log_msg(e->srv, LOG_WARNING, "Fatal: unprotected Lua error: %s", lua_tostring(L, -1));
     abort();
 }
 
@@ -731,7 +737,7 @@ script_engine *script_engine_new(server *s)
     script_engine *e = mem_calloc(1, sizeof(*e));
     lua_State *L = lua_newstate(engine_alloc, e);
     if (!L) {
-        log_msg(LOG_WARNING, "Fatal: cannot create the Lua state (out of memory)");
+        log_msg(s, LOG_WARNING, "Fatal: cannot create the Lua state (out of memory)");
         abort();
     }
     lua_atpanic(L, engine_panic);

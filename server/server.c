@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include <errno.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -141,7 +142,7 @@ static void on_idle_check(uv_timer_t *t)
     for (client *c = s->clients, *next; c; c = next) {
         next = c->next;
         if (!(c->flags & CLIENT_PUBSUB) && now - c->last_ms > limit) {
-            log_msg(LOG_VERBOSE, "Closing idle client");
+            log_msg(s, LOG_VERBOSE, "Closing idle client");
             client_close(c);
         }
     }
@@ -162,13 +163,6 @@ static void on_check(uv_check_t *h)
     server_expire_rearm(s);
 }
 
-static void on_signal(uv_signal_t *h, int signum)
-{
-    server *s = h->data;
-    log_msg(LOG_WARNING, "Received %s scheduling shutdown...", signum == SIGINT ? "SIGINT" : "SIGTERM");
-    server_shutdown(s);
-}
-
 static void make_run_id(char *dst)
 {
     static const char hex[] = "0123456789abcdef";
@@ -181,16 +175,15 @@ static void make_run_id(char *dst)
     dst[40] = '\0';
 }
 
-/* Once per process: the command table, built once, is hashed with this
- * seed too, so a second server_init must not change it. */
+/* Once per process, before the first server has a dict: every server's
+ * dicts hash with it, so it must never change under one of them. */
 static void seed_hashing(void)
 {
-    static int seeded;
     uint8_t seed[16];
-    if (seeded) return;
-    seeded = 1;
     if (uv_random(NULL, NULL, seed, sizeof(seed), 0, NULL) == 0) store_dict_set_seed(seed);
 }
+
+static pthread_once_t seed_once = PTHREAD_ONCE_INIT;
 
 int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
 {
@@ -206,7 +199,7 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     s->expire_timer_due = UINT64_MAX;
     s->active_expire = 1;
     make_run_id(s->run_id);
-    seed_hashing();
+    pthread_once(&seed_once, seed_hashing);
     command_table_init();
     pubsub_init(s);
     s->db = store_create(store_clock, s);
@@ -221,11 +214,6 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     uv_timer_init(loop, &s->idle_timer);
     s->idle_timer.data = s;
     server_idle_timer_update(s);
-    uv_signal_init(loop, &s->sigterm);
-    uv_signal_init(loop, &s->sigint);
-    s->sigterm.data = s->sigint.data = s;
-    uv_signal_start(&s->sigterm, on_signal, SIGTERM);
-    uv_signal_start(&s->sigint, on_signal, SIGINT);
     return 0;
 }
 
@@ -240,15 +228,17 @@ static int listen_tcp(server *s, const char *addr, int port)
     struct sockaddr_storage ss;
     int rc = strchr(addr, ':') ? uv_ip6_addr(addr, port, (struct sockaddr_in6 *)&ss)
                                : uv_ip4_addr(addr, port, (struct sockaddr_in *)&ss);
-    if (rc == 0 && s->nlisteners >= (int)(sizeof(s->listeners) / sizeof(s->listeners[0]))) rc = UV_ENOBUFS;
-    uv_tcp_t *t = &s->listeners[s->nlisteners];
+    if (rc == 0 && s->listener_slots >= (int)(sizeof(s->listeners) / sizeof(s->listeners[0]))) rc = UV_ENOBUFS;
+    uv_tcp_t *t = &s->listeners[s->listener_slots];
     if (rc == 0) rc = uv_tcp_init(s->loop, t);
     if (rc != 0) goto fail;
+    /* The slot stays taken even if this fails: its handle closes later. */
+    s->listener_slots++;
     t->data = s;
     rc = uv_tcp_bind(t, (struct sockaddr *)&ss, strchr(addr, ':') ? UV_TCP_IPV6ONLY : 0);
     if (rc == 0) rc = uv_listen((uv_stream_t *)t, 511, net_on_connection);
     if (rc != 0) {
-        uv_close((uv_handle_t *)t, NULL);
+        server_close_handle(s, (uv_handle_t *)t);
         goto fail;
     }
     s->nlisteners++;
@@ -260,7 +250,7 @@ static int listen_tcp(server *s, const char *addr, int port)
     }
     return 0;
 fail:
-    log_msg(optional ? LOG_NOTICE : LOG_WARNING, "Could not create server TCP listening socket %s:%d: %s",
+    log_msg(s, optional ? LOG_NOTICE : LOG_WARNING, "Could not create server TCP listening socket %s:%d: %s",
             addr, port, uv_strerror(rc));
     return optional ? 0 : -1;
 }
@@ -270,17 +260,21 @@ static int listen_unix(server *s)
     const char *path = s->cfg.unixsocket;
     unlink(path);
     int rc = uv_pipe_init(s->loop, &s->unix_listener, 0);
-    if (rc == 0) rc = uv_pipe_bind(&s->unix_listener, path);
+    if (rc != 0) goto fail;
     s->unix_listener.data = s;
+    rc = uv_pipe_bind(&s->unix_listener, path);
     if (rc == 0 && s->cfg.unixsocketperm && chmod(path, (mode_t)s->cfg.unixsocketperm) != 0) rc = uv_translate_sys_error(errno);
     if (rc == 0) rc = uv_listen((uv_stream_t *)&s->unix_listener, 511, net_on_connection);
     if (rc != 0) {
-        log_msg(LOG_WARNING, "Failed opening Unix socket: %s", uv_strerror(rc));
-        return -1;
+        server_close_handle(s, (uv_handle_t *)&s->unix_listener);
+        goto fail;
     }
     s->has_unix = 1;
-    log_msg(LOG_NOTICE, "The server is now ready to accept connections at %s", path);
+    log_msg(s, LOG_NOTICE, "The server is now ready to accept connections at %s", path);
     return 0;
+fail:
+    log_msg(s, LOG_WARNING, "Failed opening Unix socket: %s", uv_strerror(rc));
+    return -1;
 }
 
 #define RESERVED_FDS 32   /* Redis's CONFIG_MIN_RESERVED_FDS: listeners, logs */
@@ -290,17 +284,17 @@ static int shrink_maxclients(server *s, rlim_t have, rlim_t want, int why)
 {
     long long asked = s->cfg.maxclients;
     if (have <= RESERVED_FDS) {
-        log_msg(LOG_WARNING, "Your current 'ulimit -n' of %llu is not enough for the server to start. "
+        log_msg(s, LOG_WARNING, "Your current 'ulimit -n' of %llu is not enough for the server to start. "
                 "Please increase your open file limit to at least %llu. Exiting.",
                 (unsigned long long)have, (unsigned long long)want);
         return -1;
     }
     s->cfg.maxclients = (long long)(have - RESERVED_FDS);
-    log_msg(LOG_WARNING, "You requested maxclients of %lld requiring at least %llu max file descriptors.",
+    log_msg(s, LOG_WARNING, "You requested maxclients of %lld requiring at least %llu max file descriptors.",
             asked, (unsigned long long)want);
-    log_msg(LOG_WARNING, "Server can't set maximum open files to %llu because of OS error: %s.",
+    log_msg(s, LOG_WARNING, "Server can't set maximum open files to %llu because of OS error: %s.",
             (unsigned long long)want, strerror(why));
-    log_msg(LOG_WARNING, "Current maximum open files is %llu. maxclients has been reduced to %lld to "
+    log_msg(s, LOG_WARNING, "Current maximum open files is %llu. maxclients has been reduced to %lld to "
             "compensate for low ulimit. If you need higher maxclients increase 'ulimit -n'.",
             (unsigned long long)have, s->cfg.maxclients);
     return 1;
@@ -327,7 +321,7 @@ int server_fit_maxclients(server *s)
             continue;
         }
         if (tries[i] == want) {
-            log_msg(LOG_NOTICE, "Increased maximum number of open files to %llu (it was originally set to %llu).",
+            log_msg(s, LOG_NOTICE, "Increased maximum number of open files to %llu (it was originally set to %llu).",
                     (unsigned long long)want, (unsigned long long)old);
             return 0;
         }
@@ -346,13 +340,27 @@ int server_listen(server *s)
         if (listen_tcp(s, s->cfg.bind[i], s->port) != 0) return -1;
     if (s->nlisteners == 0 && s->cfg.nbind > 0) return -1;
     if (s->cfg.unixsocket[0] && listen_unix(s) != 0) return -1;
-    log_msg(LOG_NOTICE, "Ready to accept connections tcp port %d", s->port);
+    log_msg(s, LOG_NOTICE, "Ready to accept connections tcp port %d", s->port);
     return 0;
 }
 
-static void close_if_open(uv_handle_t *h)
+static void on_handle_closed(uv_handle_t *h)
 {
-    if (!uv_is_closing(h)) uv_close(h, NULL);
+    server *s = h->data;
+    s->closing_handles--;
+}
+
+void server_close_handle(server *s, uv_handle_t *h)
+{
+    if (uv_is_closing(h)) return;
+    h->data = s;
+    s->closing_handles++;
+    uv_close(h, on_handle_closed);
+}
+
+int server_closed(const server *s)
+{
+    return s->shutting_down && s->closing_handles == 0 && s->client_structs == 0;
 }
 
 /* Stop accepting, push out what the kernel takes of what is queued, close
@@ -361,9 +369,9 @@ void server_shutdown(server *s)
 {
     if (s->shutting_down) return;
     s->shutting_down = 1;
-    for (int i = 0; i < s->nlisteners; i++) close_if_open((uv_handle_t *)&s->listeners[i]);
+    for (int i = 0; i < s->listener_slots; i++) server_close_handle(s, (uv_handle_t *)&s->listeners[i]);
     if (s->has_unix) {
-        close_if_open((uv_handle_t *)&s->unix_listener);
+        server_close_handle(s, (uv_handle_t *)&s->unix_listener);
         unlink(s->cfg.unixsocket);
     }
     for (client *c = s->clients, *next; c; c = next) {
@@ -375,11 +383,10 @@ void server_shutdown(server *s)
      * not read its replies must not hold the shutdown up (nor does it in
      * Redis, which exits without flushing clients at all). */
     while (s->clients) client_close(s->clients);
-    close_if_open((uv_handle_t *)&s->flush_check);
-    close_if_open((uv_handle_t *)&s->expire_timer);
-    close_if_open((uv_handle_t *)&s->idle_timer);
-    close_if_open((uv_handle_t *)&s->sigterm);
-    close_if_open((uv_handle_t *)&s->sigint);
+    server_close_handle(s, (uv_handle_t *)&s->flush_check);
+    server_close_handle(s, (uv_handle_t *)&s->expire_timer);
+    server_close_handle(s, (uv_handle_t *)&s->idle_timer);
+    if (s->on_shutdown) s->on_shutdown(s);
 }
 
 /* After uv_run has returned: release what server_init took, including the

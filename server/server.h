@@ -62,8 +62,8 @@ typedef struct command {
 const command *command_lookup(const char *name, size_t len);
 /* argc fits the command's arity (>0 exact, <0 at least). */
 int command_arity_ok(const command *cmd, int argc);
+/* Once per process (pthread_once); the table is read-only after. */
 void command_table_init(void);
-void command_table_free(void);
 size_t command_count(void);
 const command *command_at(size_t i);
 
@@ -159,14 +159,15 @@ struct server {
     latchd_config cfg;
     store *db;
     uv_tcp_t listeners[8];
-    int nlisteners;
+    int listener_slots;          /* initialised handles, listening or not */
+    int nlisteners;              /* those listening */
+    int closing_handles;         /* closed by server_close_handle, callback still due */
     uv_pipe_t unix_listener;
     int has_unix;
     uv_check_t flush_check;
     uv_timer_t expire_timer;
     uv_timer_t idle_timer;       /* runs only while CONFIG timeout > 0 */
     uint64_t expire_timer_due;   /* absolute ms the timer is armed for, or UINT64_MAX */
-    uv_signal_t sigterm, sigint;
     client *clients;
     size_t nclients;
     size_t client_structs;       /* connected or closing, not yet freed */
@@ -199,6 +200,9 @@ struct server {
     uint64_t stat_net_in, stat_net_out;
     char run_id[41];
     struct scripts *scripts;     /* script.h */
+    /* Whoever runs the server (embed.c) closes its own handles with the
+     * server's: called once, at the end of server_shutdown. */
+    void (*on_shutdown)(server *s);
 };
 
 /* server.c */
@@ -210,6 +214,12 @@ int server_listen(server *s);
  * no: 0 fits, 1 lowered, -1 hopeless. */
 int server_fit_maxclients(server *s);
 void server_close(server *s);
+/* uv_close a handle of the server's (not a client's), counted so that
+ * server_closed knows when the loop no longer refers to the server. */
+void server_close_handle(server *s, uv_handle_t *h);
+/* Shut down, and every handle's close callback has run: server_close may
+ * free it all. */
+int server_closed(const server *s);
 /* The clock keys expire by: stands still while a script runs. */
 uint64_t server_now_ms(server *s);
 /* The clock itself (TIME, MONITOR): real time unless LATCHD.CLOCK moved
@@ -345,9 +355,9 @@ void notify_keyspace_event(int cls, const char *event, const char *key, size_t k
 /* glob.c: Redis's stringmatchlen */
 int glob_match(const char *pat, size_t plen, const char *str, size_t slen, int nocase);
 
-/* log.c */
+/* log.c: each server logs where its own config says (s NULL: stdout,
+ * unfiltered), so two servers in one process keep their logs apart. */
 enum { LOG_DEBUG, LOG_VERBOSE, LOG_NOTICE, LOG_WARNING };
-void log_init(server *s);
-void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void log_msg(const server *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -27,7 +27,9 @@ typedef struct store_dict {
 
 typedef void (*store_dict_visit_fn)(store_dict_node *n, void *ctx);
 
-/* Process-wide SipHash key; the server sets a random one at start-up. */
+/* Process-wide SipHash key, read by every dict in the process: set it
+ * before any dict holds a key (the first server_init sets a random one,
+ * once per process), never while dicts are in use on another thread. */
 void store_dict_set_seed(const uint8_t seed[16]);
 uint64_t store_dict_hash(const char *key, size_t len);
 

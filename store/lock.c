@@ -119,6 +119,16 @@ int store_lock_release(store *s, const char *key, size_t klen,
     return 1;
 }
 
+int store_lock_holds(store *s, const char *key, size_t klen,
+                     const char *owner, size_t olen, long long *count)
+{
+    int wrong;
+    store_key *k = lock_hash(s, key, klen, &wrong);
+    if (wrong) return STORE_LOCK_FALLBACK;
+    *count = 0;
+    return k ? lock_holds(k, owner, olen, count) : 0;
+}
+
 int store_lock_renew(store *s, const char *key, size_t klen,
                      const char *owner, size_t olen, long long lease_ms)
 {

@@ -40,6 +40,11 @@ int store_lock_fenced_acquire(store *s, const char *key, size_t klen, const char
 int store_lock_release(store *s, const char *key, size_t klen,
                        const char *owner, size_t olen, long long lease_ms);
 
+/* HGET of owner's hold count (read only): 1 with *count, 0 when owner
+ * holds nothing (*count 0), FALLBACK for another type or a non-integer. */
+int store_lock_holds(store *s, const char *key, size_t klen,
+                     const char *owner, size_t olen, long long *count);
+
 /* RLock watchdog: renew the lease if owner holds the lock. 1 / 0. */
 int store_lock_renew(store *s, const char *key, size_t klen,
                      const char *owner, size_t olen, long long lease_ms);

@@ -12,6 +12,7 @@ store *store_create(store_clock_fn clock, void *clock_ctx)
     store_dict_init(&s->keys);
     s->clock = clock;
     s->clock_ctx = clock_ctx;
+    s->zsl_rng = UINT64_C(0x9e3779b97f4a7c15);
     wheel_init(&s->wheel, clock(clock_ctx));
     return s;
 }

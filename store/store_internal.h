@@ -95,6 +95,7 @@ struct store {
     void *event_ctx;
     size_t used_memory;   /* malloc_usable_size of key/value allocations */
     size_t expires;       /* keys with a deadline */
+    uint64_t zsl_rng;     /* skiplist levels: per store, so stores on two threads never share it */
     wheel wheel;          /* last: it is large (slot heads) */
 };
 

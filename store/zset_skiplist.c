@@ -38,12 +38,13 @@ static int node_cmp(const zsl_node *n, double score, const char *m, size_t mlen)
 
 /* Each level up with probability 1/4: two random bits a level. The levels
  * only need to be spread out, not unpredictable. */
-static int random_level(void)
+static int random_level(store *s)
 {
-    static uint64_t x = UINT64_C(0x9e3779b97f4a7c15);
+    uint64_t x = s->zsl_rng;
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
+    s->zsl_rng = x;
     uint64_t r = x;
     int level = 1;
     while ((r & 3) == 0 && level < ZSL_MAX_LEVEL) {
@@ -118,7 +119,7 @@ void zsl_insert(store *s, store_zset *z, double score, const char *m, size_t mle
         }
         update[i] = x;
     }
-    int level = random_level();
+    int level = random_level(s);
     for (int i = z->level; i < level; i++) {
         rank[i] = 0;
         update[i] = z->header;

@@ -99,12 +99,9 @@ static void start_server(server *s)
     FUZZ_CHECK(config_set(&cfg, "loglevel", quiet, 1, err, sizeof(err)) == 0);
     FUZZ_CHECK(config_set(&cfg, "logfile", nolog, 1, err, sizeof(err)) == 0);
     server_init(s, fuzz_loop(), &cfg);
-    log_init(s);
     s->frozen_now_ms = T0;
     if (!seeded) {   /* SCAN order must not vary between runs */
         store_dict_set_seed(seed);
-        command_table_free();   /* it was hashed with the random seed */
-        command_table_init();
         seeded = 1;
     }
     FUZZ_CHECK(command_lookup("ping", 4) != NULL);

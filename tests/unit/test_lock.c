@@ -146,6 +146,27 @@ static void test_release_counts_down_then_deletes(void **state)
     assert_int_equal(store_lock_release(f->s, S("L"), S("a"), 5000), -1);
 }
 
+static void test_holds_reads_without_changing(void **state)
+{
+    fixture *f = *state;
+    long long n = 42, pttl;
+    assert_int_equal(store_lock_holds(f->s, S("L"), S("a"), &n), 0);
+    assert_int_equal(n, 0);
+    acquire(f, "L", "a", 30000, &pttl);
+    acquire(f, "L", "a", 30000, &pttl);
+    f->events[0] = '\0';
+    assert_int_equal(store_lock_holds(f->s, S("L"), S("a"), &n), 1);
+    assert_int_equal(n, 2);
+    assert_int_equal(store_lock_holds(f->s, S("L"), S("b"), &n), 0);
+    assert_int_equal(n, 0);
+    assert_string_equal(f->events, "");
+    store_key *k = store_lookup(f->s, S("L"));
+    store_hash_set(f->s, k, S("c"), S("x"));
+    assert_int_equal(store_lock_holds(f->s, S("L"), S("c"), &n), STORE_LOCK_FALLBACK);
+    store_string_set(f->s, k, S("v"));
+    assert_int_equal(store_lock_holds(f->s, S("L"), S("a"), &n), STORE_LOCK_FALLBACK);
+}
+
 static void test_renew_only_for_the_holder(void **state)
 {
     fixture *f = *state;
@@ -308,6 +329,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_acquire_first_hold_event_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fallback_changes_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_release_counts_down_then_deletes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_holds_reads_without_changing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_renew_only_for_the_holder, setup, teardown),
         cmocka_unit_test_setup_teardown(test_expired_lock_is_free, setup, teardown),
         cmocka_unit_test_setup_teardown(test_latch_records_result, setup, teardown),
