@@ -98,15 +98,19 @@ class Repl:
         assert text.encode() in last, "line not redrawn with %r: %r" % (text, drawn[-500:])
         return last.split(b"\r\n", 1)[1]
 
-    def hint_for(self, text):
+    def hint_for(self, text, timeout=10.0):
         """Type `text`, return the hint linenoise draws after it (b"" when it
         draws none), then erase the line with ^U."""
         self.type(text)
-        drawn = self.settle()
-        last = drawn.rsplit(REFRESH, 1)[-1]
-        assert text.encode() in last, "line not redrawn with %r: %r" % (text, drawn[-500:])
+        deadline = time.monotonic() + timeout
+        while True:
+            self.settle(quiet=0.1)
+            last = self.out.rsplit(REFRESH, 1)[-1]
+            if text.encode() in last:
+                break
+            assert time.monotonic() < deadline, "line not redrawn with %r: %r" % (text, last)
         self.type("\x15")
-        self.settle()
+        self.settle(quiet=0.1)
         m = HINT.search(last)
         return m.group(1) if m else b""
 

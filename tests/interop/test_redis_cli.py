@@ -60,6 +60,17 @@ def test_one_shot_repeat_and_stdin_argument(cli):
     assert out(cli, "GET", "xk") == "from stdin\n"
 
 
+def test_scan_and_bigkeys(cli, server):
+    r = server.client()
+    r.mset({"lock:%d" % i: "tok" for i in range(30)})
+    r.hset("rlock", "uuid:1", 2)
+    assert sorted(out(cli, "--scan").split()) == sorted(["rlock"] + ["lock:%d" % i for i in range(30)])
+    assert out(cli, "--scan", "--pattern", "rl*") == "rlock\n"
+    summary = out(cli, "--bigkeys")
+    assert "1 hashs with 1 fields (03.23% of keys, avg size 1.00)\n" in summary
+    assert "30 strings with 90 bytes (96.77% of keys, avg size 3.00)\n" in summary
+
+
 def test_eval_file(cli, tmp_path):
     script = tmp_path / "lock.lua"
     script.write_text("if redis.call('set', KEYS[1], ARGV[1], 'px', ARGV[2], 'nx') then "
