@@ -427,6 +427,24 @@ def test_command_docs_all_is_well_formed_for_cli_hints(conn):
         assert sub in client_subs, sub
 
 
+def doc_tokens(args):
+    """Every token named anywhere in a COMMAND DOCS arguments tree."""
+    found = set()
+    for a in args:
+        a = flat_pairs(a)
+        if b"token" in a:
+            found.add(a[b"token"])
+        found |= doc_tokens(a.get(b"arguments", []))
+    return found
+
+
+def test_command_docs_client_list_names_its_types(conn):
+    # redis-cli draws "[TYPE NORMAL|MASTER|REPLICA|PUBSUB]" from these tokens
+    docs = flat_pairs(parse(conn.cmd("COMMAND", "DOCS", "client|list")))
+    args = flat_pairs(docs[b"client|list"])[b"arguments"]
+    assert doc_tokens(args) == {b"TYPE", b"NORMAL", b"MASTER", b"REPLICA", b"PUBSUB", b"ID"}
+
+
 def test_command_docs_several(conn):
     docs = flat_pairs(parse(conn.cmd("COMMAND", "DOCS", "get", "hset", "nosuch")))
     assert sorted(docs) == [b"get", b"hset"]
