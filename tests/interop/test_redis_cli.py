@@ -182,6 +182,7 @@ HINTS = {
     "PSUBSCRIBE ": "pattern [pattern ...]",
     "PUBLISH ": "channel message",
     "CLIENT SETNAME ": "connection-name",
+    "CLIENT LIST ": "[TYPE NORMAL|MASTER|REPLICA|PUBSUB] [ID client-id [client-id ...]]",
     "HELLO ": "[protover [AUTH username password] [SETNAME clientname]]",
     "CONFIG GET ": "parameter [parameter ...]",
     "COMMAND DOCS ": "[command-name [command-name ...]]",
