@@ -186,6 +186,7 @@ HINTS = {
     "HELLO ": "[protover [AUTH username password] [SETNAME clientname]]",
     "CONFIG GET ": "parameter [parameter ...]",
     "COMMAND DOCS ": "[command-name [command-name ...]]",
+    "COMMAND LIST ": "[FILTERBY MODULE module-name|ACLCAT category|PATTERN pattern]",
     "NOSUCHCMD ": "",
 }
 
