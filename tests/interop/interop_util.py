@@ -36,6 +36,12 @@ def run(argv, stdin=None, timeout=60):
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
 
+def _take_terminal():
+    """In the child, after setsid: make the pty its controlling terminal, so
+    ^C typed into it raises SIGINT as at a real terminal."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
 class Repl:
     """redis-cli in interactive mode on a pty. The window size is set before
     it starts so linenoise reads it with an ioctl instead of asking the
@@ -46,8 +52,9 @@ class Repl:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         env = dict(os.environ, TERM="xterm", HOME=os.environ.get("HOME", "/tmp"))
         env["REDISCLI_HISTFILE"] = "/dev/null"   # keep the user's history out of it
-        self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave,
-                                     env=env, start_new_session=True, close_fds=True)
+        self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env,
+                                     start_new_session=True, close_fds=True,
+                                     preexec_fn=_take_terminal)
         os.close(slave)
         self.fd = master
         self.out = b""

@@ -12,7 +12,7 @@ import pytest
 
 from interop_util import Repl, run, tool
 from pubsub_util import wait_numsub
-from resp_util import parse
+from resp_util import encode_command, parse
 
 PIPE_LINES = 100000
 
@@ -99,9 +99,17 @@ def test_resp3_output(cli):
 
 # -- --pipe
 
-def test_pipe_mass_insertion(cli, server):
-    lines = "".join("SET key:%d value:%d\n" % (i, i) for i in range(PIPE_LINES)).encode()
-    status, stdout, stderr = cli("--pipe", stdin=lines)
+def pipe_input(fmt):
+    """PIPE_LINES SET commands, as inline lines or in the RESP protocol (the
+    form the Redis mass-insertion guide generates)."""
+    if fmt == "inline":
+        return "".join("SET key:%d value:%d\n" % (i, i) for i in range(PIPE_LINES)).encode()
+    return b"".join(encode_command("SET", "key:%d" % i, "value:%d" % i) for i in range(PIPE_LINES))
+
+
+@pytest.mark.parametrize("fmt", ["inline", "resp"])
+def test_pipe_mass_insertion(cli, server, fmt):
+    status, stdout, stderr = cli("--pipe", stdin=pipe_input(fmt))
     assert (status, stderr) == (0, "")
     assert stdout.splitlines()[-1] == "errors: 0, replies: %d" % PIPE_LINES
     r = server.client()
@@ -217,6 +225,23 @@ def test_repl_resp3_after_hello(repl):
     assert b'\r\n3# "proto" => (integer) 3\r\n' in repl.command("hello 3", repl.prompt)
     assert repl.command("hgetall h", repl.prompt) == b'1# "f" => "v"\r\n'
     assert repl.command("hgetall nosuch", repl.prompt) == b"(empty hash)\r\n"
+
+
+def test_repl_subscribe_then_ctrl_c(repl, server):
+    """SUBSCRIBE typed in the REPL prints messages as they come; ^C goes back
+    to the prompt on a fresh connection (no longer subscribed)."""
+    repl.read_until(repl.prompt)
+    repl.type("subscribe news\r")
+    assert repl.read_until(b"(integer) 1\r\n").endswith(
+        b'\r\nReading messages... (press Ctrl-C to quit)\r\n'
+        b'1) "subscribe"\r\n2) "news"\r\n3) (integer) 1\r\n')
+    assert server.client().publish("news", "hi there") == 1
+    assert repl.read_until(b'3) "hi there"\r\n').endswith(
+        b'1) "message"\r\n2) "news"\r\n3) "hi there"\r\n')
+    repl.type("\x03")
+    repl.read_until(repl.prompt)
+    assert repl.command("ping", repl.prompt) == b"PONG\r\n"
+    assert repl.command("pubsub numsub news", repl.prompt) == b'1) "news"\r\n2) (integer) 0\r\n'
 
 
 def test_repl_hints_match_redis(repl):
