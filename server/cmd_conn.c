@@ -362,7 +362,11 @@ static int parse_kill_filter(client *c, kill_filter *f)
             f->skipme = arg_is(v, "yes");
         } else if (arg_is(&c->argv[i], "TYPE")) {
             if ((f->type = type_or_reply(c, v)) < 0) return 0;
-        } else if (!arg_is(&c->argv[i], "USER")) {
+        } else if (arg_is(&c->argv[i], "USER")) {
+            /* every connection is the "default" user: it matches them all */
+            if (!slice_eq(v, "default"))
+                return reply_errorf(c, "ERR No such user '%.*s'", (int)v->len, v->ptr), 0;
+        } else {
             return reply_syntax_error(c), 0;
         }
     }
