@@ -34,9 +34,12 @@ def out(cli, *args, stdin=None):
     return stdout
 
 
-def test_redis_cli_version():
-    assert out(lambda *a, stdin=None: run([tool("redis-cli")] + list(a)), "--version") == (
-        "redis-cli 7.0.15\n")
+@pytest.mark.parametrize("name", ["redis-cli", "redis-benchmark"])
+def test_tool_version(name):
+    """The expected output here is redis-tools 7.0's (Debian 12 ships 7.0.15)."""
+    status, stdout, stderr = run([tool(name), "--version"])
+    print(stdout.strip())
+    assert status == 0 and re.fullmatch(r"%s 7\.0\.\d+\n" % name, stdout), (stdout, stderr)
 
 
 def test_one_shot_commands(cli):
@@ -92,8 +95,8 @@ def test_resp3_output(cli):
     assert out(cli, "-3", "--no-raw", "EVAL", "return {1,2,'three',nil,4}", "0") == (
         '1) (integer) 1\n2) (integer) 2\n3) "three"\n')
     hello = out(cli, "-3", "--no-raw", "HELLO", "3")
-    assert hello.startswith('1# "server" => "redis"\n2# "version" => "7.0.15"\n'
-                            '3# "proto" => (integer) 3\n4# "id" => (integer) ')
+    assert re.match(r'1# "server" => "redis"\n2# "version" => "7\.0\.\d+"\n'
+                    r'3# "proto" => \(integer\) 3\n4# "id" => \(integer\) \d+\n', hello), hello
     assert '5# "mode" => "standalone"\n6# "role" => "master"\n7# "modules" => (empty array)\n' in hello
 
 

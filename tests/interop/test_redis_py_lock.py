@@ -20,8 +20,10 @@ def wait_until(predicate, timeout=5.0):
 
 
 def test_redis_py_version():
-    # clients.md measured Debian's 4.3.4; a different version is a different client
-    assert redis.__version__ == "4.3.4"
+    # clients.md measured Debian 12's 4.3.4: the Lock's scripts and RESP2-only
+    # handshake checked here are that series'
+    print("python3-redis", redis.__version__)
+    assert redis.__version__.startswith("4.3.")
 
 
 def test_acquire_owned_locked_release(server):
