@@ -364,7 +364,11 @@ static int parse_kill_filter(client *c, kill_filter *f)
             f->skipme = arg_is(v, "yes");
         } else if (arg_is(&c->argv[i], "TYPE")) {
             if ((f->type = type_or_reply(c, v)) < 0) return 0;
-        } else if (!arg_is(&c->argv[i], "USER")) {
+        } else if (arg_is(&c->argv[i], "USER")) {
+            /* every connection is the "default" user: it matches them all */
+            if (!slice_eq(v, "default"))
+                return reply_errorf(c, "ERR No such user '%.*s'", (int)v->len, v->ptr), 0;
+        } else {
             return reply_syntax_error(c), 0;
         }
     }
@@ -424,7 +428,7 @@ const command client_subcommands[] = {
     {"getname", client_getname, 2, NS | L | S, 0, 0, 0, "connection", "2.6.9", "Get the current connection name", NULL, NULL},
     {"id", client_id, 2, NS | L | S, 0, 0, 0, "connection", "5.0.0", "Returns the client ID for the current connection", NULL, NULL},
     {"info", client_info, 2, NS | L | S, 0, 0, 0, "connection", "6.2.0", "Returns information about the current client connection.", NULL, NULL},
-    {"list", client_list, -2, A | NS | L | S, 0, 0, 0, "connection", "2.4.0", "Get the list of client connections", "[TYPE type] [ID client-id [client-id ...]]", NULL},
+    {"list", client_list, -2, A | NS | L | S, 0, 0, 0, "connection", "2.4.0", "Get the list of client connections", "[TYPE NORMAL|MASTER|REPLICA|PUBSUB] [ID client-id [client-id ...]]", NULL},
     {"setinfo", client_setinfo, 4, NS | L | S, 0, 0, 0, "connection", "7.2.0", "Set client or connection specific info", "LIB-NAME libname|LIB-VER libver", NULL},
     {"kill", client_kill, -3, A | NS | L | S, 0, 0, 0, "connection", "2.4.0", "Kill the connection of a client", "[ID client-id] [ADDR ip:port] [LADDR ip:port] [SKIPME yes/no]", NULL},
     {"reply", client_reply, 3, NS | L | S, 0, 0, 0, "connection", "3.2.0", "Instruct the server whether to reply to commands", "ON|OFF|SKIP", NULL},

@@ -229,17 +229,71 @@ static void command_docs(client *c)
         if ((cmd = lookup_path(&c->argv[i], &container))) reply_command_doc(c, cmd, container);
 }
 
+/* COMMAND LIST's FILTERBY: a PATTERN (glob, any case) on the full name, or
+ * nothing at all for MODULE and ACLCAT: latchd has no modules and gives its
+ * commands no ACL categories (COMMAND INFO's are empty too). */
+typedef struct {
+    const resp_slice *pattern;
+    int match_none;
+} list_filter;
+
+static int list_filter_match(const list_filter *f, const char *name)
+{
+    if (f->match_none) return 0;
+    return !f->pattern || glob_match(f->pattern->ptr, f->pattern->len, name, strlen(name), 1);
+}
+
+static long long list_name(client *c, const list_filter *f, const char *name, int emit)
+{
+    if (!list_filter_match(f, name)) return 0;
+    if (emit) reply_bulk_cstr(c, name);
+    return 1;
+}
+
+/* Counts the commands and subcommands ("client|list") that pass, and
+ * replies with their names when emit is set (the array length comes first). */
+static long long command_list_walk(client *c, const list_filter *f, int emit)
+{
+    char name[64];
+    long long n = 0;
+    for (size_t i = 0; i < command_count(); i++) {
+        const command *cmd = command_at(i);
+        n += list_name(c, f, cmd->name, emit);
+        for (const command *sub = cmd->subs; sub && sub->name; sub++) {
+            command_fullname(cmd, sub, name, sizeof(name));
+            n += list_name(c, f, name, emit);
+        }
+    }
+    return n;
+}
+
 static void command_list(client *c)
 {
-    reply_array(c, (long long)command_count());
-    for (size_t i = 0; i < command_count(); i++) reply_bulk_cstr(c, command_at(i)->name);
+    list_filter f = {NULL, 0};
+    if (c->argc != 2) {
+        if (c->argc != 5 || !arg_is(&c->argv[2], "FILTERBY")) {
+            reply_syntax_error(c);
+            return;
+        }
+        if (arg_is(&c->argv[3], "PATTERN")) {
+            f.pattern = &c->argv[4];
+        } else if (arg_is(&c->argv[3], "MODULE") || arg_is(&c->argv[3], "ACLCAT")) {
+            f.match_none = 1;
+        } else {
+            reply_syntax_error(c);
+            return;
+        }
+    }
+    reply_array(c, command_list_walk(c, &f, 0));
+    command_list_walk(c, &f, 1);
 }
 
 const command command_subcommands[] = {
     {"count", command_count_cmd, 2, L | S, 0, 0, 0, "server", "2.8.13", "Get total number of Redis commands", NULL, NULL},
     {"info", command_info, -2, L | S, 0, 0, 0, "server", "2.8.13", "Get array of specific Redis command details, or all when no argument is given.", "[command-name [command-name ...]]", NULL},
     {"docs", command_docs, -2, L | S, 0, 0, 0, "server", "7.0.0", "Get array of specific Redis command documentation", "[command-name [command-name ...]]", NULL},
-    {"list", command_list, -2, L | S, 0, 0, 0, "server", "7.0.0", "Get an array of Redis command names", NULL, NULL},
+    {"list", command_list, -2, L | S, 0, 0, 0, "server", "7.0.0", "Get an array of Redis command names",
+     "[FILTERBY MODULE module-name|ACLCAT category|PATTERN pattern]", NULL},
     {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -221,9 +221,19 @@ def test_client_kill_self_old_form(conn):
     (["BOGUS", "1"], b"-ERR syntax error\r\n"),
     (["ID", "1", "SKIPME"], b"-ERR syntax error\r\n"),
     (["ID", "1", "SKIPME", "maybe"], b"-ERR syntax error\r\n"),
+    (["USER", "nobody"], b"-ERR No such user 'nobody'\r\n"),
+    (["USER", "Default"], b"-ERR No such user 'Default'\r\n"),
+    (["ID", "1", "USER", "nobody"], b"-ERR No such user 'nobody'\r\n"),
 ])
 def test_client_kill_errors(conn, args, reply):
     assert conn.cmd("CLIENT", "KILL", *args) == reply
+
+
+def test_client_kill_by_user_default(server, conn):
+    victim = server.raw()
+    victim.cmd("PING")
+    assert conn.cmd("CLIENT", "KILL", "USER", "default", "ADDR", "127.0.0.1:%d" % victim.local_port) == b":1\r\n"
+    assert victim.is_closed(2.0)
 
 
 def test_killed_client_via_library_reconnects(server, conn):

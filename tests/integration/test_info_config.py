@@ -427,6 +427,46 @@ def test_command_docs_all_is_well_formed_for_cli_hints(conn):
         assert sub in client_subs, sub
 
 
+def doc_tokens(args):
+    """Every token named anywhere in a COMMAND DOCS arguments tree."""
+    found = set()
+    for a in args:
+        a = flat_pairs(a)
+        if b"token" in a:
+            found.add(a[b"token"])
+        found |= doc_tokens(a.get(b"arguments", []))
+    return found
+
+
+def test_command_docs_client_list_names_its_types(conn):
+    # redis-cli draws "[TYPE NORMAL|MASTER|REPLICA|PUBSUB]" from these tokens
+    docs = flat_pairs(parse(conn.cmd("COMMAND", "DOCS", "client|list")))
+    args = flat_pairs(docs[b"client|list"])[b"arguments"]
+    assert doc_tokens(args) == {b"TYPE", b"NORMAL", b"MASTER", b"REPLICA", b"PUBSUB", b"ID"}
+
+
+def test_command_list_names_subcommands_too(conn):
+    names = parse(conn.cmd("COMMAND", "LIST"))
+    top = [n for n in names if b"|" not in n]
+    assert len(top) == parse(conn.cmd("COMMAND", "COUNT"))
+    for sub in (b"client|list", b"client|setname", b"config|get", b"script|load", b"command|docs"):
+        assert sub in names, sub
+    assert all(n.split(b"|")[0] in top for n in names)
+
+
+def test_command_list_filterby(conn):
+    def listed(*args):
+        return sorted(parse(conn.cmd("COMMAND", "LIST", "FILTERBY", *args)))
+    assert listed("PATTERN", "pexp*") == [b"pexpire", b"pexpireat", b"pexpiretime"]
+    assert listed("pattern", "CLIENT|L*") == [b"client|list"]
+    assert listed("PATTERN", "nosuch*") == []
+    assert listed("MODULE", "nosuchmodule") == []
+    assert listed("ACLCAT", "nosuchcategory") == []
+    for args in (("bogus",), ("FILTERBY",), ("FILTERBY", "PATTERN"), ("FILTERBY", "PATTERN", "a", "b"),
+                 ("FILTERBY", "NOSUCH", "x")):
+        assert conn.cmd("COMMAND", "LIST", *args) == b"-ERR syntax error\r\n", args
+
+
 def test_command_docs_several(conn):
     docs = flat_pairs(parse(conn.cmd("COMMAND", "DOCS", "get", "hset", "nosuch")))
     assert sorted(docs) == [b"get", b"hset"]
