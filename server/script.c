@@ -49,6 +49,7 @@ void scripts_flush(server *s)
     scripts *st = s->scripts;
     store_dict_clear(&st->cache, free_script, st->lua);
     store_dict_init(&st->cache);
+    memset(st->by_body, 0, sizeof(st->by_body));
     st->body_bytes = 0;
 }
 
@@ -155,6 +156,34 @@ script *script_create(client *c, const char *body, size_t len, const char sha[41
     sc->node.keylen = 40;
     store_dict_insert(&st->cache, &sc->node);
     st->body_bytes += len;
+    return sc;
+}
+
+/* The slot for a body: a keyed hash of its length, head and tail. Bodies
+ * that share all three only evict each other. */
+static script **body_slot(scripts *st, const char *body, size_t len)
+{
+    enum { SAMPLE = 32 };
+    char sample[sizeof(uint64_t) + 2 * SAMPLE];
+    uint64_t len64 = len;
+    size_t n = len < SAMPLE ? len : SAMPLE;
+    memcpy(sample, &len64, sizeof(len64));
+    memcpy(sample + sizeof(len64), body, n);
+    memcpy(sample + sizeof(len64) + n, body + len - n, n);
+    uint64_t h = store_dict_hash(sample, sizeof(len64) + 2 * n);
+    return &st->by_body[h & (SCRIPT_BODY_SLOTS - 1)];
+}
+
+script *script_for_body(client *c, const char *body, size_t len)
+{
+    script **slot = body_slot(c->srv->scripts, body, len);
+    script *sc = *slot;
+    if (sc && sc->len == len && memcmp(sc->body, body, len) == 0) return sc;
+    char sha[41];
+    script_sha1hex(sha, body, len);
+    sc = script_lookup(c->srv, sha, 40);
+    if (!sc) sc = script_create(c, body, len, sha);
+    if (sc) *slot = sc;
     return sc;
 }
 

@@ -47,8 +47,15 @@ struct script_native {
 
 typedef struct script_engine script_engine;   /* script_lua.c / script_nolua.c */
 
+/* Direct-mapped slots of recently run bodies, so EVAL of a known text
+ * costs a sampled hash and one memcmp instead of a SHA1 of the body. A
+ * slot holds one script (no chains: colliding bodies only evict each
+ * other, and a miss falls back to SHA1, so no input can make it slow). */
+#define SCRIPT_BODY_SLOTS 64
+
 typedef struct scripts {
     store_dict cache;
+    script *by_body[SCRIPT_BODY_SLOTS];
     size_t body_bytes;
     client *self;                  /* the client scripts run commands as */
     script_engine *lua;
@@ -72,6 +79,9 @@ script *script_lookup(server *s, const char *sha, size_t len);
 /* Cache body under sha (which the caller computed); on a compile error
  * replies it to c and returns NULL. */
 script *script_create(client *c, const char *body, size_t len, const char sha[41]);
+/* The cached script with exactly this body, created (and compiled) if
+ * new; NULL after replying a compile error to c. */
+script *script_for_body(client *c, const char *body, size_t len);
 void scripts_flush(server *s);
 void script_run(const script_call *call);
 /* Run one command as the script client; the reply is left in
