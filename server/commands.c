@@ -158,7 +158,7 @@ void command_table_init(void)
     for (size_t i = 0; i < NCOMMANDS; i++) {
         entries[i].cmd = &table[i];
         entries[i].node.key = table[i].name;
-        entries[i].node.keylen = strlen(table[i].name);
+        entries[i].node.keylen = store_dict_keylen(strlen(table[i].name));
         store_dict_insert(&lookup_dict, &entries[i].node);
     }
 }

@@ -83,7 +83,7 @@ static void lock_take(store *s, store_key *k, const char *key, size_t klen, cons
     if (k) {
         lock_count(s, k, key, klen, owner, olen, 1, "hincrby", &count);
     } else {
-        k = store_create_key(s, key, klen, STORE_HASH);
+        k = store_create_hash(s, key, klen, olen, 1);   /* the count "1" */
         lock_count(s, k, key, klen, owner, olen, 1, create_event, &count);
     }
     lock_pexpire(s, k, key, klen, lease_ms);

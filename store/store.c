@@ -84,16 +84,18 @@ void store_flush(store *s)
     s->expires = 0;
 }
 
-/* The entry with its name, not yet in the dict, with no value. */
-static store_key *key_alloc(store *s, const char *name, size_t len, uint64_t h)
+/* The entry with its name and a value area of at least `area` bytes, not
+ * yet in the dict, with no value. */
+static store_key *key_alloc(store *s, const char *name, size_t len, uint64_t h, size_t area)
 {
-    store_key *k = store_mem_alloc(&s->used_memory, STORE_KEY_HDR + len + 1);
+    if (area < sizeof(store_value)) area = sizeof(store_value);
+    store_key *k = store_mem_alloc(&s->used_memory, store_value_off(len) + area);
     if (len) memcpy(k->name, name, len);
     k->name[len] = '\0';
     k->node.next = NULL;
     k->node.hash = h;
     k->node.key = k->name;
-    k->node.keylen = len;
+    k->node.keylen = store_dict_keylen(len);
     wheel_node_init(&k->timer);
     return k;
 }
@@ -117,9 +119,15 @@ store_key *store_lookup(store *s, const char *key, size_t len)
     return store_lookup_hashed(s, key, len, store_dict_hash(key, len));
 }
 
-store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, store_type t)
+size_t store_value_room(const store_key *k)
 {
-    store_key *k = key_alloc(s, key, len, h);
+    return store_mem_size(k) - store_value_off(k->node.keylen);
+}
+
+store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, store_type t,
+                         size_t area)
+{
+    store_key *k = key_alloc(s, key, len, h, area);
     k->type = (uint8_t)t;
     switch (t) {
     case STORE_STRING: store_string_init(k); break;
@@ -132,13 +140,24 @@ store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, stor
     return k;
 }
 
-store_key *store_create_key(store *s, const char *key, size_t len, store_type t)
+static store_key *create_key(store *s, const char *key, size_t len, store_type t, size_t area)
 {
     uint64_t h = store_dict_hash(key, len);
     /* Callers have just looked the key up; checking again would be a second
      * probe on every create, so only debug (and sanitizer) builds verify. */
     assert(!store_lookup_hashed(s, key, len, h));
-    return store_key_new(s, key, len, h, t);
+    return store_key_new(s, key, len, h, t, area);
+}
+
+store_key *store_create_key(store *s, const char *key, size_t len, store_type t)
+{
+    return create_key(s, key, len, t, 0);
+}
+
+store_key *store_create_hash(store *s, const char *key, size_t len, size_t flen, size_t vlen)
+{
+    size_t area = 2 + flen + vlen;   /* hash_one.c's layout */
+    return create_key(s, key, len, STORE_HASH, hone_fits_size(flen, vlen) ? area : 0);
 }
 
 void store_delete_key(store *s, store_key *k)
@@ -168,8 +187,10 @@ store_key *store_rename(store *s, store_key *k, const char *newname, size_t newl
     store_key *dst = store_lookup_hashed(s, newname, newlen, h);
     if (dst) store_delete_key(s, dst);
 
-    store_key *nk = key_alloc(s, newname, newlen, h);
-    nk->v = k->v;   /* the value moves as-is: its buffers change owner */
+    size_t room = store_value_room(k);
+    store_key *nk = key_alloc(s, newname, newlen, h, room);
+    /* The value moves as-is (its buffers change owner), with all its room. */
+    memcpy(STORE_KV(nk), STORE_KV(k), room);
     nk->type = k->type;
     nk->enc = k->enc;
     nk->slen = k->slen;

@@ -38,6 +38,8 @@ enum store_enc {
     STORE_ENC_LIST_CHUNKS = 6,  /* v.ql: an array of packed chunks */
     STORE_ENC_ZSET_SMALL = 7,   /* v.pk: member, score entry pairs in order */
     STORE_ENC_ZSET_SKIPLIST = 8,/* v.zs: skiplist + member dict */
+    STORE_ENC_HASH_ONE = 9,     /* one field inside the value area:
+                                   [u8 flen][u8 vlen][field][value] */
 };
 
 /* Small hash: entries [u32 flen][u32 vlen][field][value] back to back, in
@@ -69,14 +71,15 @@ typedef union store_value {
     store_zset *zs;
 } store_value;
 
-/* One allocation per key: header then the name bytes (NUL-terminated).
- * The small fields sit last so the name starts right after them instead
- * of after the struct's tail padding. */
+/* One allocation per key: header, the name bytes (NUL-terminated), then
+ * the value area, 8-aligned: a store_value, or for a one-field hash the
+ * field and value themselves, so a lock is a single allocation. The area
+ * is at least a store_value, so any type can replace any other in place,
+ * and its size is fixed when the key is made: keys never move. */
 struct store_key {
     store_dict_node node;       /* node.key points at name */
     wheel_node timer;           /* armed iff the key has a deadline, which is
                                    timer.deadline (the wheel keeps it exact) */
-    store_value v;
     uint8_t type;               /* store_type */
     uint8_t enc;                /* store_enc */
     uint8_t slen;               /* inline string length */
@@ -84,6 +87,15 @@ struct store_key {
 };
 
 #define STORE_KEY_HDR offsetof(struct store_key, name)
+
+/* Offset of the value area in a key entry whose name is len bytes. */
+static inline size_t store_value_off(size_t len)
+{
+    return (STORE_KEY_HDR + len + 1 + 7) & ~(size_t)7;
+}
+
+/* The key's value (any const-ness: the area belongs to the key). */
+#define STORE_KV(k) ((store_value *)(void *)((char *)(k) + store_value_off((k)->node.keylen)))
 
 struct store {
     store_dict keys;
@@ -114,8 +126,12 @@ uint64_t store_siphash24(const void *in, size_t len, const uint8_t k[16]);
 /* Live key by name with hash == store_dict_hash(key, len); reclaims an
  * expired one and returns NULL. */
 store_key *store_lookup_hashed(store *s, const char *key, size_t len, uint64_t h);
-/* New key, which must be absent, with an empty value of type t. */
-store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, store_type t);
+/* New key, which must be absent, with an empty value of type t and a
+ * value area of at least `area` bytes. */
+store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, store_type t,
+                         size_t area);
+/* Bytes of k's value area (malloc's slack included). */
+size_t store_value_room(const store_key *k);
 /* Release the value and the entry (already unlinked, timer cleared). */
 void store_key_free(store *s, store_key *k);
 void store_value_free(store *s, store_key *k);
@@ -158,6 +174,18 @@ int hsmall_set(store *s, store_hsmall *h, const char *f, size_t flen,
 int hsmall_del(store *s, store_hsmall *h, const char *f, size_t flen);
 void hsmall_foreach(const store_hsmall *h, store_field_fn fn, void *ctx);
 void hsmall_free(store *s, store_hsmall *h);
+
+/* ---- hash_one.c: a one-field hash in the key's value area ---- */
+/* 1 if a field and value this long may be a one-field hash at all. */
+int hone_fits_size(size_t flen, size_t vlen);
+/* ... and fit k's value area. */
+int hone_fits(const store_key *k, size_t flen, size_t vlen);
+/* Make k's value the one field f = v (enc becomes STORE_ENC_HASH_ONE);
+ * f/v may be the ones already there. */
+void hone_put(store_key *k, const char *f, size_t flen, const char *v, size_t vlen);
+/* The field and its value. */
+void hone_read(const store_key *k, const char **f, size_t *flen, const char **v, size_t *vlen);
+int hone_is(const store_key *k, const char *f, size_t flen);
 
 /* ---- hash_table.c: dict-backed, for big hashes ---- */
 store_dict *htable_new(store *s);
