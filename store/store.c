@@ -154,10 +154,22 @@ store_key *store_create_key(store *s, const char *key, size_t len, store_type t)
     return create_key(s, key, len, t, 0);
 }
 
+/* Room for a first field inside the key, when it may live there. */
+static size_t hash_area(size_t flen, size_t vlen)
+{
+    return hone_fits_size(flen, vlen) ? 2 + flen + vlen : 0;   /* hash_one.c's layout */
+}
+
 store_key *store_create_hash(store *s, const char *key, size_t len, size_t flen, size_t vlen)
 {
-    size_t area = 2 + flen + vlen;   /* hash_one.c's layout */
-    return create_key(s, key, len, STORE_HASH, hone_fits_size(flen, vlen) ? area : 0);
+    return create_key(s, key, len, STORE_HASH, hash_area(flen, vlen));
+}
+
+store_key *store_hash_key_new(store *s, const char *key, size_t len, uint64_t h,
+                              size_t flen, size_t vlen)
+{
+    assert(!store_lookup_hashed(s, key, len, h));
+    return store_key_new(s, key, len, h, STORE_HASH, hash_area(flen, vlen));
 }
 
 void store_delete_key(store *s, store_key *k)

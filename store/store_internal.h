@@ -130,6 +130,9 @@ store_key *store_lookup_hashed(store *s, const char *key, size_t len, uint64_t h
  * value area of at least `area` bytes. */
 store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, store_type t,
                          size_t area);
+/* store_create_hash with h == store_dict_hash(key, len) already known. */
+store_key *store_hash_key_new(store *s, const char *key, size_t len, uint64_t h,
+                              size_t flen, size_t vlen);
 /* Bytes of k's value area (malloc's slack included). */
 size_t store_value_room(const store_key *k);
 /* Release the value and the entry (already unlinked, timer cleared). */
