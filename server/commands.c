@@ -149,6 +149,9 @@ typedef struct command_entry {
 
 static store_dict lookup_dict;
 static command_entry *entries;
+/* A pipeline mostly repeats one command: the last one found is tried
+ * before the name is hashed. */
+static const command_entry *last_found;
 
 void command_table_init(void)
 {
@@ -166,6 +169,7 @@ void command_table_init(void)
 void command_table_free(void)
 {
     if (!entries) return;
+    last_found = NULL;
     store_dict_clear(&lookup_dict, NULL, NULL);
     free(entries);
     entries = NULL;
@@ -181,8 +185,13 @@ const command *command_lookup(const char *name, size_t len)
         char ch = name[i];
         lower[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch + 32) : ch;
     }
+    if (last_found && last_found->node.keylen == len &&
+        memcmp(last_found->node.key, lower, len) == 0)
+        return last_found->cmd;
     store_dict_node *n = store_dict_find(&lookup_dict, lower, len);
-    return n ? ((command_entry *)n)->cmd : NULL;
+    if (!n) return NULL;
+    last_found = (const command_entry *)n;
+    return last_found->cmd;
 }
 
 int command_arity_ok(const command *cmd, int argc)

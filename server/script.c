@@ -50,6 +50,7 @@ void scripts_flush(server *s)
     store_dict_clear(&st->cache, free_script, st->lua);
     store_dict_init(&st->cache);
     memset(st->by_body, 0, sizeof(st->by_body));
+    st->last_found = NULL;
     st->body_bytes = 0;
 }
 
@@ -74,7 +75,11 @@ script *script_lookup(server *s, const char *sha, size_t len)
         char ch = sha[i];
         lower[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch + 32) : ch;
     }
-    return (script *)store_dict_find(&s->scripts->cache, lower, 40);
+    scripts *st = s->scripts;
+    if (st->last_found && memcmp(st->last_found->sha, lower, 40) == 0) return st->last_found;
+    script *sc = (script *)store_dict_find(&st->cache, lower, 40);
+    if (sc) st->last_found = sc;
+    return sc;
 }
 
 /* One "flags=a,b" list of a shebang (parsed in place); 0, or -1 with err. */

@@ -56,6 +56,7 @@ typedef struct script_engine script_engine;   /* script_lua.c / script_nolua.c *
 typedef struct scripts {
     store_dict cache;
     script *by_body[SCRIPT_BODY_SLOTS];
+    script *last_found;            /* EVALSHA pipelines repeat one SHA1: tried first */
     size_t body_bytes;
     client *self;                  /* the client scripts run commands as */
     script_engine *lua;
