@@ -106,6 +106,12 @@ const script_native *script_native_find(const char *sha);
 size_t script_native_count(void);
 const script_native *script_native_at(size_t i);
 
+/* lua_alloc.c: the Lua state's allocator (a lua_Alloc; ud is the pool) */
+typedef struct lua_pool lua_pool;
+lua_pool *lua_pool_new(void);
+void lua_pool_free(lua_pool *p);
+void *lua_pool_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+
 /* script_lua.c (or script_nolua.c when built without Lua) */
 script_engine *script_engine_new(server *s);
 void script_engine_free(script_engine *e);
