@@ -1,10 +1,11 @@
 /* hash_one.c - a hash of one small field kept in the key entry's value
- * area ([u8 flen][u8 vlen][field][value]): a held lock costs one allocation. */
+ * area ([u8 flen][field][value], the value's length in the key's slen):
+ * a held lock costs one allocation. */
 #include "store_internal.h"
 
 #include <string.h>
 
-enum { HDR = 2 };
+enum { HDR = 1 };
 
 static unsigned char *area(const store_key *k) { return (unsigned char *)STORE_KV(k); }
 
@@ -25,7 +26,7 @@ void hone_put(store_key *k, const char *f, size_t flen, const char *v, size_t vl
     if (flen) memmove(a + HDR, f, flen);
     if (vlen) memmove(a + HDR + flen, v, vlen);
     a[0] = (unsigned char)flen;
-    a[1] = (unsigned char)vlen;
+    k->slen = (uint8_t)vlen;
     k->enc = STORE_ENC_HASH_ONE;
 }
 
@@ -33,7 +34,7 @@ void hone_read(const store_key *k, const char **f, size_t *flen, const char **v,
 {
     const unsigned char *a = area(k);
     *flen = a[0];
-    *vlen = a[1];
+    *vlen = k->slen;
     *f = (const char *)a + HDR;
     *v = (const char *)a + HDR + a[0];
 }

@@ -9,6 +9,7 @@
 
 #include "dict.h"
 #include "list.h"
+#include "pool.h"
 #include "store.h"
 #include "wheel.h"
 #include "zset.h"
@@ -28,6 +29,8 @@
 /* Redis's zset-max-listpack-entries / zset-max-listpack-value. */
 #define STORE_ZSET_SMALL_ENTRIES 128
 #define STORE_ZSET_SMALL_VALUE 64
+/* Key entries up to this many bytes come from the store's pool. */
+#define STORE_KEY_POOLED 512
 
 enum store_enc {
     STORE_ENC_STR_INLINE = 1,   /* bytes in v.inl, length in key->slen */
@@ -39,7 +42,7 @@ enum store_enc {
     STORE_ENC_ZSET_SMALL = 7,   /* v.pk: member, score entry pairs in order */
     STORE_ENC_ZSET_SKIPLIST = 8,/* v.zs: skiplist + member dict */
     STORE_ENC_HASH_ONE = 9,     /* one field inside the value area:
-                                   [u8 flen][u8 vlen][field][value] */
+                                   [u8 flen][field][value], vlen in slen */
 };
 
 /* Small hash: entries [u32 flen][u32 vlen][field][value] back to back, in
@@ -75,14 +78,18 @@ typedef union store_value {
  * the value area, 8-aligned: a store_value, or for a one-field hash the
  * field and value themselves, so a lock is a single allocation. The area
  * is at least a store_value, so any type can replace any other in place,
- * and its size is fixed when the key is made: keys never move. */
+ * and its size is fixed when the key is made: keys never move. Entries up
+ * to STORE_KEY_POOLED bytes come from the store's pool (8-byte classes, no
+ * malloc header): a held lock is 112 bytes. */
 struct store_key {
     store_dict_node node;       /* node.key points at name */
     wheel_node timer;           /* armed iff the key has a deadline, which is
                                    timer.deadline (the wheel keeps it exact) */
-    uint8_t type;               /* store_type */
-    uint8_t enc;                /* store_enc */
-    uint8_t slen;               /* inline string length */
+    uint8_t type : 4;           /* store_type */
+    uint8_t enc : 4;            /* store_enc */
+    uint8_t slen;               /* inline string length; a one-field hash's
+                                   value length */
+    uint8_t area;               /* bytes in the value area */
     char name[];
 };
 
@@ -107,6 +114,7 @@ struct store {
     void *event_ctx;
     size_t used_memory;   /* malloc_usable_size of key/value allocations */
     size_t expires;       /* keys with a deadline */
+    store_pool key_pool;  /* key entries up to STORE_KEY_POOLED bytes */
     wheel wheel;          /* last: it is large (slot heads) */
 };
 
@@ -133,7 +141,7 @@ store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, stor
 /* store_create_hash with h == store_dict_hash(key, len) already known. */
 store_key *store_hash_key_new(store *s, const char *key, size_t len, uint64_t h,
                               size_t flen, size_t vlen);
-/* Bytes of k's value area (malloc's slack included). */
+/* Bytes of k's value area (the allocation's slack included). */
 size_t store_value_room(const store_key *k);
 /* Release the value and the entry (already unlinked, timer cleared). */
 void store_key_free(store *s, store_key *k);
