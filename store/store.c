@@ -129,6 +129,7 @@ static store_key *key_alloc(store *s, const char *name, size_t len, uint64_t h, 
     } else {
         k = store_mem_alloc(&s->used_memory, size);
     }
+    assert(area <= UINT8_MAX);   /* callers ask for at most a 129-byte one-field hash */
     k->area = (uint8_t)area;
     if (len) memcpy(k->name, name, len);
     k->name[len] = '\0';
