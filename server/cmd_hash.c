@@ -12,13 +12,17 @@ static int hash_for_read(client *c, store_key **k)
 }
 
 /* For writers that always store something: the hash, created when
- * missing; NULL after WRONGTYPE. */
+ * missing; NULL after WRONGTYPE. One field and value (argv[2], argv[3])
+ * get room inside the key, as a lock's hash has. */
 static store_key *hash_for_write(client *c)
 {
     const resp_slice *key = &c->argv[1];
     store_key *k = db_lookup_write(c, key);
     if (!db_check_type(c, k, STORE_HASH)) return NULL;
-    return k ? k : store_create_key(c->srv->db, key->ptr, key->len, STORE_HASH);
+    if (k) return k;
+    if (c->argc == 4)
+        return store_create_hash(c->srv->db, key->ptr, key->len, c->argv[2].len, c->argv[3].len);
+    return store_create_key(c->srv->db, key->ptr, key->len, STORE_HASH);
 }
 
 static const char *field_get(const store_key *k, const resp_slice *f, size_t *vlen)

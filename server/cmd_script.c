@@ -46,11 +46,8 @@ static void run_call(client *c, const script *sc, long long numkeys, int readonl
 static void eval_generic(client *c, int readonly)
 {
     long long numkeys;
-    char sha[41];
     if (!parse_numkeys(c, &numkeys)) return;
-    script_sha1hex(sha, c->argv[1].ptr, c->argv[1].len);
-    script *sc = script_lookup(c->srv, sha, 40);
-    if (!sc) sc = script_create(c, c->argv[1].ptr, c->argv[1].len, sha);
+    script *sc = script_for_body(c, c->argv[1].ptr, c->argv[1].len);
     if (sc) run_call(c, sc, numkeys, readonly);
 }
 
@@ -79,12 +76,8 @@ void cmd_script(client *c) { subcommand_dispatch(c); }
 
 static void cmd_script_load(client *c)
 {
-    char sha[41];
-    script_sha1hex(sha, c->argv[2].ptr, c->argv[2].len);
-    if (!script_lookup(c->srv, sha, 40) &&
-        !script_create(c, c->argv[2].ptr, c->argv[2].len, sha))
-        return;
-    reply_bulk(c, sha, 40);
+    script *sc = script_for_body(c, c->argv[2].ptr, c->argv[2].len);
+    if (sc) reply_bulk(c, sc->sha, 40);
 }
 
 static void cmd_script_exists(client *c)

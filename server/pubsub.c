@@ -75,7 +75,7 @@ static pubsub_chan *chan_get(server *s, pubsub_kind kind, const resp_slice *name
     memcpy(ch->name, name->ptr, name->len);
     ch->len = name->len;
     ch->node.key = ch->name;
-    ch->node.keylen = ch->len;
+    ch->node.keylen = store_dict_keylen(ch->len);
     store_dict_insert(d, &ch->node);
     if (kind == PUBSUB_PATTERN) {
         ch->next = s->pubsub->patterns;
@@ -136,7 +136,7 @@ static void sub_link(client *c, pubsub_kind kind, pubsub_chan *ch)
     sub->chan = ch;
     sub->c = c;
     sub->node.key = ch->name;
-    sub->node.keylen = ch->len;
+    sub->node.keylen = store_dict_keylen(ch->len);
     store_dict_insert(&pc->subs[kind], &sub->node);
     sub->prev = ch->tail;
     if (ch->tail) ch->tail->next = sub;

@@ -49,6 +49,8 @@ void scripts_flush(server *s)
     scripts *st = s->scripts;
     store_dict_clear(&st->cache, free_script, st->lua);
     store_dict_init(&st->cache);
+    memset(st->by_body, 0, sizeof(st->by_body));
+    st->last_found = NULL;
     st->body_bytes = 0;
 }
 
@@ -73,7 +75,11 @@ script *script_lookup(server *s, const char *sha, size_t len)
         char ch = sha[i];
         lower[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch + 32) : ch;
     }
-    return (script *)store_dict_find(&s->scripts->cache, lower, 40);
+    scripts *st = s->scripts;
+    if (st->last_found && memcmp(st->last_found->sha, lower, 40) == 0) return st->last_found;
+    script *sc = (script *)store_dict_find(&st->cache, lower, 40);
+    if (sc) st->last_found = sc;
+    return sc;
 }
 
 /* One "flags=a,b" list of a shebang (parsed in place); 0, or -1 with err. */
@@ -155,6 +161,34 @@ script *script_create(client *c, const char *body, size_t len, const char sha[41
     sc->node.keylen = 40;
     store_dict_insert(&st->cache, &sc->node);
     st->body_bytes += len;
+    return sc;
+}
+
+/* The slot for a body: a keyed hash of its length, head and tail. Bodies
+ * that share all three only evict each other. */
+static script **body_slot(scripts *st, const char *body, size_t len)
+{
+    enum { SAMPLE = 32 };
+    char sample[sizeof(uint64_t) + 2 * SAMPLE];
+    uint64_t len64 = len;
+    size_t n = len < SAMPLE ? len : SAMPLE;
+    memcpy(sample, &len64, sizeof(len64));
+    memcpy(sample + sizeof(len64), body, n);
+    memcpy(sample + sizeof(len64) + n, body + len - n, n);
+    uint64_t h = store_dict_hash(sample, sizeof(len64) + 2 * n);
+    return &st->by_body[h & (SCRIPT_BODY_SLOTS - 1)];
+}
+
+script *script_for_body(client *c, const char *body, size_t len)
+{
+    script **slot = body_slot(c->srv->scripts, body, len);
+    script *sc = *slot;
+    if (sc && sc->len == len && memcmp(sc->body, body, len) == 0) return sc;
+    char sha[41];
+    script_sha1hex(sha, body, len);
+    sc = script_lookup(c->srv, sha, 40);
+    if (!sc) sc = script_create(c, body, len, sha);
+    if (sc) *slot = sc;
     return sc;
 }
 

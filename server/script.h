@@ -47,8 +47,16 @@ struct script_native {
 
 typedef struct script_engine script_engine;   /* script_lua.c / script_nolua.c */
 
+/* Direct-mapped slots of recently run bodies, so EVAL of a known text
+ * costs a sampled hash and one memcmp instead of a SHA1 of the body. A
+ * slot holds one script (no chains: colliding bodies only evict each
+ * other, and a miss falls back to SHA1, so no input can make it slow). */
+#define SCRIPT_BODY_SLOTS 64
+
 typedef struct scripts {
     store_dict cache;
+    script *by_body[SCRIPT_BODY_SLOTS];
+    script *last_found;            /* EVALSHA pipelines repeat one SHA1: tried first */
     size_t body_bytes;
     client *self;                  /* the client scripts run commands as */
     script_engine *lua;
@@ -73,6 +81,9 @@ script *script_lookup(server *s, const char *sha, size_t len);
 /* Cache body under sha (which the caller computed); on a compile error
  * replies it to c and returns NULL. */
 script *script_create(client *c, const char *body, size_t len, const char sha[41]);
+/* The cached script with exactly this body, created (and compiled) if
+ * new; NULL after replying a compile error to c. */
+script *script_for_body(client *c, const char *body, size_t len);
 void scripts_flush(server *s);
 void script_run(const script_call *call);
 /* Run one command as the script client; the reply is left in
@@ -95,6 +106,12 @@ int script_busy_refuses(client *c, const command *cmd);
 const script_native *script_native_find(const char *sha);
 size_t script_native_count(void);
 const script_native *script_native_at(size_t i);
+
+/* lua_alloc.c: the Lua state's allocator (a lua_Alloc; ud is the pool) */
+typedef struct lua_pool lua_pool;
+lua_pool *lua_pool_new(void);
+void lua_pool_free(lua_pool *p);
+void *lua_pool_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 
 /* script_lua.c (or script_nolua.c when built without Lua) */
 script_engine *script_engine_new(server *s);

@@ -25,6 +25,7 @@ int latchd_luaopen_cmsgpack(lua_State *L);
 
 struct script_engine {
     lua_State *L;
+    lua_pool *pool;          /* L's allocator */
     server *srv;
     int globals_ref;         /* the real globals table (KEYS/ARGV go here) */
     int readonly_ref;        /* set of tables scripts may not modify */
@@ -700,11 +701,7 @@ static void time_hook(lua_State *L, lua_Debug *ar)
  * upvalues. */
 static void *engine_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
-    if (nsize == 0) {
-        free(ptr);
-        return NULL;
-    }
-    return realloc(ptr, nsize);
+    return lua_pool_alloc(((script_engine *)ud)->pool, ptr, osize, nsize);
 }
 
 static int engine_panic(lua_State *L)
@@ -735,6 +732,7 @@ static void set_global_fn(script_engine *e, const char *name, lua_CFunction fn)
 script_engine *script_engine_new(server *s)
 {
     script_engine *e = mem_calloc(1, sizeof(*e));
+    e->pool = lua_pool_new();
     lua_State *L = lua_newstate(engine_alloc, e);
     if (!L) {
         log_msg(s, LOG_WARNING, "Fatal: cannot create the Lua state (out of memory)");
@@ -777,6 +775,7 @@ void script_engine_free(script_engine *e)
 {
     if (!e) return;
     lua_close(e->L);
+    lua_pool_free(e->pool);
     free(e->argv);
     free(e->numbufs);
     free(e);

@@ -3,12 +3,22 @@
 #include "dict.h"
 #include "store_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define DICT_MIN_SIZE 4
 #define DICT_FORCE_RATIO 5   /* grow even while iterators pause rehashing */
 #define DICT_MIN_FILL 10     /* percent; below this a table shrinks */
+
+uint32_t store_dict_keylen(size_t len)
+{
+    if (len > UINT32_MAX) {
+        fprintf(stderr, "latchd: a key or field of %zu bytes is over the 4 GiB limit\n", len);
+        abort();
+    }
+    return (uint32_t)len;
+}
 
 static int rehashing(const store_dict *d) { return d->rehash_idx != -1; }
 
@@ -131,7 +141,7 @@ static void rehash_step(store_dict *d)
 
 static int node_matches(const store_dict_node *n, const char *key, size_t len, uint64_t h)
 {
-    return n->hash == h && n->keylen == len && (len == 0 || memcmp(n->key, key, len) == 0);
+    return n->hash == (uint32_t)h && n->keylen == len && (len == 0 || memcmp(n->key, key, len) == 0);
 }
 
 static store_dict_node *lookup(const store_dict *d, const char *key, size_t len, uint64_t h)
@@ -139,7 +149,7 @@ static store_dict_node *lookup(const store_dict *d, const char *key, size_t len,
     for (int i = 0; i < 2; i++) {
         const store_dict_table *t = &d->t[i];
         if (t->size) {
-            for (store_dict_node *n = t->buckets[h & (t->size - 1)]; n; n = n->next)
+            for (store_dict_node *n = t->buckets[(uint32_t)h & (t->size - 1)]; n; n = n->next)
                 if (node_matches(n, key, len, h)) return n;
         }
         if (!rehashing(d)) break;
@@ -192,7 +202,7 @@ static store_dict_node *unlink_from(store_dict *d, const char *key, size_t len,
     for (int i = 0; i < 2; i++) {
         store_dict_table *t = &d->t[i];
         if (t->size) {
-            for (store_dict_node **pp = &t->buckets[h & (t->size - 1)]; *pp; pp = &(*pp)->next) {
+            for (store_dict_node **pp = &t->buckets[(uint32_t)h & (t->size - 1)]; *pp; pp = &(*pp)->next) {
                 store_dict_node *n = *pp;
                 if (want ? n != want : !node_matches(n, key, len, h)) continue;
                 *pp = n->next;

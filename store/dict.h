@@ -6,11 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* 24 bytes: every key of the keyspace carries one. The hash kept is the
+ * low 32 bits (tables never reach 2^32 buckets); keys are under 4 GiB. */
 typedef struct store_dict_node {
     struct store_dict_node *next;
-    uint64_t hash;
     const char *key;   /* points at bytes the owner keeps alive */
-    size_t keylen;
+    uint32_t hash;
+    uint32_t keylen;
 } store_dict_node;
 
 typedef struct store_dict_table {
@@ -24,6 +26,10 @@ typedef struct store_dict {
     long long rehash_idx;   /* -1: not rehashing */
     int iterators;          /* >0: rehash steps paused (foreach running) */
 } store_dict;
+
+/* len as a node keeps it. A key of 4 GiB or more (possible only with
+ * proto-max-bulk-len raised past it) is deliberately fatal, with a message. */
+uint32_t store_dict_keylen(size_t len);
 
 typedef void (*store_dict_visit_fn)(store_dict_node *n, void *ctx);
 

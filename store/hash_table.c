@@ -43,7 +43,7 @@ static hnode *hnode_new(store *s, const char *f, size_t flen, uint64_t hash,
     h->n.next = NULL;
     h->n.hash = hash;
     h->n.key = h->data;
-    h->n.keylen = flen;
+    h->n.keylen = store_dict_keylen(flen);
     write_value(h, v, vlen);
     return h;
 }

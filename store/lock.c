@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "num.h"
+#include "store_internal.h"
 
 /* Far beyond any real lease, far below a deadline overflow. */
 #define LOCK_MAX_TTL_MS (INT64_C(1) << 52)
@@ -23,13 +24,19 @@ static void lock_pexpire(store *s, store_key *k, const char *key, size_t klen,
     store_notify(s, STORE_EV_GENERIC, "expire", key, klen);
 }
 
-/* The hash under key, or NULL when missing; *wrong set for other types
- * (the script's HEXISTS/HINCRBY would fail with WRONGTYPE). */
-static store_key *lock_hash(store *s, const char *key, size_t klen, int *wrong)
+/* The hash under key (whose name hashes to h), or NULL when missing;
+ * *wrong set for other types (HEXISTS/HINCRBY would fail with WRONGTYPE). */
+static store_key *lock_hash_hashed(store *s, const char *key, size_t klen, uint64_t h,
+                                   int *wrong)
 {
-    store_key *k = store_lookup(s, key, klen);
+    store_key *k = store_lookup_hashed(s, key, klen, h);
     *wrong = k && store_key_type(k) != STORE_HASH;
     return *wrong ? NULL : k;
+}
+
+static store_key *lock_hash(store *s, const char *key, size_t klen, int *wrong)
+{
+    return lock_hash_hashed(s, key, klen, store_dict_hash(key, klen), wrong);
 }
 
 /* The owner's hold count: 1 with *count set, 0 if owner holds nothing,
@@ -54,12 +61,12 @@ static void lock_count(store *s, store_key *k, const char *key, size_t klen,
 /* May owner take the lock at key? 1: yes (*kp the hash, NULL if none,
  * holding *count of owner's holds); 0: another owner holds it (*pttl);
  * or FALLBACK. Changes nothing. */
-static int lock_probe(store *s, const char *key, size_t klen, const char *owner, size_t olen,
-                      store_key **kp, long long *pttl)
+static int lock_probe(store *s, const char *key, size_t klen, uint64_t h, const char *owner,
+                      size_t olen, store_key **kp, long long *pttl)
 {
     int wrong;
     long long count = 0;
-    store_key *k = lock_hash(s, key, klen, &wrong);
+    store_key *k = lock_hash_hashed(s, key, klen, h, &wrong);
     *kp = k;
     if (wrong) return STORE_LOCK_FALLBACK;
     if (!k) return 1;
@@ -76,14 +83,15 @@ static int lock_probe(store *s, const char *key, size_t klen, const char *owner,
 }
 
 /* One more hold for owner (the first one creates the hash), then the lease. */
-static void lock_take(store *s, store_key *k, const char *key, size_t klen, const char *owner,
-                      size_t olen, long long lease_ms, const char *create_event)
+static void lock_take(store *s, store_key *k, const char *key, size_t klen, uint64_t h,
+                      const char *owner, size_t olen, long long lease_ms,
+                      const char *create_event)
 {
     long long count;
     if (k) {
         lock_count(s, k, key, klen, owner, olen, 1, "hincrby", &count);
     } else {
-        k = store_create_key(s, key, klen, STORE_HASH);
+        k = store_hash_key_new(s, key, klen, h, olen, 1);   /* the count "1" */
         lock_count(s, k, key, klen, owner, olen, 1, create_event, &count);
     }
     lock_pexpire(s, k, key, klen, lease_ms);
@@ -94,8 +102,9 @@ int store_lock_acquire(store *s, const char *key, size_t klen,
                        const char *create_event, long long *pttl)
 {
     store_key *k;
-    int r = lock_probe(s, key, klen, owner, olen, &k, pttl);
-    if (r == 1) lock_take(s, k, key, klen, owner, olen, lease_ms, create_event);
+    uint64_t h = store_dict_hash(key, klen);   /* once for probe and create */
+    int r = lock_probe(s, key, klen, h, owner, olen, &k, pttl);
+    if (r == 1) lock_take(s, k, key, klen, h, owner, olen, lease_ms, create_event);
     return r;
 }
 
@@ -229,7 +238,8 @@ int store_lock_fenced_acquire(store *s, const char *key, size_t klen, const char
     long long cur = 0;
     /* one key for both: INCR would turn the lock into a string */
     if (klen == tklen && memcmp(key, tkey, klen) == 0) return STORE_LOCK_FALLBACK;
-    int r = lock_probe(s, key, klen, owner, olen, &k, pttl);
+    uint64_t h = store_dict_hash(key, klen);
+    int r = lock_probe(s, key, klen, h, owner, olen, &k, pttl);
     if (r != 1) return r;   /* a held lock leaves the counter untouched */
     const char *v = lock_string(s, tkey, tklen, &vlen, &tk, &wrong);
     if (wrong || (v && (!store_str2ll(v, vlen, &cur) || cur == LLONG_MAX)))
@@ -238,7 +248,7 @@ int store_lock_fenced_acquire(store *s, const char *key, size_t klen, const char
     char buf[24];
     store_string_set(s, tk, buf, store_ll2str(buf, cur + 1));
     store_notify(s, STORE_EV_STRING, "incrby", tkey, tklen);
-    lock_take(s, k, key, klen, owner, olen, lease_ms, "hincrby");
+    lock_take(s, k, key, klen, h, owner, olen, lease_ms, "hincrby");
     *token = cur + 1;
     return 1;
 }

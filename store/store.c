@@ -10,6 +10,7 @@ store *store_create(store_clock_fn clock, void *clock_ctx)
 {
     store *s = store_xcalloc(1, sizeof(*s));
     store_dict_init(&s->keys);
+    store_pool_init(&s->key_pool, 8, STORE_KEY_POOLED);
     s->clock = clock;
     s->clock_ctx = clock_ctx;
     s->zsl_rng = UINT64_C(0x9e3779b97f4a7c15);
@@ -66,10 +67,37 @@ void store_value_free(store *s, store_key *k)
     }
 }
 
+/* The area a value needs when it moves to a new entry (RENAME). */
+static size_t value_used(const store_key *k)
+{
+    if (k->enc != STORE_ENC_HASH_ONE) return sizeof(store_value);
+    const char *f, *v;
+    size_t flen, vlen;
+    hone_read(k, &f, &flen, &v, &vlen);
+    return 1 + flen + vlen;   /* hash_one.c's layout */
+}
+
+static size_t entry_size(const store_key *k)
+{
+    return store_value_off(k->node.keylen) + k->area;
+}
+
+/* The entry alone (its value already released or moved). */
+static void entry_free(store *s, store_key *k)
+{
+    size_t size = entry_size(k);
+    if (!store_pool_holds(&s->key_pool, size)) {
+        store_mem_free(&s->used_memory, k);
+        return;
+    }
+    s->used_memory -= store_pool_size(&s->key_pool, size);
+    store_pool_put(&s->key_pool, k, size);
+}
+
 void store_key_free(store *s, store_key *k)
 {
     store_value_free(s, k);
-    store_mem_free(&s->used_memory, k);
+    entry_free(s, k);
 }
 
 static void free_node(store_dict_node *n, void *ctx)
@@ -80,21 +108,36 @@ static void free_node(store_dict_node *n, void *ctx)
 void store_flush(store *s)
 {
     store_dict_clear(&s->keys, free_node, s);
+    store_pool_release(&s->key_pool);   /* every entry was just put back */
     /* Every armed node was just freed: forget them all at once. */
     wheel_init(&s->wheel, s->wheel.now);
     s->expires = 0;
 }
 
-/* The entry with its name, not yet in the dict, with no value. */
-static store_key *key_alloc(store *s, const char *name, size_t len, uint64_t h)
+/* The entry with its name and a value area of at least `area` bytes, not
+ * yet in the dict, with no value. */
+static store_key *key_alloc(store *s, const char *name, size_t len, uint64_t h, size_t area)
 {
-    store_key *k = store_mem_alloc(&s->used_memory, STORE_KEY_HDR + len + 1);
+    if (area < sizeof(store_value)) area = sizeof(store_value);
+    size_t off = store_value_off(len), size = off + area;
+    store_key *k;
+    if (store_pool_holds(&s->key_pool, size)) {
+        size_t got = store_pool_size(&s->key_pool, size);
+        k = store_pool_get(&s->key_pool, size);
+        if (!k) store_oom(size);
+        s->used_memory += got;
+        area = got - off;   /* the class's slack is room too; callers ask for < 256 - 8 */
+    } else {
+        k = store_mem_alloc(&s->used_memory, size);
+    }
+    assert(area <= UINT8_MAX);   /* callers ask for at most a 129-byte one-field hash */
+    k->area = (uint8_t)area;
     if (len) memcpy(k->name, name, len);
     k->name[len] = '\0';
     k->node.next = NULL;
     k->node.hash = h;
     k->node.key = k->name;
-    k->node.keylen = len;
+    k->node.keylen = store_dict_keylen(len);
     wheel_node_init(&k->timer);
     return k;
 }
@@ -118,9 +161,12 @@ store_key *store_lookup(store *s, const char *key, size_t len)
     return store_lookup_hashed(s, key, len, store_dict_hash(key, len));
 }
 
-store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, store_type t)
+size_t store_value_room(const store_key *k) { return k->area; }
+
+store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, store_type t,
+                         size_t area)
 {
-    store_key *k = key_alloc(s, key, len, h);
+    store_key *k = key_alloc(s, key, len, h, area);
     k->type = (uint8_t)t;
     switch (t) {
     case STORE_STRING: store_string_init(k); break;
@@ -133,13 +179,36 @@ store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, stor
     return k;
 }
 
-store_key *store_create_key(store *s, const char *key, size_t len, store_type t)
+static store_key *create_key(store *s, const char *key, size_t len, store_type t, size_t area)
 {
     uint64_t h = store_dict_hash(key, len);
     /* Callers have just looked the key up; checking again would be a second
      * probe on every create, so only debug (and sanitizer) builds verify. */
     assert(!store_lookup_hashed(s, key, len, h));
-    return store_key_new(s, key, len, h, t);
+    return store_key_new(s, key, len, h, t, area);
+}
+
+store_key *store_create_key(store *s, const char *key, size_t len, store_type t)
+{
+    return create_key(s, key, len, t, 0);
+}
+
+/* Room for a first field inside the key, when it may live there. */
+static size_t hash_area(size_t flen, size_t vlen)
+{
+    return hone_fits_size(flen, vlen) ? 1 + flen + vlen : 0;   /* hash_one.c's layout */
+}
+
+store_key *store_create_hash(store *s, const char *key, size_t len, size_t flen, size_t vlen)
+{
+    return create_key(s, key, len, STORE_HASH, hash_area(flen, vlen));
+}
+
+store_key *store_hash_key_new(store *s, const char *key, size_t len, uint64_t h,
+                              size_t flen, size_t vlen)
+{
+    assert(!store_lookup_hashed(s, key, len, h));
+    return store_key_new(s, key, len, h, STORE_HASH, hash_area(flen, vlen));
 }
 
 void store_delete_key(store *s, store_key *k)
@@ -169,15 +238,17 @@ store_key *store_rename(store *s, store_key *k, const char *newname, size_t newl
     store_key *dst = store_lookup_hashed(s, newname, newlen, h);
     if (dst) store_delete_key(s, dst);
 
-    store_key *nk = key_alloc(s, newname, newlen, h);
-    nk->v = k->v;   /* the value moves as-is: its buffers change owner */
+    size_t used = value_used(k);
+    store_key *nk = key_alloc(s, newname, newlen, h, used);
+    /* The value moves as-is: its buffers change owner. */
+    memcpy(STORE_KV(nk), STORE_KV(k), used);
     nk->type = k->type;
     nk->enc = k->enc;
     nk->slen = k->slen;
     int64_t deadline = store_key_deadline(k);
     store_dict_unlink(&s->keys, &k->node);
     store_key_clear_timer(s, k);
-    store_mem_free(&s->used_memory, k);
+    entry_free(s, k);
     store_dict_insert_hashed(&s->keys, &nk->node);
     if (deadline != STORE_NO_DEADLINE) store_key_set_deadline(s, nk, deadline);
     store_notify(s, STORE_EV_NEW, "new", nk->name, newlen);   /* the name is added, as Redis's dbAdd */

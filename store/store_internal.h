@@ -9,6 +9,7 @@
 
 #include "dict.h"
 #include "list.h"
+#include "pool.h"
 #include "store.h"
 #include "wheel.h"
 #include "zset.h"
@@ -28,6 +29,8 @@
 /* Redis's zset-max-listpack-entries / zset-max-listpack-value. */
 #define STORE_ZSET_SMALL_ENTRIES 128
 #define STORE_ZSET_SMALL_VALUE 64
+/* Key entries up to this many bytes come from the store's pool. */
+#define STORE_KEY_POOLED 512
 
 enum store_enc {
     STORE_ENC_STR_INLINE = 1,   /* bytes in v.inl, length in key->slen */
@@ -38,6 +41,8 @@ enum store_enc {
     STORE_ENC_LIST_CHUNKS = 6,  /* v.ql: an array of packed chunks */
     STORE_ENC_ZSET_SMALL = 7,   /* v.pk: member, score entry pairs in order */
     STORE_ENC_ZSET_SKIPLIST = 8,/* v.zs: skiplist + member dict */
+    STORE_ENC_HASH_ONE = 9,     /* one field inside the value area:
+                                   [u8 flen][field][value], vlen in slen */
 };
 
 /* Small hash: entries [u32 flen][u32 vlen][field][value] back to back, in
@@ -69,21 +74,35 @@ typedef union store_value {
     store_zset *zs;
 } store_value;
 
-/* One allocation per key: header then the name bytes (NUL-terminated).
- * The small fields sit last so the name starts right after them instead
- * of after the struct's tail padding. */
+/* One allocation per key: header, the name bytes (NUL-terminated), then
+ * the value area, 8-aligned: a store_value, or for a one-field hash the
+ * field and value themselves, so a lock is a single allocation. The area
+ * is at least a store_value, so any type can replace any other in place,
+ * and its size is fixed when the key is made: keys never move. Entries up
+ * to STORE_KEY_POOLED bytes come from the store's pool (8-byte classes, no
+ * malloc header): a held lock is 112 bytes. */
 struct store_key {
     store_dict_node node;       /* node.key points at name */
     wheel_node timer;           /* armed iff the key has a deadline, which is
                                    timer.deadline (the wheel keeps it exact) */
-    store_value v;
-    uint8_t type;               /* store_type */
-    uint8_t enc;                /* store_enc */
-    uint8_t slen;               /* inline string length */
+    uint8_t type : 4;           /* store_type */
+    uint8_t enc : 4;            /* store_enc */
+    uint8_t slen;               /* inline string length; a one-field hash's
+                                   value length */
+    uint8_t area;               /* bytes in the value area */
     char name[];
 };
 
 #define STORE_KEY_HDR offsetof(struct store_key, name)
+
+/* Offset of the value area in a key entry whose name is len bytes. */
+static inline size_t store_value_off(size_t len)
+{
+    return (STORE_KEY_HDR + len + 1 + 7) & ~(size_t)7;
+}
+
+/* The key's value (any const-ness: the area belongs to the key). */
+#define STORE_KV(k) ((store_value *)(void *)((char *)(k) + store_value_off((k)->node.keylen)))
 
 struct store {
     store_dict keys;
@@ -96,6 +115,7 @@ struct store {
     size_t used_memory;   /* malloc_usable_size of key/value allocations */
     size_t expires;       /* keys with a deadline */
     uint64_t zsl_rng;     /* skiplist levels: per store, so stores on two threads never share it */
+    store_pool key_pool;  /* key entries up to STORE_KEY_POOLED bytes */
     wheel wheel;          /* last: it is large (slot heads) */
 };
 
@@ -115,8 +135,15 @@ uint64_t store_siphash24(const void *in, size_t len, const uint8_t k[16]);
 /* Live key by name with hash == store_dict_hash(key, len); reclaims an
  * expired one and returns NULL. */
 store_key *store_lookup_hashed(store *s, const char *key, size_t len, uint64_t h);
-/* New key, which must be absent, with an empty value of type t. */
-store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, store_type t);
+/* New key, which must be absent, with an empty value of type t and a
+ * value area of at least `area` bytes. */
+store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, store_type t,
+                         size_t area);
+/* store_create_hash with h == store_dict_hash(key, len) already known. */
+store_key *store_hash_key_new(store *s, const char *key, size_t len, uint64_t h,
+                              size_t flen, size_t vlen);
+/* Bytes of k's value area (the allocation's slack included). */
+size_t store_value_room(const store_key *k);
 /* Release the value and the entry (already unlinked, timer cleared). */
 void store_key_free(store *s, store_key *k);
 void store_value_free(store *s, store_key *k);
@@ -159,6 +186,18 @@ int hsmall_set(store *s, store_hsmall *h, const char *f, size_t flen,
 int hsmall_del(store *s, store_hsmall *h, const char *f, size_t flen);
 void hsmall_foreach(const store_hsmall *h, store_field_fn fn, void *ctx);
 void hsmall_free(store *s, store_hsmall *h);
+
+/* ---- hash_one.c: a one-field hash in the key's value area ---- */
+/* 1 if a field and value this long may be a one-field hash at all. */
+int hone_fits_size(size_t flen, size_t vlen);
+/* ... and fit k's value area. */
+int hone_fits(const store_key *k, size_t flen, size_t vlen);
+/* Make k's value the one field f = v (enc becomes STORE_ENC_HASH_ONE);
+ * f/v may be the ones already there. */
+void hone_put(store_key *k, const char *f, size_t flen, const char *v, size_t vlen);
+/* The field and its value. */
+void hone_read(const store_key *k, const char **f, size_t *flen, const char **v, size_t *vlen);
+int hone_is(const store_key *k, const char *f, size_t flen);
 
 /* ---- hash_table.c: dict-backed, for big hashes ---- */
 store_dict *htable_new(store *s);

@@ -1,22 +1,61 @@
-/* value_hash.c - hash values: packed and insertion-ordered while small,
- * converted once to a dict past Redis's listpack limits (128 / 64 bytes). */
+/* value_hash.c - hash values: one small field inside the key entry, else
+ * packed and insertion-ordered while small, converted once to a dict past
+ * Redis's listpack limits (128 / 64 bytes). */
 #include "num.h"
 #include "store_internal.h"
+
+#include <string.h>
 
 void store_hash_init(store_key *k)
 {
     k->enc = STORE_ENC_HASH_SMALL;
-    k->v.hs.buf = NULL;
-    k->v.hs.count = 0;
-    k->v.hs.bytes = 0;
+    STORE_KV(k)->hs.buf = NULL;
+    STORE_KV(k)->hs.count = 0;
+    STORE_KV(k)->hs.bytes = 0;
 }
 
 void store_hash_free(store *s, store_key *k)
 {
     if (k->enc == STORE_ENC_HASH_SMALL)
-        hsmall_free(s, &k->v.hs);
-    else
-        htable_free(s, k->v.ht);
+        hsmall_free(s, &STORE_KV(k)->hs);
+    else if (k->enc == STORE_ENC_HASH_TABLE)
+        htable_free(s, STORE_KV(k)->ht);
+}
+
+/* The inline field moves out to a packed buffer (for a second field, or a
+ * value that outgrew the key's room). */
+static void one_to_small(store *s, store_key *k)
+{
+    const char *f, *v;
+    size_t flen, vlen;
+    char copy[2 * STORE_HASH_SMALL_VALUE];   /* the area becomes the buffer's handle */
+    hone_read(k, &f, &flen, &v, &vlen);
+    memcpy(copy, f, flen);
+    memcpy(copy + flen, v, vlen);
+    store_hash_init(k);
+    hsmall_set(s, &STORE_KV(k)->hs, copy, flen, copy + flen, vlen);
+}
+
+struct one_field {
+    const char *f, *v;
+    size_t flen, vlen;
+};
+
+static void note_field(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    struct one_field *o = ctx;
+    *o = (struct one_field){ f, v, flen, vlen };
+}
+
+/* A packed hash down to one field moves back inside the key if it fits. */
+static void small_to_one(store *s, store_key *k)
+{
+    store_hsmall h = STORE_KV(k)->hs;
+    struct one_field o;
+    hsmall_foreach(&h, note_field, &o);
+    if (!hone_fits(k, o.flen, o.vlen)) return;
+    hone_put(k, o.f, o.flen, o.v, o.vlen);
+    hsmall_free(s, &h);
 }
 
 static void copy_field(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
@@ -30,49 +69,85 @@ static void convert_to_table(store *s, store_key *k)
 {
     store_dict *d = htable_new(s);
     void *args[2] = { s, d };
-    hsmall_foreach(&k->v.hs, copy_field, args);
-    hsmall_free(s, &k->v.hs);
-    k->v.ht = d;
+    hsmall_foreach(&STORE_KV(k)->hs, copy_field, args);
+    hsmall_free(s, &STORE_KV(k)->hs);
+    STORE_KV(k)->ht = d;
     k->enc = STORE_ENC_HASH_TABLE;
 }
 
 int store_hash_set(store *s, store_key *k, const char *field, size_t flen,
                    const char *val, size_t vlen)
 {
+    if (k->enc == STORE_ENC_HASH_ONE) {
+        int same = hone_is(k, field, flen);
+        if (same && hone_fits(k, flen, vlen)) {
+            hone_put(k, field, flen, val, vlen);
+            return 0;
+        }
+        one_to_small(s, k);
+    } else if (k->enc == STORE_ENC_HASH_SMALL && STORE_KV(k)->hs.count == 0 &&
+               hone_fits(k, flen, vlen)) {
+        hone_put(k, field, flen, val, vlen);
+        return 1;
+    }
     if (k->enc == STORE_ENC_HASH_SMALL &&
         (flen > STORE_HASH_SMALL_VALUE || vlen > STORE_HASH_SMALL_VALUE))
         convert_to_table(s, k);
-    if (k->enc == STORE_ENC_HASH_TABLE) return htable_set(s, k->v.ht, field, flen, val, vlen);
+    if (k->enc == STORE_ENC_HASH_TABLE) return htable_set(s, STORE_KV(k)->ht, field, flen, val, vlen);
 
-    int added = hsmall_set(s, &k->v.hs, field, flen, val, vlen);
-    if (k->v.hs.count > STORE_HASH_SMALL_ENTRIES) convert_to_table(s, k);
+    int added = hsmall_set(s, &STORE_KV(k)->hs, field, flen, val, vlen);
+    if (STORE_KV(k)->hs.count == 1) small_to_one(s, k);   /* a value that shrank */
+    else if (STORE_KV(k)->hs.count > STORE_HASH_SMALL_ENTRIES) convert_to_table(s, k);
     return added;
 }
 
 const char *store_hash_get(const store_key *k, const char *field, size_t flen, size_t *vlen)
 {
-    if (k->enc == STORE_ENC_HASH_SMALL) return hsmall_get(&k->v.hs, field, flen, vlen);
-    return htable_get(k->v.ht, field, flen, vlen);
+    if (k->enc == STORE_ENC_HASH_ONE) {
+        const char *f, *v;
+        size_t fl, vl;
+        if (!hone_is(k, field, flen)) return NULL;
+        hone_read(k, &f, &fl, &v, &vl);
+        if (vlen) *vlen = vl;
+        return v;
+    }
+    if (k->enc == STORE_ENC_HASH_SMALL) return hsmall_get(&STORE_KV(k)->hs, field, flen, vlen);
+    return htable_get(STORE_KV(k)->ht, field, flen, vlen);
 }
 
 int store_hash_del(store *s, store_key *k, const char *field, size_t flen)
 {
-    if (k->enc == STORE_ENC_HASH_SMALL) return hsmall_del(s, &k->v.hs, field, flen);
-    return htable_del(s, k->v.ht, field, flen);
+    if (k->enc == STORE_ENC_HASH_ONE) {
+        if (!hone_is(k, field, flen)) return 0;
+        store_hash_init(k);   /* empty: the caller deletes the key */
+        return 1;
+    }
+    if (k->enc == STORE_ENC_HASH_TABLE) return htable_del(s, STORE_KV(k)->ht, field, flen);
+    int removed = hsmall_del(s, &STORE_KV(k)->hs, field, flen);
+    if (removed && STORE_KV(k)->hs.count == 1) small_to_one(s, k);
+    return removed;
 }
 
 size_t store_hash_len(const store_key *k)
 {
-    if (k->enc == STORE_ENC_HASH_SMALL) return k->v.hs.count;
-    return store_dict_size(k->v.ht);
+    if (k->enc == STORE_ENC_HASH_ONE) return 1;
+    if (k->enc == STORE_ENC_HASH_SMALL) return STORE_KV(k)->hs.count;
+    return store_dict_size(STORE_KV(k)->ht);
 }
 
 void store_hash_foreach(const store_key *k, store_field_fn fn, void *ctx)
 {
+    if (k->enc == STORE_ENC_HASH_ONE) {
+        const char *f, *v;
+        size_t flen, vlen;
+        hone_read(k, &f, &flen, &v, &vlen);
+        fn(f, flen, v, vlen, ctx);
+        return;
+    }
     if (k->enc == STORE_ENC_HASH_SMALL)
-        hsmall_foreach(&k->v.hs, fn, ctx);
+        hsmall_foreach(&STORE_KV(k)->hs, fn, ctx);
     else
-        htable_foreach(k->v.ht, fn, ctx);
+        htable_foreach(STORE_KV(k)->ht, fn, ctx);
 }
 
 int store_hash_incrby(store *s, store_key *k, const char *field, size_t flen,

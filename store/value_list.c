@@ -19,16 +19,16 @@ typedef struct list_pos {
 void store_list_init(store_key *k)
 {
     k->enc = STORE_ENC_LIST_SMALL;
-    memset(&k->v.pk, 0, sizeof(k->v.pk));
+    memset(&STORE_KV(k)->pk, 0, sizeof(STORE_KV(k)->pk));
 }
 
 void store_list_free(store *s, store_key *k)
 {
     if (k->enc == STORE_ENC_LIST_SMALL) {
-        pack_free(s, &k->v.pk);
+        pack_free(s, &STORE_KV(k)->pk);
         return;
     }
-    store_list *l = k->v.ql;
+    store_list *l = STORE_KV(k)->ql;
     for (size_t i = 0; i < l->nchunks; i++) pack_free(s, &l->chunks[i]);
     store_mem_free(&s->used_memory, l->chunks);
     store_mem_free(&s->used_memory, l);
@@ -39,15 +39,15 @@ static store_packed *chunks_of(const store_key *k, size_t *n)
 {
     if (k->enc == STORE_ENC_LIST_SMALL) {
         *n = 1;
-        return (store_packed *)&k->v.pk;
+        return (store_packed *)&STORE_KV(k)->pk;
     }
-    *n = k->v.ql->nchunks;
-    return k->v.ql->chunks;
+    *n = STORE_KV(k)->ql->nchunks;
+    return STORE_KV(k)->ql->chunks;
 }
 
 size_t store_list_len(const store_key *k)
 {
-    return k->enc == STORE_ENC_LIST_SMALL ? k->v.pk.count : k->v.ql->count;
+    return k->enc == STORE_ENC_LIST_SMALL ? STORE_KV(k)->pk.count : STORE_KV(k)->ql->count;
 }
 
 /* Walks chunk by chunk, from whichever end is nearer. i < length. */
@@ -84,10 +84,10 @@ static void to_chunks(store *s, store_key *k)
     store_list *l = store_mem_alloc(&s->used_memory, sizeof(*l));
     l->cap = 4;
     l->chunks = store_mem_alloc(&s->used_memory, l->cap * sizeof(*l->chunks));
-    l->chunks[0] = k->v.pk;
+    l->chunks[0] = STORE_KV(k)->pk;
     l->nchunks = 1;
-    l->count = k->v.pk.count;
-    k->v.ql = l;
+    l->count = STORE_KV(k)->pk.count;
+    STORE_KV(k)->ql = l;
     k->enc = STORE_ENC_LIST_CHUNKS;
 }
 
@@ -124,7 +124,7 @@ static void rebalance(store *s, store_key *k, size_t ci, size_t at)
     size_t n;
     if (!overfull(&chunks_of(k, &n)[ci])) return;
     if (k->enc == STORE_ENC_LIST_SMALL) to_chunks(s, k);
-    store_list *l = k->v.ql;
+    store_list *l = STORE_KV(k)->ql;
     if (at < 1 || at >= l->chunks[ci].count) at = l->chunks[ci].count / 2;
     chunk_open(s, l, ci + 1);
     pack_split(s, &l->chunks[ci], at, &l->chunks[ci + 1]);
@@ -139,7 +139,7 @@ static void insert_at(store *s, store_key *k, list_pos p, const char *v, size_t 
     store_packed *c = &chunks_of(k, &n)[p.ci];
     pack_item it = {v, len};
     pack_insert(s, c, pack_offset(c, p.idx), &it, 1);
-    if (k->enc == STORE_ENC_LIST_CHUNKS) k->v.ql->count++;
+    if (k->enc == STORE_ENC_LIST_CHUNKS) STORE_KV(k)->ql->count++;
     rebalance(s, k, p.ci, at);
 }
 
@@ -151,9 +151,9 @@ static int drop_entries(store *s, store_key *k, size_t ci, size_t off, size_t cn
     store_packed *c = &chunks_of(k, &n)[ci];
     pack_delete(s, c, off, cnt);
     if (k->enc != STORE_ENC_LIST_CHUNKS) return 0;
-    k->v.ql->count -= cnt;
+    STORE_KV(k)->ql->count -= cnt;
     if (c->count) return 0;
-    chunk_close(k->v.ql, ci);
+    chunk_close(STORE_KV(k)->ql, ci);
     return 1;
 }
 
@@ -164,7 +164,7 @@ void store_list_push(store *s, store_key *k, int where, const char *v, size_t le
     size_t n;
     const store_packed *c = chunks_of(k, &n);
     if (n == 0) {   /* emptied by removals but not deleted yet */
-        chunk_open(s, k->v.ql, 0);
+        chunk_open(s, STORE_KV(k)->ql, 0);
         c = chunks_of(k, &n);
     }
     if (where == STORE_HEAD) {

@@ -9,12 +9,12 @@ void store_string_init(store_key *k)
 {
     k->enc = STORE_ENC_STR_INLINE;
     k->slen = 0;
-    k->v.inl[0] = '\0';
+    STORE_KV(k)->inl[0] = '\0';
 }
 
 void store_string_free(store *s, store_key *k)
 {
-    if (k->enc == STORE_ENC_STR_HEAP) store_mem_free(&s->used_memory, k->v.str.ptr);
+    if (k->enc == STORE_ENC_STR_HEAP) store_mem_free(&s->used_memory, STORE_KV(k)->str.ptr);
 }
 
 const char *store_string_get(const store_key *k, size_t *len)
@@ -25,10 +25,10 @@ const char *store_string_get(const store_key *k, size_t *len)
     }
     if (k->enc == STORE_ENC_STR_INLINE) {
         if (len) *len = k->slen;
-        return k->v.inl;
+        return STORE_KV(k)->inl;
     }
-    if (len) *len = k->v.str.len;
-    return k->v.str.ptr;
+    if (len) *len = STORE_KV(k)->str.len;
+    return STORE_KV(k)->str.ptr;
 }
 
 /* A heap string keeps its buffer when the new text fits and would not
@@ -36,7 +36,7 @@ const char *store_string_get(const store_key *k, size_t *len)
 static int reuse_heap(const store_key *k, size_t vlen)
 {
     if (k->type != STORE_STRING || k->enc != STORE_ENC_STR_HEAP) return 0;
-    size_t cap = store_mem_size(k->v.str.ptr);
+    size_t cap = store_mem_size(STORE_KV(k)->str.ptr);
     return vlen + 1 <= cap && (vlen + 1) * 2 >= cap;
 }
 
@@ -48,9 +48,9 @@ void store_string_set(store *s, store_key *k, const char *val, size_t vlen)
     uint8_t enc = STORE_ENC_STR_INLINE;
 
     if (reuse_heap(k, vlen)) {
-        memmove(k->v.str.ptr, val, vlen);
-        k->v.str.ptr[vlen] = '\0';
-        k->v.str.len = vlen;
+        memmove(STORE_KV(k)->str.ptr, val, vlen);
+        STORE_KV(k)->str.ptr[vlen] = '\0';
+        STORE_KV(k)->str.len = vlen;
         return;
     }
     if (vlen <= STORE_STR_INLINE_MAX) {
@@ -64,7 +64,7 @@ void store_string_set(store *s, store_key *k, const char *val, size_t vlen)
         nv.str.len = vlen;
     }
     store_value_free(s, k);
-    k->v = nv;
+    *STORE_KV(k) = nv;
     k->type = STORE_STRING;
     k->enc = enc;
     k->slen = enc == STORE_ENC_STR_INLINE ? (uint8_t)vlen : 0;
@@ -75,7 +75,7 @@ store_key *store_put_string(store *s, const char *key, size_t len,
 {
     uint64_t h = store_dict_hash(key, len);   /* once for find + insert */
     store_key *k = store_lookup_hashed(s, key, len, h);
-    if (!k) k = store_key_new(s, key, len, h, STORE_STRING);
+    if (!k) k = store_key_new(s, key, len, h, STORE_STRING, 0);
     store_string_set(s, k, val, vlen);
     return k;
 }

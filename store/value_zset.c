@@ -98,12 +98,12 @@ static void to_skiplist(store *s, store_key *k)
     const char *m;
     size_t mlen, off = 0;
     double score;
-    while (off < k->v.pk.bytes) {
-        off = pair_at(&k->v.pk, off, &m, &mlen, &score);
+    while (off < STORE_KV(k)->pk.bytes) {
+        off = pair_at(&STORE_KV(k)->pk, off, &m, &mlen, &score);
         zsl_insert(s, z, score, m, mlen);
     }
-    pack_free(s, &k->v.pk);
-    k->v.zs = z;
+    pack_free(s, &STORE_KV(k)->pk);
+    STORE_KV(k)->zs = z;
     k->enc = STORE_ENC_ZSET_SKIPLIST;
 }
 
@@ -155,28 +155,28 @@ static size_t pk_span(const store_packed *p, const store_zrange *r, size_t *n)
 void store_zset_init(store_key *k)
 {
     k->enc = STORE_ENC_ZSET_SMALL;
-    memset(&k->v.pk, 0, sizeof(k->v.pk));
+    memset(&STORE_KV(k)->pk, 0, sizeof(STORE_KV(k)->pk));
 }
 
 void store_zset_free(store *s, store_key *k)
 {
     if (small(k))
-        pack_free(s, &k->v.pk);
+        pack_free(s, &STORE_KV(k)->pk);
     else
-        zsl_free(s, k->v.zs);
+        zsl_free(s, STORE_KV(k)->zs);
 }
 
 size_t store_zset_len(const store_key *k)
 {
-    return small(k) ? k->v.pk.count / 2 : zsl_len(k->v.zs);
+    return small(k) ? STORE_KV(k)->pk.count / 2 : zsl_len(STORE_KV(k)->zs);
 }
 
 int store_zset_score(const store_key *k, const char *m, size_t mlen, double *score)
 {
     size_t rank;
     double sc;
-    if (!small(k)) return zsl_score(k->v.zs, m, mlen, score);
-    if (pk_find(&k->v.pk, m, mlen, &rank, &sc) == k->v.pk.bytes) return 0;
+    if (!small(k)) return zsl_score(STORE_KV(k)->zs, m, mlen, score);
+    if (pk_find(&STORE_KV(k)->pk, m, mlen, &rank, &sc) == STORE_KV(k)->pk.bytes) return 0;
     if (score) *score = sc;
     return 1;
 }
@@ -187,19 +187,19 @@ static void insert(store *s, store_key *k, double score, const char *m, size_t m
         (store_zset_len(k) + 1 > STORE_ZSET_SMALL_ENTRIES || mlen > STORE_ZSET_SMALL_VALUE))
         to_skiplist(s, k);
     if (small(k))
-        pk_insert(s, &k->v.pk, score, m, mlen);
+        pk_insert(s, &STORE_KV(k)->pk, score, m, mlen);
     else
-        zsl_insert(s, k->v.zs, score, m, mlen);
+        zsl_insert(s, STORE_KV(k)->zs, score, m, mlen);
 }
 
 int store_zset_del(store *s, store_key *k, const char *m, size_t mlen)
 {
     size_t rank;
     double score;
-    if (!small(k)) return zsl_delete(s, k->v.zs, m, mlen);
-    size_t off = pk_find(&k->v.pk, m, mlen, &rank, &score);
-    if (off == k->v.pk.bytes) return 0;
-    pack_delete(s, &k->v.pk, off, 2);
+    if (!small(k)) return zsl_delete(s, STORE_KV(k)->zs, m, mlen);
+    size_t off = pk_find(&STORE_KV(k)->pk, m, mlen, &rank, &score);
+    if (off == STORE_KV(k)->pk.bytes) return 0;
+    pack_delete(s, &STORE_KV(k)->pk, off, 2);
     return 1;
 }
 
@@ -244,14 +244,14 @@ long long store_zset_rank(const store_key *k, const char *m, size_t mlen)
 {
     size_t rank;
     double score;
-    if (!small(k)) return zsl_rank(k->v.zs, m, mlen);
-    if (pk_find(&k->v.pk, m, mlen, &rank, &score) == k->v.pk.bytes) return -1;
+    if (!small(k)) return zsl_rank(STORE_KV(k)->zs, m, mlen);
+    if (pk_find(&STORE_KV(k)->pk, m, mlen, &rank, &score) == STORE_KV(k)->pk.bytes) return -1;
     return (long long)rank;
 }
 
 size_t store_zset_span(const store_key *k, const store_zrange *r, size_t *n)
 {
-    return small(k) ? pk_span(&k->v.pk, r, n) : zsl_span(k->v.zs, r, n);
+    return small(k) ? pk_span(&STORE_KV(k)->pk, r, n) : zsl_span(STORE_KV(k)->zs, r, n);
 }
 
 void store_zset_visit(const store_key *k, size_t start, size_t n, int reverse,
@@ -259,16 +259,16 @@ void store_zset_visit(const store_key *k, size_t start, size_t n, int reverse,
 {
     if (n == 0) return;
     if (small(k))
-        pk_visit(&k->v.pk, start, n, reverse, fn, ctx);
+        pk_visit(&STORE_KV(k)->pk, start, n, reverse, fn, ctx);
     else
-        zsl_visit(k->v.zs, start, n, reverse, fn, ctx);
+        zsl_visit(STORE_KV(k)->zs, start, n, reverse, fn, ctx);
 }
 
 void store_zset_del_ranks(store *s, store_key *k, size_t start, size_t n)
 {
     if (n == 0) return;
     if (small(k))
-        pack_delete(s, &k->v.pk, pack_offset(&k->v.pk, 2 * start), 2 * n);
+        pack_delete(s, &STORE_KV(k)->pk, pack_offset(&STORE_KV(k)->pk, 2 * start), 2 * n);
     else
-        zsl_delete_ranks(s, k->v.zs, start, n);
+        zsl_delete_ranks(s, STORE_KV(k)->zs, start, n);
 }

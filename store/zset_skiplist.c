@@ -62,7 +62,7 @@ static zsl_node *node_new(store *s, int level, double score, const char *m, size
     if (mlen) memcpy(member, m, mlen);
     n->d.next = NULL;
     n->d.key = member;
-    n->d.keylen = mlen;
+    n->d.keylen = store_dict_keylen(mlen);
     n->score = score;
     n->backward = NULL;
     memset(n->level, 0, (size_t)level * sizeof(zsl_level));

@@ -178,6 +178,20 @@ def test_eval_caches_body_that_fails_at_run_time(conn):
     assert conn.cmd("EVALSHA", sha1hex(body), "0") == expected
 
 
+def test_eval_bodies_alike_but_in_the_middle_each_run_their_own(conn):
+    # Same length, same 40-byte head and tail: only the middle tells them
+    # apart, so a cache that looked at less than the whole body would mix
+    # them up. Each round runs all of them again, after a flush too.
+    head, tail = "local pad = '" + "h" * 40 + "'; return '", "' -- " + "t" * 40
+    bodies = [head + "body-%03d" % i + tail for i in range(100)]
+    for rnd in range(3):
+        if rnd == 2:
+            assert conn.cmd("SCRIPT", "FLUSH") == b"+OK\r\n"
+        for i, body in enumerate(bodies):
+            assert conn.cmd("EVAL", body, "0") == bulk("body-%03d" % i)
+    assert conn.cmd("SCRIPT", "LOAD", bodies[7]) == bulk(sha1hex(bodies[7]))
+
+
 def test_eval_does_not_cache_body_that_fails_to_compile(conn):
     body = "return +"
     conn.cmd("SCRIPT", "FLUSH")

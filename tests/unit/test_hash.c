@@ -1,5 +1,6 @@
 /* test_hash.c - hash values: insertion order while small, in-place updates,
- * deletes, conversion at 129 fields / 65-byte values, HINCRBY edge cases. */
+ * deletes, conversion at 129 fields / 65-byte values, HINCRBY edge cases,
+ * and the one-field hash kept inside the key (a lock) and its transitions. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -287,6 +288,148 @@ static void test_hash_memory_returns(void **state)
     assert_int_equal(store_used_memory(f->s), start);
 }
 
+/* ---- one field inside the key entry (store_create_hash) ---- */
+
+#define OWNER "8743b520-63cd-4409-a7a6-5d1633f5c74f:1"
+
+/* A lock's hash made the way lock.c and HINCRBY make it; *bare is the
+ * used_memory of the key alone. */
+static store_key *lock_key(fixture *f, const char *name, size_t *bare)
+{
+    size_t before = store_used_memory(f->s);
+    store_key *k = store_create_hash(f->s, name, strlen(name), strlen(OWNER), 1);
+    *bare = store_used_memory(f->s) - before;
+    return k;
+}
+
+static long long incr(fixture *f, store_key *k, const char *field, long long by)
+{
+    long long out = 0;
+    assert_int_equal(store_hash_incrby(f->s, k, field, strlen(field), by, &out), STORE_OK);
+    return out;
+}
+
+static void test_one_field_lives_in_the_key(void **state)
+{
+    fixture *f = *state;
+    size_t bare, start = store_used_memory(f->s);
+    store_key *k = lock_key(f, "lock:a", &bare);
+    assert_int_equal(incr(f, k, OWNER, 1), 1);
+    assert_int_equal(k->enc, STORE_ENC_HASH_ONE);
+    assert_int_equal(store_used_memory(f->s), start + bare);   /* no second allocation */
+    assert_int_equal(store_hash_len(k), 1);
+    assert_field(k, OWNER, "1");
+    assert_field(k, "other", NULL);
+    assert_order(k, OWNER "=1,");
+    for (int i = 2; i <= 120; i++) assert_int_equal(incr(f, k, OWNER, 1), i);   /* 1 -> 3 digits */
+    assert_field(k, OWNER, "120");
+    for (int i = 119; i >= 1; i--) assert_int_equal(incr(f, k, OWNER, -1), i);
+    assert_field(k, OWNER, "1");
+    assert_int_equal(store_hash_del(f->s, k, "nope", 4), 0);
+    assert_int_equal(store_hash_del(f->s, k, OWNER, strlen(OWNER)), 1);
+    assert_int_equal(store_hash_len(k), 0);
+    assert_order(k, "");
+    store_delete_key(f->s, k);
+    assert_int_equal(store_used_memory(f->s), start);
+}
+
+static void test_one_field_to_two_and_back(void **state)
+{
+    fixture *f = *state;
+    size_t bare, start = store_used_memory(f->s);
+    store_key *k = lock_key(f, "lock:b", &bare);
+    incr(f, k, OWNER, 1);
+    assert_int_equal(store_hash_set(f->s, k, "second", 6, "2", 1), 1);
+    assert_int_not_equal(k->enc, STORE_ENC_HASH_ONE);
+    assert_int_equal(store_hash_len(k), 2);
+    assert_order(k, OWNER "=1,second=2,");
+    assert_true(store_used_memory(f->s) > start + bare);
+    /* back to one field: it moves inside again and the buffer goes */
+    assert_int_equal(store_hash_del(f->s, k, "second", 6), 1);
+    assert_int_equal(k->enc, STORE_ENC_HASH_ONE);
+    assert_order(k, OWNER "=1,");
+    assert_int_equal(store_used_memory(f->s), start + bare);
+    /* the other way round: the first field goes, the second stays */
+    assert_int_equal(store_hash_set(f->s, k, "second", 6, "2", 1), 1);
+    assert_int_equal(store_hash_del(f->s, k, OWNER, strlen(OWNER)), 1);
+    assert_int_equal(k->enc, STORE_ENC_HASH_ONE);
+    assert_order(k, "second=2,");
+    assert_int_equal(incr(f, k, "second", 5), 7);
+    /* an emptied one-field hash takes a new first field */
+    assert_int_equal(store_hash_del(f->s, k, "second", 6), 1);
+    assert_int_equal(store_hash_set(f->s, k, "x", 1, "y", 1), 1);
+    assert_order(k, "x=y,");
+    store_delete_key(f->s, k);
+    assert_int_equal(store_used_memory(f->s), start);
+}
+
+static void test_one_field_big_values(void **state)
+{
+    fixture *f = *state;
+    size_t bare, start = store_used_memory(f->s);
+    store_key *k = lock_key(f, "lock:c", &bare);
+    char v64[65], v65[66];
+    memset(v64, 'v', 64);
+    v64[64] = '\0';
+    memset(v65, 'w', 65);
+    v65[65] = '\0';
+    incr(f, k, OWNER, 1);
+    /* outgrows the key's room: out to a packed buffer, value intact */
+    assert_int_equal(store_hash_set(f->s, k, OWNER, strlen(OWNER), v64, 64), 0);
+    assert_int_equal(k->enc, STORE_ENC_HASH_SMALL);
+    assert_field(k, OWNER, v64);
+    /* shrinks again: back inside */
+    assert_int_equal(store_hash_set(f->s, k, OWNER, strlen(OWNER), "3", 1), 0);
+    assert_int_equal(k->enc, STORE_ENC_HASH_ONE);
+    assert_field(k, OWNER, "3");
+    assert_int_equal(store_used_memory(f->s), start + bare);
+    /* past Redis's 64-byte limit: a table, for good */
+    assert_int_equal(store_hash_set(f->s, k, OWNER, strlen(OWNER), v65, 65), 0);
+    assert_int_equal(k->enc, STORE_ENC_HASH_TABLE);
+    assert_field(k, OWNER, v65);
+    assert_int_equal(store_hash_set(f->s, k, OWNER, strlen(OWNER), "1", 1), 0);
+    assert_int_equal(k->enc, STORE_ENC_HASH_TABLE);
+    assert_field(k, OWNER, "1");
+    store_delete_key(f->s, k);
+    /* a first field too long for the key never goes inside */
+    k = store_create_hash(f->s, "lock:d", 6, 65, 1);
+    assert_int_equal(store_hash_set(f->s, k, v65, 65, "1", 1), 1);
+    assert_int_equal(k->enc, STORE_ENC_HASH_TABLE);
+    assert_field(k, v65, "1");
+    store_delete_key(f->s, k);
+    assert_int_equal(store_used_memory(f->s), start);
+}
+
+static void test_one_field_expiry_rename_and_retype(void **state)
+{
+    fixture *f = *state;
+    size_t bare, start = store_used_memory(f->s);
+    store_key *k = lock_key(f, "lock:e", &bare);
+    incr(f, k, OWNER, 2);
+    store_key_set_deadline(f->s, k, (int64_t)f->now + 30000);
+    k = store_rename(f->s, k, "lock:renamed", 12);
+    assert_null(store_lookup(f->s, "lock:e", 6));
+    assert_int_equal(k->enc, STORE_ENC_HASH_ONE);
+    assert_field(k, OWNER, "2");
+    assert_int_equal(store_key_deadline(k), (int64_t)f->now + 30000);
+    f->now += 29999;
+    assert_int_equal(store_expire_due(f->s), 0);
+    assert_non_null(store_lookup(f->s, "lock:renamed", 12));
+    f->now += 1;
+    assert_int_equal(store_expire_due(f->s), 1);
+    assert_null(store_lookup(f->s, "lock:renamed", 12));
+    assert_int_equal(store_used_memory(f->s), start);
+    /* a string replaces a one-field hash in place */
+    k = lock_key(f, "lock:f", &bare);
+    incr(f, k, OWNER, 1);
+    store_string_set(f->s, k, "now a string, longer than fifteen", 33);
+    assert_int_equal(store_key_type(k), STORE_STRING);
+    size_t len;
+    assert_memory_equal(store_string_get(k, &len), "now a string, longer than fifteen", 33);
+    store_delete_key(f->s, k);
+    assert_int_equal(store_used_memory(f->s), start);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -300,6 +443,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_incrby_table, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lock_reentry_keeps_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hash_memory_returns, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_one_field_lives_in_the_key, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_one_field_to_two_and_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_one_field_big_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_one_field_expiry_rename_and_retype, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
