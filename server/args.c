@@ -61,6 +61,7 @@ void subcommand_dispatch(client *c)
         reply_arity_error(c);
         return;
     }
-    c->sub = c->last_sub = sub;
+    c->sub = sub;
+    if (c->last_cmd == c->cmd) c->last_sub = sub;   /* inside EXEC, CLIENT LIST shows "exec" */
     sub->proc(c);
 }
