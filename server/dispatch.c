@@ -82,6 +82,7 @@ static int multi_admits(client *c, const command *cmd)
             reply_arity_error(c);
             return 0;
         }
+        c->sub = sub;   /* CLIENT LIST names it while it waits in the queue */
     }
     if (cmd->flags & CMD_NO_MULTI) {
         reply_error(c, "ERR Command not allowed inside a transaction");
@@ -151,6 +152,7 @@ static void client_execute(client *c)
     c->last_cmd = cmd;   /* before the call: CLIENT LIST shows itself running */
     c->last_sub = NULL;
     if ((c->flags & CLIENT_MULTI) && !(cmd->flags & CMD_TRANSACTION)) {
+        c->last_sub = c->sub;
         multi_queue(c);
         return;
     }

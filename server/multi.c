@@ -314,15 +314,17 @@ unsigned multi_oom_flags(const client *c, const command *cmd)
 }
 
 /* The error just written from mark on becomes the reason of an EXECABORT
- * (Redis's execCommandAbort). */
+ * (Redis's execCommandAbort), which names generic errors without "ERR "
+ * and the others (OOM, BUSY, NOAUTH) with their code. */
 static void exec_abort(client *c, size_t mark)
 {
     resp_buf *out = &c->out;
     char reason[512] = "";
     if (out->len > mark + 3 && out->data[mark] == '-') {
-        size_t n = out->len - mark - 3;   /* without '-' and CRLF */
+        size_t skip = out->len - mark > 6 && !memcmp(out->data + mark, "-ERR ", 5) ? 5 : 1;
+        size_t n = out->len - mark - skip - 2;   /* without the code and CRLF */
         if (n >= sizeof(reason)) n = sizeof(reason) - 1;
-        memcpy(reason, out->data + mark + 1, n);
+        memcpy(reason, out->data + mark + skip, n);
         reason[n] = '\0';
         out->len = mark;
     }
