@@ -73,16 +73,8 @@ static int over_maxmemory(const server *s)
 static int multi_admits(client *c, const command *cmd)
 {
     if (cmd->flags & CMD_CONTAINER) {
-        const command *sub = subcommand_lookup(cmd, c->argv[1].ptr, c->argv[1].len);
-        if (!sub) {
-            reply_unknown_subcommand(c);
-            return 0;
-        }
-        if (!command_arity_ok(sub, c->argc)) {
-            reply_arity_error(c);
-            return 0;
-        }
-        c->sub = sub;   /* CLIENT LIST names it while it waits in the queue */
+        c->sub = subcommand_find_or_reply(c);   /* CLIENT LIST names it while it waits in the queue */
+        if (!c->sub) return 0;
     }
     if (cmd->flags & CMD_NO_MULTI) {
         reply_error(c, "ERR Command not allowed inside a transaction");

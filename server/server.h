@@ -374,6 +374,8 @@ char *arg_strdup(const resp_slice *a);
 /* Container commands (CLIENT, CONFIG, COMMAND, FUNCTION) route argv[1]
  * through c->cmd->subs; a subcommand's arity counts the container name. */
 void subcommand_dispatch(client *c);
+/* c's subcommand, or NULL after Redis's unknown-subcommand or arity error. */
+const command *subcommand_find_or_reply(client *c);
 /* "client|setname" style lookup of a subcommand, NULL if unknown. */
 const command *subcommand_lookup(const command *container, const char *name, size_t len);
 
