@@ -50,17 +50,25 @@ const command *subcommand_lookup(const command *container, const char *name, siz
     return NULL;
 }
 
-void subcommand_dispatch(client *c)
+const command *subcommand_find_or_reply(client *c)
 {
     const command *sub = subcommand_lookup(c->cmd, c->argv[1].ptr, c->argv[1].len);
     if (!sub) {
         reply_unknown_subcommand(c);
-        return;
+        return NULL;
     }
-    if (sub->arity > 0 ? c->argc != sub->arity : c->argc < -sub->arity) {
+    if (!command_arity_ok(sub, c->argc)) {
         reply_arity_error(c);
-        return;
+        return NULL;
     }
-    c->sub = c->last_sub = sub;
+    return sub;
+}
+
+void subcommand_dispatch(client *c)
+{
+    const command *sub = subcommand_find_or_reply(c);
+    if (!sub) return;
+    c->sub = sub;
+    if (c->last_cmd == c->cmd) c->last_sub = sub;   /* inside EXEC, CLIENT LIST shows "exec" */
     sub->proc(c);
 }

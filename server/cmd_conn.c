@@ -180,6 +180,7 @@ void cmd_hello(client *c)
 
 void cmd_reset(client *c)
 {
+    multi_client_reset(c);
     pubsub_client_reset(c);
     monitor_remove(c);
     c->proto = 2;
@@ -199,6 +200,8 @@ static void client_flags(const client *c, char *dst)
     char *p = dst;
     if (c->flags & CLIENT_MONITOR) *p++ = 'O';
     if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
+    if (c->flags & CLIENT_MULTI) *p++ = 'x';
+    if (c->flags & CLIENT_DIRTY_CAS) *p++ = 'd';
     if (c->flags & CLIENT_UNIX) *p++ = 'U';
     if (p == dst) *p++ = 'N';
     *p = '\0';
@@ -215,15 +218,16 @@ static void client_describe(const client *c, resp_buf *dst, uint64_t now)
                                       cmd, sizeof(cmd));
     int n = snprintf(line, sizeof(line),
                      "id=%llu addr=%s laddr=%s fd=%d name=%s age=%llu idle=%llu flags=%s db=%d sub=%zu psub=%zu "
-                     "ssub=%zu multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=0 obl=0 "
+                     "ssub=%zu multi=%lld qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=%zu rbs=%zu rbp=0 obl=0 "
                      "oll=0 omem=%zu tot-mem=%zu events=r cmd=%s user=default redir=-1 resp=%d "
                      "lib-name=%s lib-ver=%s\n",
                      (unsigned long long)c->id, c->addr, c->laddr, (int)fd, c->name ? c->name : "",
                      (unsigned long long)((now - c->ctime_ms) / 1000), (unsigned long long)((now - c->last_ms) / 1000),
                      flags, c->db, pubsub_client_count(c, PUBSUB_CHANNEL), pubsub_client_count(c, PUBSUB_PATTERN),
-                     pubsub_client_count(c, PUBSUB_SHARD), c->query.len - c->qpos, c->query.cap - c->query.len,
-                     c->query.cap, client_output_bytes(c),
-                     sizeof(*c) + c->query.cap + c->out.cap + c->inflight.cap, cmd, c->proto,
+                     pubsub_client_count(c, PUBSUB_SHARD), (c->flags & CLIENT_MULTI) ? c->mstate.count : -1LL,
+                     c->query.len - c->qpos, c->query.cap - c->query.len, c->mstate.queue.cap, c->query.cap,
+                     client_output_bytes(c),
+                     sizeof(*c) + c->query.cap + c->out.cap + c->inflight.cap + c->mstate.queue.cap, cmd, c->proto,
                      c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
     resp_buf_append(dst, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }

@@ -144,7 +144,8 @@ static void reply_flags(client *c, const command *cmd)
     static const struct { unsigned flag; const char *name; } names[] = {
         {CMD_WRITE, "write"}, {CMD_READONLY, "readonly"}, {CMD_DENYOOM, "denyoom"}, {CMD_ADMIN, "admin"},
         {CMD_PUBSUB, "pubsub"}, {CMD_NOSCRIPT, "noscript"}, {CMD_LOADING, "loading"}, {CMD_STALE, "stale"},
-        {CMD_FAST, "fast"}, {CMD_NOAUTH, "no_auth"}, {CMD_ALLOW_BUSY, "allow_busy"},
+        {CMD_SKIP_SLOWLOG, "skip_slowlog"}, {CMD_FAST, "fast"}, {CMD_NOAUTH, "no_auth"}, {CMD_NO_MULTI, "no_multi"},
+        {CMD_ALLOW_BUSY, "allow_busy"},
     };
     long long n = 0;
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) n += (cmd->flags & names[i].flag) != 0;
@@ -327,6 +328,7 @@ static int flush_mode_ok(client *c, int first)
 void cmd_flushall(client *c)
 {
     if (!flush_mode_ok(c, 1)) return;
+    multi_keyspace_flushed(c->srv);
     store_flush(c->srv->db);
     reply_ok(c);
 }

@@ -22,17 +22,20 @@
 #define DO CMD_DENYOOM
 #define PR CMD_PROTECTED
 #define ME CMD_MONITOR_EARLY
+#define SL CMD_SKIP_SLOWLOG
+#define NM CMD_NO_MULTI
+#define TX CMD_TRANSACTION
 
 static const command table[] = {
     /* connection */
     {"ping", cmd_ping, -1, F | SB, 0, 0, 0, "connection", "1.0.0", "Ping the server", "[message]", NULL},
     {"echo", cmd_echo, 2, F | L | S, 0, 0, 0, "connection", "1.0.0", "Echo the given string", "message", NULL},
-    {"quit", cmd_quit, -1, AB | NA | F | SB | L | S | NS, 0, 0, 0, "connection", "1.0.0", "Close the connection", NULL, NULL},
+    {"quit", cmd_quit, -1, AB | NA | F | SB | L | S | NS | TX, 0, 0, 0, "connection", "1.0.0", "Close the connection", NULL, NULL},
     {"select", cmd_select, 2, F | L | S, 0, 0, 0, "connection", "1.0.0", "Change the selected database for the current connection", "index", NULL},
     {"hello", cmd_hello, -1, AB | NA | F | L | S | NS, 0, 0, 0, "connection", "6.0.0", "Handshake with Redis", "[protover [AUTH username password] [SETNAME clientname]]", NULL},
     {"auth", cmd_auth, -2, AB | NA | F | L | S | NS, 0, 0, 0, "connection", "1.0.0", "Authenticate to the server", "[username] password", NULL},
     {"client", cmd_client, -2, CT | L | S | NS, 0, 0, 0, "connection", "2.4.0", "A container for client connection commands", NULL, client_subcommands},
-    {"reset", cmd_reset, 1, AB | NA | F | SB | L | S | NS, 0, 0, 0, "connection", "6.2.0", "Reset the connection", NULL, NULL},
+    {"reset", cmd_reset, 1, AB | NA | F | SB | L | S | NS | TX, 0, 0, 0, "connection", "6.2.0", "Reset the connection", NULL, NULL},
     /* server */
     {"info", cmd_info, -1, L | S, 0, 0, 0, "server", "1.0.0", "Get information and statistics about the server", "[section [section ...]]", NULL},
     {"config", cmd_config, -2, CT | A | L | S | NS, 0, 0, 0, "server", "2.0.0", "A container for server configuration commands", NULL, config_subcommands},
@@ -44,11 +47,17 @@ static const command table[] = {
     {"function", cmd_function, -2, CT | NS, 0, 0, 0, "scripting", "7.0.0", "A container for function commands", NULL, function_subcommands},
     {"wait", cmd_wait, 3, NS, 0, 0, 0, "generic", "3.0.0", "Wait for the synchronous replication of all the write commands sent in the context of the current connection", "numreplicas timeout", NULL},
     {"lastsave", cmd_lastsave, 1, F | L | S, 0, 0, 0, "server", "1.0.0", "Get the UNIX time stamp of the last successful save to disk", NULL, NULL},
-    {"shutdown", cmd_shutdown, -1, AB | A | L | S | NS, 0, 0, 0, "server", "1.0.0", "Synchronously save the dataset to disk and then shut down the server", "[NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", NULL},
+    {"shutdown", cmd_shutdown, -1, AB | A | L | S | NS | NM, 0, 0, 0, "server", "1.0.0", "Synchronously save the dataset to disk and then shut down the server", "[NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", NULL},
     {"monitor", cmd_monitor, 1, A | NS | L | S, 0, 0, 0, "server", "1.0.0", "Listen for all requests received by the server in real time", NULL, NULL},
     {"debug", cmd_debug, -2, A | NS | L | S | PR, 0, 0, 0, "server", "1.0.0", "A container for debugging commands", NULL, NULL},
     /* latchd: the test double's clock (enable-clock-control) */
     {"latchd.clock", cmd_latchd_clock, -2, CT | NS | L | S, 0, 0, 0, "server", "0.1.0", "A container for latchd clock control commands", NULL, clock_subcommands},
+    /* transactions */
+    {"multi", cmd_multi, 1, NS | L | S | F | AB | TX, 0, 0, 0, "transactions", "1.2.0", "Mark the start of a transaction block", NULL, NULL},
+    {"exec", cmd_exec, 1, NS | L | S | SL | TX, 0, 0, 0, "transactions", "1.2.0", "Execute all commands issued after MULTI", NULL, NULL},
+    {"discard", cmd_discard, 1, NS | L | S | F | AB | TX, 0, 0, 0, "transactions", "2.0.0", "Discard all commands issued after MULTI", NULL, NULL},
+    {"watch", cmd_watch, -2, NS | L | S | F | AB | TX, 1, -1, 1, "transactions", "2.2.0", "Watch the given keys to determine execution of the MULTI/EXEC block", "key [key ...]", NULL},
+    {"unwatch", cmd_unwatch, 1, NS | L | S | F | AB, 0, 0, 0, "transactions", "2.2.0", "Forget about all watched keys", NULL, NULL},
     /* scripting */
     {"eval", cmd_eval, -3, NS | S | MR | ME, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "script numkeys [key [key ...]] [arg [arg ...]]", NULL},
     {"evalsha", cmd_evalsha, -3, NS | S | MR | ME, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},

@@ -32,6 +32,12 @@ void cmd_client(client *c);
 void cmd_reset(client *c);
 /* monitor.c */
 void cmd_monitor(client *c);
+/* multi.c */
+void cmd_multi(client *c);
+void cmd_exec(client *c);
+void cmd_discard(client *c);
+void cmd_watch(client *c);
+void cmd_unwatch(client *c);
 
 /* container subcommand tables, each ended by a NULL name */
 extern const command client_subcommands[];

@@ -68,43 +68,87 @@ static int over_maxmemory(const server *s)
     return s->cfg.maxmemory > 0 && server_used_memory(s) > (size_t)s->cfg.maxmemory;
 }
 
-static void client_execute(client *c)
+/* Inside MULTI Redis finds a container's subcommand before queueing, and
+ * refuses commands that cannot be part of a transaction. */
+static int multi_admits(client *c, const command *cmd)
 {
-    begin_reply_mode(c);
-    const command *cmd = command_lookup(c->argv[0].ptr, c->argv[0].len);
-    c->cmd = cmd;
-    c->sub = NULL;
+    if (cmd->flags & CMD_CONTAINER) {
+        c->sub = subcommand_find_or_reply(c);   /* CLIENT LIST names it while it waits in the queue */
+        if (!c->sub) return 0;
+    }
+    if (cmd->flags & CMD_NO_MULTI) {
+        reply_error(c, "ERR Command not allowed inside a transaction");
+        return 0;
+    }
+    return 1;
+}
+
+static int oom_refuses(client *c, const command *cmd)
+{
+    if (c->srv->cfg.maxmemory <= 0) return 0;   /* the common case: one test */
+    unsigned flags = cmd->flags | multi_oom_flags(c, cmd);
+    if (!(flags & CMD_DENYOOM) || !over_maxmemory(c->srv)) return 0;
+    reply_error(c, "OOM command not allowed when used memory > 'maxmemory'.");
+    return 1;
+}
+
+/* Redis's processCommand checks, in its order; 0 after replying the error. */
+static int command_admitted(client *c, const command *cmd)
+{
     if (!cmd) {
         reply_unknown_command(c);
-        return;
+        return 0;
     }
     if (!command_arity_ok(cmd, c->argc)) {
         reply_arity_error(c);
-        return;
+        return 0;
     }
+    if ((c->flags & CLIENT_MULTI) && !multi_admits(c, cmd)) return 0;
     if ((cmd->flags & CMD_PROTECTED) && !debug_command_allowed(c)) {
         reply_error(c, "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
                        "you can run it from a local connection, otherwise you need to set this option in the "
                        "configuration file, and then restart the server.");
-        return;
+        return 0;
     }
     if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NOAUTH)) {
         reply_error(c, "NOAUTH Authentication required.");
-        return;
+        return 0;
     }
-    if (over_maxmemory(c->srv) && (cmd->flags & CMD_DENYOOM)) {
-        reply_error(c, "OOM command not allowed when used memory > 'maxmemory'.");
-        return;
-    }
-    if (!subscribed_mode_allows(c, cmd)) return;
-    if (!monitor_may_run(c, cmd)) return;
-    if (script_busy_refuses(c, cmd)) return;
-    c->last_cmd = cmd;   /* before the call: CLIENT LIST shows itself running */
-    c->last_sub = NULL;
+    if (oom_refuses(c, cmd)) return 0;
+    if (!subscribed_mode_allows(c, cmd)) return 0;
+    if (!monitor_may_run(c, cmd)) return 0;
+    if (script_busy_refuses(c, cmd)) return 0;
+    return 1;
+}
+
+void command_call(client *c)
+{
+    const command *cmd = c->cmd;
     if (cmd->flags & CMD_MONITOR_EARLY) monitor_command(c);
     cmd->proc(c);
     if (!(cmd->flags & CMD_MONITOR_EARLY)) monitor_command(c);
     c->srv->stat_commands++;
+}
+
+static void client_execute(client *c)
+{
+    begin_reply_mode(c);
+    const command *cmd = command_lookup(c->argv[0].ptr, c->argv[0].len);
+    size_t mark = c->out.len;
+    c->cmd = cmd;
+    c->sub = NULL;
+    if (!command_admitted(c, cmd)) {
+        multi_refused(c, mark);
+        return;
+    }
+    c->last_cmd = cmd;   /* before the call: CLIENT LIST shows itself running */
+    c->last_sub = NULL;
+    if ((c->flags & CLIENT_MULTI) && !(cmd->flags & CMD_TRANSACTION)) {
+        c->last_sub = c->sub;
+        multi_queue(c);
+        return;
+    }
+    command_call(c);
     if (!client_output_within_limit(c)) client_close(c);
 }
 

@@ -173,6 +173,7 @@ void client_close(client *c)
     if (c->flags & CLIENT_CLOSING) return;
     c->flags |= CLIENT_CLOSING;
     monitor_remove(c);
+    multi_client_reset(c);
     if (c->flags & CLIENT_DETACHED) return;
     unlink_client(c);
     pubsub_client_reset(c);
@@ -220,6 +221,7 @@ client *client_new_detached(server *s)
 void client_free_detached(client *c)
 {
     monitor_remove(c);
+    multi_client_reset(c);
     client_free(c);
 }
 

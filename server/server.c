@@ -92,6 +92,15 @@ static void on_key_expired(const char *key, size_t len, void *ctx)
     store_notify(s->db, STORE_EV_EXPIRED, "expired", key, len);
 }
 
+/* Every keyspace event is a change to WATCH (but a read's keymiss), then
+ * maybe a notification. */
+static void on_key_event(int cls, const char *event, const char *key, size_t klen, void *ctx)
+{
+    server *s = ctx;
+    if (s->watched_keys && cls != NOTIFY_KEY_MISS) multi_key_changed(s, key, klen, cls == STORE_EV_EXPIRED);
+    notify_keyspace_event(cls, event, key, klen, ctx);
+}
+
 /* The timer only runs while the clock does and active expiry is on
  * (DEBUG SET-ACTIVE-EXPIRE 0 leaves keys to lazy expiry, as in Redis). */
 static int expire_timer_wanted(const server *s) { return s->active_expire && !s->frozen_now_ms; }
@@ -202,10 +211,11 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     pthread_once(&seed_once, seed_hashing);
     command_table_init();
     pubsub_init(s);
+    multi_init(s);
     s->db = store_create(store_clock, s);
     scripts_init(s);
     store_set_expired_hook(s->db, on_key_expired, s);
-    store_set_event_hook(s->db, notify_keyspace_event, s);
+    store_set_event_hook(s->db, on_key_event, s);
     uv_check_init(loop, &s->flush_check);
     s->flush_check.data = s;
     uv_check_start(&s->flush_check, on_check);
@@ -400,5 +410,6 @@ void server_close(server *s)
     s->iov = NULL;
     resp_buf_free(&s->notify_chan);
     pubsub_free(s);
+    multi_free(s);
     config_free(&s->cfg);
 }

@@ -41,6 +41,9 @@ enum {
     CMD_DENYOOM = 1 << 13, /* may grow memory: refused over maxmemory */
     CMD_PROTECTED = 1 << 14, /* DEBUG: only as enable-debug-command allows */
     CMD_MONITOR_EARLY = 1 << 15, /* shown to MONITOR before it runs (EVAL: before its redis.calls) */
+    CMD_SKIP_SLOWLOG = 1 << 16,  /* COMMAND INFO's "skip_slowlog" (EXEC) */
+    CMD_NO_MULTI = 1 << 17,      /* refused inside MULTI */
+    CMD_TRANSACTION = 1 << 18,   /* MULTI EXEC DISCARD WATCH QUIT RESET: run at once inside MULTI (not shown) */
 };
 
 typedef void (*command_proc)(client *c);
@@ -102,7 +105,21 @@ enum {
     CLIENT_CLOSE_ASAP = 1 << 10,       /* over its output limit: gets nothing more, closed soon */
     CLIENT_DETACHED = 1 << 12,         /* no connection: see client_new_detached() */
     CLIENT_MONITOR = 1 << 13,          /* MONITOR: sees every command run */
+    CLIENT_MULTI = 1 << 14,            /* after MULTI: commands are queued */
+    CLIENT_DIRTY_CAS = 1 << 15,        /* a WATCHed key changed: EXEC fails */
+    CLIENT_DIRTY_EXEC = 1 << 16,       /* a command was refused while queueing: EXEC aborts */
 };
+
+/* A MULTI's queued commands, owned copies in one buffer (the query buffer
+ * is reused): per command a multi_cmd header, its argv slices (offsets into
+ * the buffer until EXEC), then the argument bytes. */
+typedef struct multi_state {
+    resp_buf queue;
+    long long count;
+    unsigned cmd_flags;     /* every queued command's flags or-ed: DENYOOM matters at EXEC */
+    int executing;          /* EXEC is walking queue: whoever closes c leaves it be */
+} multi_state;
+struct watch_entry;         /* multi.c */
 
 struct client {
     union {
@@ -138,6 +155,8 @@ struct client {
     uint64_t obuf_soft_since_ms;   /* when the soft output limit was first exceeded, or 0 */
     client *asap_next;             /* found over its limit mid-publish: closed right after */
     struct pubsub_client *pubsub;  /* subscriptions; NULL until the first */
+    multi_state mstate;            /* MULTI ... EXEC */
+    struct watch_entry *watched;   /* WATCHed keys, NULL when none */
     /* identity */
     char *name;
     char *lib_name;
@@ -176,6 +195,8 @@ struct server {
     client *pending;
     struct pubsub_state *pubsub;
     client *monitors;            /* MONITOR clients (monitor.c) */
+    struct watch_registry *watching;   /* WATCHed keys and their watchers (multi.c) */
+    size_t watched_keys;         /* distinct keys WATCHed: 0 keeps writes free of WATCH work */
     resp_buf monitor_line;       /* scratch: one command as monitors see it */
     resp_buf notify_chan;        /* scratch: the channel of a keyspace event */
     uv_buf_t *iov;               /* scratch for gathering one client's output */
@@ -286,6 +307,28 @@ void monitor_remove(client *c);
 
 /* dispatch.c */
 void client_process_input(client *c);
+/* Run an admitted command: what Redis's call() does (MONITOR, counting). */
+void command_call(client *c);
+
+/* multi.c: transactions and WATCH */
+void multi_init(server *s);
+void multi_free(server *s);
+/* Queue c's current command (already admitted) and reply +QUEUED. */
+void multi_queue(client *c);
+/* c's current command was refused with the error written to c->out from
+ * mark on: that dooms a MULTI, and a refused EXEC becomes Redis's
+ * "EXECABORT Transaction discarded because of: <error>". */
+void multi_refused(client *c, size_t mark);
+/* CMD_DENYOOM when Redis's OOM check applies to cmd only because of the
+ * transaction c is in (EXEC of a denyoom command, anything queued). */
+unsigned multi_oom_flags(const client *c, const command *cmd);
+/* Drop the transaction and every WATCH (RESET, disconnect). */
+void multi_client_reset(client *c);
+/* A key changed (any keyspace event but keymiss); expired: it was
+ * reclaimed past its deadline. The caller tests s->watched_keys first. */
+void multi_key_changed(server *s, const char *key, size_t klen, int expired);
+/* FLUSHALL / FLUSHDB: every WATCHed key that exists is touched. */
+void multi_keyspace_flushed(server *s);
 
 /* reply.c: replies go to c->out unless the client turned replies off */
 int client_replies_on(const client *c);
@@ -331,6 +374,8 @@ char *arg_strdup(const resp_slice *a);
 /* Container commands (CLIENT, CONFIG, COMMAND, FUNCTION) route argv[1]
  * through c->cmd->subs; a subcommand's arity counts the container name. */
 void subcommand_dispatch(client *c);
+/* c's subcommand, or NULL after Redis's unknown-subcommand or arity error. */
+const command *subcommand_find_or_reply(client *c);
 /* "client|setname" style lookup of a subcommand, NULL if unknown. */
 const command *subcommand_lookup(const command *container, const char *name, size_t len);
 

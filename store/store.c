@@ -163,6 +163,16 @@ store_key *store_lookup(store *s, const char *key, size_t len)
 
 size_t store_value_room(const store_key *k) { return k->area; }
 
+store_presence store_peek(store *s, const char *key, size_t len)
+{
+    if (store_dict_size(&s->keys) == 0) return STORE_ABSENT;
+    store_dict_node *n = store_dict_find(&s->keys, key, len);
+    if (!n) return STORE_ABSENT;
+    store_key *k = key_of(n);
+    if (wheel_node_armed(&k->timer) && store_key_is_expired(k, store_now(s))) return STORE_PRESENT_EXPIRED;
+    return STORE_PRESENT;
+}
+
 store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, store_type t,
                          size_t area)
 {

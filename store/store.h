@@ -77,6 +77,14 @@ uint64_t store_next_due(const store *s);
 /* NULL when missing or past its deadline (an expired key is reclaimed here,
  * so it is never visible). */
 store_key *store_lookup(store *s, const char *key, size_t len);
+/* What is under key, without reclaiming it: a watcher of keys (WATCH)
+ * must tell a key past its deadline from a missing one, as Redis does. */
+typedef enum store_presence {
+    STORE_ABSENT = 0,
+    STORE_PRESENT = 1,
+    STORE_PRESENT_EXPIRED = 2,   /* past its deadline, not reclaimed yet */
+} store_presence;
+store_presence store_peek(store *s, const char *key, size_t len);
 /* Create an empty value of the given type. The key must not exist: callers
  * look it up first (which also reclaims an expired one); debug builds check. */
 store_key *store_create_key(store *s, const char *key, size_t len, store_type t);

@@ -70,6 +70,25 @@ static void assert_str(const store_key *k, const char *want)
     assert_memory_equal(v, want, len);
 }
 
+/* store_peek tells a key past its deadline from a missing one, and
+ * reclaims nothing: the expired hook has not run. */
+static void test_peek_does_not_reclaim(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(store_peek(f->s, "k", 1), STORE_ABSENT);
+    store_key *k = put(f->s, "k", "v");
+    assert_int_equal(store_peek(f->s, "k", 1), STORE_PRESENT);
+    store_key_set_deadline(f->s, k, (int64_t)(T0 + 100));
+    assert_int_equal(store_peek(f->s, "k", 1), STORE_PRESENT);
+    f->now = T0 + 100;
+    assert_int_equal(store_peek(f->s, "k", 1), STORE_PRESENT_EXPIRED);
+    assert_int_equal(f->hooks, 0);
+    assert_int_equal(store_size(f->s), 1);
+    assert_null(get(f->s, "k"));
+    assert_int_equal(f->hooks, 1);
+    assert_int_equal(store_peek(f->s, "k", 1), STORE_ABSENT);
+}
+
 static void test_lookup_hides_expired(void **state)
 {
     fixture *f = *state;
@@ -495,6 +514,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_lookup_hides_expired, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_peek_does_not_reclaim, setup, teardown),
         cmocka_unit_test_setup_teardown(test_size_counts_unreclaimed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_expire_due_on_time, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deadline_reset_and_persist, setup, teardown),

@@ -1,5 +1,6 @@
 // Plain ioredis 6 usage in RESP3 and RESP2: handshake, SET NX PX,
-// defineCommand scripts (NOSCRIPT -> EVAL), pub/sub with patterns.
+// defineCommand scripts (NOSCRIPT -> EVAL), multi() transactions, pub/sub
+// with patterns.
 'use strict';
 
 const { describe, it, before, after, beforeEach } = require('node:test');
@@ -80,6 +81,21 @@ for (const kind of KINDS) {
         assert.equal(await client.releaseIfMatch('k-script', 'token'), 1);
         assert.deepEqual(await admin.script('EXISTS', RELEASE_SHA), [1]);
         assert.equal(await client.exists('k-script'), 0);
+      });
+
+      it('multi(): MULTI / EXEC, a runtime error in the array, EXECABORT, WATCH conflict', async () => {
+        const ran = await client.multi().set('t', '1').incr('t').hset('th', 'f', 'v').get('t').exec();
+        assert.deepEqual(ran, [[null, 'OK'], [null, 2], [null, 1], [null, '2']]);
+        const mixed = await client.multi().set('s', 'x').incr('s').get('s').exec();
+        assert.deepEqual([mixed[0], mixed[2]], [[null, 'OK'], [null, 'x']]);
+        assert.equal(mixed[1][0].message, 'ERR value is not an integer or out of range');
+        await assert.rejects(client.multi().set('never', '1').call('NOSUCH').exec(),
+          /EXECABORT Transaction discarded because of previous errors/);
+        assert.equal(await admin.exists('never'), 0);
+        assert.equal(await client.watch('t'), 'OK');
+        await admin.set('t', '9');
+        assert.equal(await client.multi().set('t', '3').exec(), null);
+        assert.equal(await admin.get('t'), '9');
       });
 
       it('pub/sub with channels and patterns', async () => {

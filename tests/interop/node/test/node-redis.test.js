@@ -1,5 +1,6 @@
 // Plain node-redis 6 usage in RESP3 and RESP2: handshake, SET NX PX,
-// `scripts` option (EVALSHA first, NOSCRIPT -> EVAL), pub/sub with patterns.
+// `scripts` option (EVALSHA first, NOSCRIPT -> EVAL), multi() transactions,
+// pub/sub with patterns.
 'use strict';
 
 const { describe, it, before, after, beforeEach } = require('node:test');
@@ -87,6 +88,23 @@ for (const kind of KINDS) {
         assert.equal(await client.releaseIfMatch('k-script', 'token'), 1);
         assert.deepEqual(await admin.scriptExists(releaseIfMatch.SHA1), [1]);
         assert.equal(await client.exists('k-script'), 0);
+      });
+
+      it('multi(): MULTI / EXEC, a runtime error in the array, WATCH conflict', async () => {
+        assert.deepEqual(await client.multi().set('t', '1').incr('t').get('t').exec(), ['OK', 2, '2']);
+        // node-redis rejects with every reply and where the errors are
+        await assert.rejects(client.multi().set('s', 'x').incr('s').get('s').exec(), (e) => {
+          assert.deepEqual(e.errorIndexes, [1]);
+          assert.equal(e.replies[0], 'OK');
+          assert.match(String(e.replies[1].message ?? e.replies[1]), /ERR value is not an integer or out of range/);
+          assert.equal(e.replies[2], 'x');
+          return true;
+        });
+        const watcher = await connect();
+        assert.equal(await watcher.watch('t'), 'OK');
+        await admin.set('t', '9');
+        await assert.rejects(watcher.multi().set('t', '3').exec(), (e) => e.constructor.name === 'WatchError');
+        assert.equal(await admin.get('t'), '9');
       });
 
       it('pub/sub with channels and patterns', async () => {
