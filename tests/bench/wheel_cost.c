@@ -5,12 +5,12 @@
  * For each size: arm that many nodes with deadlines spread over --span-ms
  * (1 h, like lock leases) and time the fill; then, with the wheel full,
  * time batches of cancels of random armed nodes and batches of re-inserts
- * (N of each in total); finally advance past the span and time the firing.
+ * (at least N of each, in whole batches); finally advance past the span and time the firing.
  * Prints one line per size: "wheel size=... fill_ns=... insert_ns=...
  * cancel_ns=... fire_ns=..." (ns per operation, clock_gettime MONOTONIC).
- * Under callgrind (valgrind --tool=callgrind --collect-atstart=no) only the
+ * Under callgrind (valgrind --tool=callgrind --instr-atstart=no) only the
  * steady-state cancel+insert batches are collected, so instructions per op =
- * Ir / (2 * ops) for one size. */
+ * Ir / (2 * ops printed) for one size. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +59,7 @@ static size_t fired;
 
 static void count_fire(wheel_node *n, void *ctx) { fired++; }
 
-typedef struct result { double fill, insert, cancel, fire; } result;
+typedef struct result { double fill, insert, cancel, fire; size_t ops; } result;
 
 /* Pick `b` distinct random node indices into perm[0..b) (partial shuffle). */
 static void pick_batch(uint32_t *perm, size_t n, size_t b)
@@ -110,6 +110,7 @@ static result measure(size_t n, size_t ops, uint64_t span)
         insert_ns += c - b;
         done += batch;
     }
+    r.ops = done;
     r.cancel = (double)cancel_ns / (double)done;
     r.insert = (double)insert_ns / (double)done;
 
@@ -157,7 +158,7 @@ int main(int argc, char **argv)
         }
         result r = measure(n, ops, span);
         printf("wheel size=%zu ops=%zu fill_ns=%.1f insert_ns=%.1f cancel_ns=%.1f fire_ns=%.1f\n",
-               n, ops, r.fill, r.insert, r.cancel, r.fire);
+               n, r.ops, r.fill, r.insert, r.cancel, r.fire);
         fflush(stdout);
         p = *end ? end + 1 : end;
     }
