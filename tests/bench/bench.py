@@ -108,6 +108,8 @@ def spawn_on_server_core(argv):
     try:
         return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 stdin=subprocess.DEVNULL)
+    except OSError as e:
+        raise BenchError("cannot start %s: %s" % (argv[0], e))
     finally:
         os.sched_setaffinity(0, mine)
 
@@ -128,8 +130,6 @@ class Server:
     def __init__(self, kind, opt):
         self.kind, self.port = kind, free_port()
         argv = server_argv(kind, opt, self.port)
-        if not os.access(argv[0], os.X_OK) and not shutil.which(argv[0]):
-            raise BenchError("%s binary not found: %s" % (kind, argv[0]))
         self.proc = spawn_on_server_core(argv)
         Server.live.append(self)
         deadline = time.monotonic() + 10
@@ -640,6 +640,10 @@ def parse_args(argv):
         ap.error("unknown section(s) %s" % ", ".join(bad))
     if os.cpu_count() < 2:
         ap.error("needs 2 cores: servers on core 0, load on core 1")
+    for tool in (opt.latchd, opt.redis, "redis-cli", "redis-benchmark", "taskset"):
+        if not shutil.which(tool):
+            ap.error("%s not found (scripts/bench builds latchd; scripts/setup bench installs "
+                     "the rest)" % tool)
     return opt
 
 
@@ -672,11 +676,15 @@ def main(argv):
             print("timing wheel", file=sys.stderr)
             labels["wheel_cg"] = section_wheel(opt, res)
     except BenchError as e:
-        Server.stop_all()
-        sys.exit("bench: %s" % e)
+        failed = "bench: %s" % e
+    else:
+        failed = None
     finally:
         Server.stop_all()
-    report(res, opt, labels, started, ["scripts/bench"] + argv)
+    if res.rows:   # what was measured before a failure is still reported
+        report(res, opt, labels, started, ["scripts/bench"] + argv)
+    if failed:
+        sys.exit(failed)
 
 
 if __name__ == "__main__":
