@@ -3,7 +3,8 @@
  * acquisitions/s and handoff latency from one monotonic clock.
  *
  * Each client owns a command connection and a separate subscriber connection,
- * as a Redisson instance does, and follows RedissonLock.lock():
+ * as a Redisson instance does; each lock() call picks one of the K locks at
+ * random and follows RedissonLock.lock():
  *   tryAcquire -> (ttl) SUBSCRIBE channel -> tryAcquire -> wait for a message
  *   or the ttl -> tryAcquire ... -> acquired: UNSUBSCRIBE -> hold -> unlock
  *   (3.24.0+ script with the unlock latch) -> DEL latch -> idle -> again.
@@ -12,6 +13,9 @@
  *
  *   handoff --port P [--locks K] [--clients N] [--hold-ms A[-B]] [--idle-ms A[-B]]
  *           [--duration S] [--warmup S] [--no-preload]
+ * Before starting it deletes the K lock keys (an earlier run may have left
+ * them held) and, unless --no-preload, SCRIPT LOADs both texts and checks
+ * their SHA1s; without it the first EVALSHAs take the NOSCRIPT -> EVAL path.
  * Prints one line of key=value pairs; exits non-zero with a message on any
  * error, unexpected reply or stall. */
 #include <errno.h>
