@@ -1,11 +1,5 @@
 /* script.c - the script cache (server-wide, by SHA1 of the exact body) and
  * the path every EVAL takes: native lock script if there is one, else Lua. */
-/* SHA1() is deprecated in OpenSSL 3 in favour of EVP, which allocates a
- * context per digest; EVAL hashes every body it receives, so the one-call
- * (equally hardware-accelerated) form is the right one here. */
-#define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/sha.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,13 +7,14 @@
 #include "commands.h"
 #include "mem.h"
 #include "script.h"
+#include "sha1.h"
 
 void script_sha1hex(char out[41], const void *p, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
-    unsigned char md[SHA_DIGEST_LENGTH];
-    SHA1(p, len, md);
-    for (int i = 0; i < SHA_DIGEST_LENGTH; i++) {
+    unsigned char md[SHA1_DIGEST_LEN];
+    sha1_digest(p, len, md);
+    for (int i = 0; i < SHA1_DIGEST_LEN; i++) {
         out[2 * i] = hex[md[i] >> 4];
         out[2 * i + 1] = hex[md[i] & 15];
     }
