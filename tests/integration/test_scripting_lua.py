@@ -181,6 +181,15 @@ def test_int64_max_reply_round_trips_to_int64_min(conn):
     assert ev(conn, body) == ScriptError("ERR increment or decrement would overflow").expand(body)
 
 
+def test_int64_min_integer_reply_reaches_lua(conn):
+    # found by fuzz_lua: the reply reader refused INT64_MIN's magnitude
+    conn.cmd("SET", "small", "-9223372036854775807")
+    assert ev(conn, "return redis.call('decr', 'small')") == b":-9223372036854775808\r\n"
+    assert ev(conn, "return tostring(redis.call('get', 'small'))") == bulk("-9223372036854775808")
+    assert ev(conn, "return redis.pcall('decr', 'small')['err']") == bulk(
+        "ERR increment or decrement would overflow")
+
+
 # ---------------------------------------------------------------- numbers passed to redis.call
 
 ARG_FORMAT = [
