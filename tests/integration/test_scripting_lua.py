@@ -190,6 +190,27 @@ def test_int64_min_integer_reply_reaches_lua(conn):
         "ERR increment or decrement would overflow")
 
 
+OUT_OF_INT_RANGE = [   # found by fuzz_lua (an undefined cast in latchd)
+    ("redis.setresp(4294967298); return 1", "ERR RESP version must be 2 or 3."),
+    ("redis.setresp(1/0)", "ERR RESP version must be 2 or 3."),
+    ("redis.set_repl(4294967296)", "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."),
+    ("redis.set_repl(0/0)", "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."),
+    ("redis.set_repl(-2^31-1)", "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."),
+    ("redis.log(4294967299, 'x'); return 1", "ERR Invalid debug level."),
+]
+
+
+@pytest.mark.skipif(not X86_64, reason="out-of-range double to int conversion is x86-64 specific")
+@pytest.mark.parametrize("body,message", OUT_OF_INT_RANGE, ids=[case_id(c) for c in OUT_OF_INT_RANGE])
+def test_out_of_int_range_numbers_are_refused(conn, body, message):
+    assert ev(conn, body) == ScriptError(message).expand(body.encode())
+
+
+def test_in_range_fractions_truncate(conn):
+    assert ev(conn, "redis.setresp(2.9) return redis.call('hgetall', 'nokey')") == b"*0\r\n"
+    assert ev(conn, "redis.set_repl(3.7)") == NIL
+
+
 # ---------------------------------------------------------------- numbers passed to redis.call
 
 ARG_FORMAT = [
