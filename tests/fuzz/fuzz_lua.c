@@ -22,6 +22,7 @@
 #define MAX_LOOP 6
 #define SCRIPT_CAP 8192
 #define MAX_ARGS 4
+#define MAX_LOCAL_REFS 8
 #define REPLY_DEPTH 64
 
 /* ---- the input, read as grammar choices ---- */
@@ -31,6 +32,10 @@ typedef struct gen {
     char out[SCRIPT_CAP];
     size_t len;
     int depth, loops, stmts;
+    /* Locals may be read only a few times and never in loops or inserts:
+     * t = {t, t} repeated, or a table inserted into itself, makes a reply
+     * exponentially large, in Redis as well; a hang, not a finding. */
+    int local_refs, no_local_refs;
 } gen;
 
 /* Past the end of the input every choice is 0: the shortest production. */
@@ -115,7 +120,10 @@ static void atom(gen *g)
     case 6: emit(g, "nil"); return;
     case 7: emit(g, "KEYS[%u]", 1 + pick(g, 3)); return;
     case 8: emit(g, "ARGV[%u]", 1 + pick(g, 3)); return;
-    case 9: emit(g, "v%u", pick(g, 4)); return;
+    case 9:
+        if (g->no_local_refs || g->local_refs >= MAX_LOCAL_REFS) emit(g, "%u", take(g));
+        else emit(g, "v%u", pick(g, 4)), g->local_refs++;
+        return;
     case 10: emit(g, "%s", (x & 16) ? "#KEYS" : "#ARGV"); return;
     default: emit(g, "%d", (int)(int8_t)take(g)); return;
     }
@@ -257,7 +265,9 @@ static void statement(gen *g)
         if (g->loops >= 2) { redis_call(g); break; }
         g->loops++;
         emit(g, "for i%d = 1, %u do ", g->loops, pick(g, MAX_LOOP + 1));
+        g->no_local_refs++;
         block(g, 1 + pick(g, 3));
+        g->no_local_refs--;
         emit(g, " end");
         g->loops--;
         break;
@@ -267,14 +277,22 @@ static void statement(gen *g)
         emit(g, "for k%d, e%d in pairs(", g->loops, g->loops);
         table(g);
         emit(g, ") do ");
+        g->no_local_refs++;
         block(g, 1 + pick(g, 2));
+        g->no_local_refs--;
         emit(g, " end");
         g->loops--;
         break;
     case 8: emit(g, "redis.setresp(%u)", 1 + pick(g, 4)); break;   /* 1 and 4 are refused */
     case 9: emit(g, "error("); (x & 16) ? table(g) : expr(g); emit(g, ")"); break;
     case 10: emit(g, (x & 16) ? "global_%u = " : "_G.g%u = ", pick(g, 3)); expr(g); break;
-    case 11: emit(g, "table.insert(v%u, ", pick(g, 4)); expr(g); emit(g, ")"); break;
+    case 11:
+        emit(g, "table.insert(v%u, ", pick(g, 4));
+        g->no_local_refs++;
+        expr(g);
+        g->no_local_refs--;
+        emit(g, ")");
+        break;
     case 12: emit(g, "v%u = {}", pick(g, 4)); break;
     default: emit(g, "pcall(function() "); block(g, 1 + pick(g, 3)); emit(g, " end)"); break;
     }
@@ -413,7 +431,7 @@ static void decode_session(session *ss, const uint8_t *data, size_t size)
             continue;
         }
         g.len = 0;
-        g.depth = g.loops = g.stmts = 0;
+        g.depth = g.loops = g.stmts = g.local_refs = g.no_local_refs = 0;
         grammar_script(&g);
         add_eval(ss, &g, g.out, g.len, how);
     }
