@@ -54,7 +54,7 @@ static int subscribed_mode_allows(client *c, const command *cmd)
 /* latchd never evicts: every maxmemory-policy acts as noeviction. */
 static int over_maxmemory(const server *s)
 {
-    return s->cfg.maxmemory > 0 && server_used_memory(s) > (size_t)s->cfg.maxmemory;
+    return s->cfg.maxmemory > 0 && server_used_memory(s) > s->cfg.maxmemory;
 }
 
 static void client_execute(client *c)
