@@ -147,7 +147,19 @@ static void table(gen *g)
     case 3: emit(g, "{"); expr(g); emit(g, ", nil, "); expr(g); emit(g, "}"); return;   /* a hole */
     case 4: emit(g, "{[1]="); expr(g); emit(g, ", [3]="); expr(g); emit(g, "}"); return;
     case 5: emit(g, "{k="); expr(g); emit(g, ", "); expr(g); emit(g, "}"); return;
-    default: emit(g, "{{"); exprs(g, pick(g, 3)); emit(g, "}, {"); table(g); emit(g, "}}"); return;
+    default:
+        if (g->depth >= MAX_DEPTH) {   /* the nesting is bounded like expressions' */
+            emit(g, "{{}}");
+            return;
+        }
+        g->depth++;
+        emit(g, "{{");
+        exprs(g, pick(g, 3));
+        emit(g, "}, {");
+        table(g);
+        emit(g, "}}");
+        g->depth--;
+        return;
     }
 }
 
