@@ -257,7 +257,8 @@ void cmd_time(client *c)
     uint64_t now_us = server_clock_ms(c->srv) * 1000u;
     struct timeval tv;
     gettimeofday(&tv, NULL);
-    now_us += (uint64_t)tv.tv_usec % 1000u;   /* sub-ms digits: keeps TIME's usec field lively */
+    if (!c->srv->frozen_now_ms)   /* a frozen clock (fuzzing) stands wholly still */
+        now_us += (uint64_t)tv.tv_usec % 1000u;   /* sub-ms digits: keeps TIME's usec field lively */
     reply_array(c, 2);
     reply_bulk_ll(c, (long long)(now_us / 1000000u));
     reply_bulk_ll(c, (long long)(now_us % 1000000u));
