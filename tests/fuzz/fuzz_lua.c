@@ -188,8 +188,8 @@ static void library_call(gen *g)
         "cjson.decode", "cmsgpack.pack", "cmsgpack.unpack", "bit.tohex", "bit.bnot",
         "tonumber", "type", "string.len", "string.upper", "string.byte",
         "math.floor", "unpack", "redis.setresp", "redis.breakpoint", "redis.replicate_commands",
-        "redis.set_repl", "loadstring", "rawget", "getmetatable",
-    };
+        "redis.set_repl", "rawget", "getmetatable",
+    };   /* no loadstring: error(f) of a function says its address */
     static const char *const binary[] = {
         "bit.band", "bit.bor", "bit.bxor", "bit.lshift", "bit.rshift", "bit.arshift",
         "string.rep", "string.sub", "string.format", "string.find", "math.max", "math.fmod",
