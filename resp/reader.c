@@ -19,9 +19,10 @@ static const char *read_int_line(const char *p, const char *end, long long *v)
         if (acc > (unsigned long long)INT64_MAX / 10) return NULL;
         acc = acc * 10 + (unsigned long long)(*p++ - '0');
     }
-    if (p == digits || acc > (unsigned long long)INT64_MAX) return NULL;
+    /* INT64_MIN's magnitude is one past INT64_MAX (DECR can reach it) */
+    if (p == digits || acc > (unsigned long long)INT64_MAX + (unsigned long long)neg) return NULL;
     if (end - p < 2 || p[0] != '\r' || p[1] != '\n') return NULL;
-    *v = neg ? -(long long)acc : (long long)acc;
+    *v = neg ? (long long)(0 - acc) : (long long)acc;
     return p + 2;
 }
 

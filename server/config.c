@@ -15,9 +15,12 @@
 #include "resp.h"
 #include "server.h"
 
-/* P_LOGLEVEL, P_POLICY and P_PROTECTED are enums: an int index into their names. */
-typedef enum { P_INT, P_MEMORY, P_BOOL, P_STRING, P_LOGLEVEL, P_POLICY, P_PROTECTED, P_BIND, P_OCTAL,
-               P_OBUF, P_NOTIFY } param_type;
+/* P_LOGLEVEL, P_POLICY and P_PROTECTED are enums: an int index into their names.
+ * P_MEMORY is a long long checked against min/max after the unsigned
+ * memory value is taken as signed (as Redis does); P_UMEMORY an unsigned
+ * long long that takes any memory value (maxmemory). */
+typedef enum { P_INT, P_MEMORY, P_UMEMORY, P_BOOL, P_STRING, P_LOGLEVEL, P_POLICY, P_PROTECTED, P_BIND,
+               P_OCTAL, P_OBUF, P_NOTIFY } param_type;
 
 typedef struct param {
     const char *name;
@@ -40,7 +43,7 @@ static const param params[] = {
     {"requirepass", P_STRING, OFF(requirepass), 1, 0, 0},
     {"proto-max-bulk-len", P_MEMORY, OFF(proto_max_bulk_len), 1, 1024 * 1024, LLONG_MAX},
     {"client-query-buffer-limit", P_MEMORY, OFF(client_query_buffer_limit), 1, 1024 * 1024, LLONG_MAX},
-    {"maxmemory", P_MEMORY, OFF(maxmemory), 1, 0, LLONG_MAX},
+    {"maxmemory", P_UMEMORY, OFF(maxmemory), 1, 0, 0},
     {"maxmemory-policy", P_POLICY, OFF(maxmemory_policy), 1, 0, 0},
     {"maxclients", P_INT, OFF(maxclients), 1, 1, INT_MAX},
     {"timeout", P_INT, OFF(timeout), 1, 0, INT_MAX},
@@ -162,21 +165,25 @@ int config_is_mutable(const char *name, size_t len)
     return p && p->mutable_;
 }
 
-/* "1gb", "512mb", "100k", "42": Redis's memtoull units (k=1000, kb=1024).
- * As there, no digits at all ("", "kb") reads as 0. */
-static int parse_memory(const char *v, long long *out)
+/* "1gb", "512mb", "100k", "42" as Redis 7.0's memtoull reads them (k=1000,
+ * kb=1024): digits then a unit, no sign; no digits at all ("", "kb") is 0;
+ * up to 127 digits, saturating at ULLONG_MAX; the unit's product wraps. */
+#define MEMORY_MAX_DIGITS 127
+static int parse_memory(const char *v, unsigned long long *out)
 {
-    static const struct { const char *unit; long long mul; } units[] = {
+    static const struct { const char *unit; unsigned long long mul; } units[] = {
         {"", 1}, {"b", 1}, {"k", 1000}, {"kb", 1024}, {"m", 1000 * 1000},
-        {"mb", 1024 * 1024}, {"g", 1000LL * 1000 * 1000}, {"gb", 1024LL * 1024 * 1024},
+        {"mb", 1024 * 1024}, {"g", 1000ULL * 1000 * 1000}, {"gb", 1024ULL * 1024 * 1024},
     };
     size_t n = 0;
-    while (isdigit((unsigned char)v[n])) n++;
-    long long num = 0;
-    if (n > 0 && !store_str2ll(v, n, &num)) return -1;
+    unsigned long long num = 0;
+    for (; isdigit((unsigned char)v[n]); n++) {
+        unsigned digit = (unsigned)(v[n] - '0');
+        num = num > (ULLONG_MAX - digit) / 10 ? ULLONG_MAX : num * 10 + digit;
+    }
+    if (n > MEMORY_MAX_DIGITS) return -1;
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
         if (strcasecmp(v + n, units[i].unit) != 0) continue;
-        if (num > LLONG_MAX / units[i].mul) return -1;
         *out = num * units[i].mul;
         return 0;
     }
@@ -206,7 +213,8 @@ static int set_binds(latchd_config *cfg, const char **vals, int n, char *err, si
 static int set_number(const param *p, long long *slot, const char *v, char *err, size_t errlen)
 {
     long long n;
-    int ok = p->type == P_MEMORY ? parse_memory(v, &n) == 0
+    unsigned long long mem;
+    int ok = p->type == P_MEMORY ? parse_memory(v, &mem) == 0 && (n = (long long)mem, 1)
            : p->type == P_OCTAL ? (errno = 0, n = strtoll(v, NULL, 8), errno == 0)
                                 : store_str2ll(v, strlen(v), &n);
     if (!ok) {
@@ -258,6 +266,10 @@ static int set_one(latchd_config *cfg, const param *p, const char *v, char *err,
         return 0;
     case P_MEMORY:
         return set_number(p, (long long *)slot, v, err, errlen);
+    case P_UMEMORY:
+        if (parse_memory(v, (unsigned long long *)slot) == 0) return 0;
+        snprintf(err, errlen, "argument must be a memory value");
+        return -1;
     case P_NOTIFY:
         if ((n = notify_flags_parse(v, strlen(v))) >= 0) return *(int *)slot = (int)n, 0;
         snprintf(err, errlen, "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
@@ -311,7 +323,7 @@ static int obuf_words(const char **vals, int nvals, char *buf, size_t buflen, co
 
 static int obuf_group(const char **w, obuf_limit *limits, char *err, size_t errlen)
 {
-    long long hard, soft;
+    unsigned long long hard, soft;
     char *end;
     int type = client_type_by_name(w[0], strlen(w[0]));
     if (type < 0 || type == CLIENT_TYPE_MASTER) {
@@ -323,7 +335,7 @@ static int obuf_group(const char **w, obuf_limit *limits, char *err, size_t errl
         snprintf(err, errlen, "Error in hard, soft or soft_seconds setting in buffer limit configuration.");
         return -1;
     }
-    limits[type] = (obuf_limit){(unsigned long long)hard, (unsigned long long)soft, secs};
+    limits[type] = (obuf_limit){hard, soft, secs};
     return 0;
 }
 
@@ -380,6 +392,7 @@ static void format_value(const latchd_config *cfg, const param *p, char *buf, si
         else snprintf(buf, len, "%lld", *(const long long *)slot);
         break;
     case P_MEMORY: snprintf(buf, len, "%lld", *(const long long *)slot); break;
+    case P_UMEMORY: snprintf(buf, len, "%llu", *(const unsigned long long *)slot); break;
     case P_NOTIFY: notify_flags_format(*(const int *)slot, buf); break;
     case P_OBUF:
         for (int i = 0; i < CLIENT_TYPE_OBUF_COUNT; i++) {

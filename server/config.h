@@ -33,7 +33,7 @@ typedef struct latchd_config {
     char *requirepass;       /* NULL or "" = none */
     long long proto_max_bulk_len;
     long long client_query_buffer_limit;
-    long long maxmemory;     /* bytes, 0 = no limit */
+    unsigned long long maxmemory;   /* bytes, 0 = no limit */
     int maxmemory_policy;    /* index into config_maxmemory_policies */
     long long maxclients;
     long long timeout;       /* idle seconds, 0 = never */

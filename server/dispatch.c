@@ -65,7 +65,7 @@ static int monitor_may_run(client *c, const command *cmd)
 /* latchd never evicts: every maxmemory-policy acts as noeviction. */
 static int over_maxmemory(const server *s)
 {
-    return s->cfg.maxmemory > 0 && server_used_memory(s) > (size_t)s->cfg.maxmemory;
+    return s->cfg.maxmemory > 0 && server_used_memory(s) > s->cfg.maxmemory;
 }
 
 /* Inside MULTI Redis finds a container's subcommand before queueing, and

@@ -22,13 +22,23 @@ static void add(resp_buf *b, const char *fmt, ...)
     resp_buf_append(b, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
-static void human_bytes(char *dst, size_t len, double n)
+/* Redis's bytesToHuman: B up to 1023, then K..P with two decimals, and
+ * from 1024P on bytes again. */
+static void human_bytes(char *dst, size_t len, unsigned long long n)
 {
-    static const char units[] = "BKMGTP";
-    int u = 0;
-    while (n >= 1024 && u < 5) n /= 1024, u++;
-    if (u == 0) snprintf(dst, len, "%.0fB", n);
-    else snprintf(dst, len, "%.2f%c", n, units[u]);
+    static const char units[] = "KMGTP";
+    unsigned long long scale = 1024;
+    if (n < 1024) {
+        snprintf(dst, len, "%lluB", n);
+        return;
+    }
+    for (int u = 0; u < 5; u++, scale *= 1024) {
+        if (n / 1024 < scale) {
+            snprintf(dst, len, "%.2f%c", (double)n / (double)scale, units[u]);
+            return;
+        }
+    }
+    snprintf(dst, len, "%lluB", n);
 }
 
 static size_t rss_bytes(void)
@@ -69,13 +79,14 @@ static void section_memory(server *s, resp_buf *b)
     char used_h[32], rss_h[32], max_h[32];
     size_t used = server_used_memory(s);
     size_t rss = rss_bytes();
-    human_bytes(used_h, sizeof(used_h), (double)used);
-    human_bytes(rss_h, sizeof(rss_h), (double)rss);
-    human_bytes(max_h, sizeof(max_h), (double)s->cfg.maxmemory);
+    human_bytes(used_h, sizeof(used_h), used);
+    human_bytes(rss_h, sizeof(rss_h), rss);
+    human_bytes(max_h, sizeof(max_h), s->cfg.maxmemory);
     add(b, "# Memory\r\nused_memory:%zu\r\nused_memory_human:%s\r\n", used, used_h);
     add(b, "used_memory_rss:%zu\r\nused_memory_rss_human:%s\r\n", rss, rss_h);
+    /* Redis prints its unsigned maxmemory with %lld: 2^64-1 shows as -1 */
     add(b, "maxmemory:%lld\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\nmem_allocator:libc\r\n",
-        s->cfg.maxmemory, max_h, config_maxmemory_policies[s->cfg.maxmemory_policy]);
+        (long long)s->cfg.maxmemory, max_h, config_maxmemory_policies[s->cfg.maxmemory_policy]);
 }
 
 static void section_persistence(server *s, resp_buf *b)

@@ -568,12 +568,28 @@ static int redis_status_reply(lua_State *L)
     return 1;
 }
 
+/* Lua numbers become integers by truncation; like C on x86, what has no
+ * integer value becomes LLONG_MIN (done explicitly: the cast is UB). */
+static long long number_to_ll(lua_Number d)
+{
+    if (isnan(d) || d >= 9223372036854775808.0 || d < -9223372036854775808.0) return LLONG_MIN;
+    return (long long)d;
+}
+
+/* The same for Redis's int casts (setresp, set_repl, log levels): out of
+ * range is INT_MIN, so redis.setresp(2^32+2) is refused as in Redis. */
+static int number_to_int(lua_Number d)
+{
+    if (isnan(d) || d >= 2147483648.0 || d <= -2147483649.0) return INT_MIN;
+    return (int)d;
+}
+
 static int redis_log(lua_State *L)
 {
     int argc = lua_gettop(L);
     if (argc < 2) return raise_error_cstr(L, "redis.log() requires two arguments or more.");
     if (!lua_isnumber(L, 1)) return raise_error_cstr(L, "First argument must be a number (log level).");
-    int level = (int)lua_tonumber(L, 1);
+    int level = number_to_int(lua_tonumber(L, 1));
     if (level < LOG_DEBUG || level > LOG_WARNING) return raise_error_cstr(L, "Invalid debug level.");
     luaL_Buffer b;
     luaL_buffinit(L, &b);
@@ -608,7 +624,7 @@ static int redis_setresp(lua_State *L)
 {
     script_engine *e = engine_in_script(L, "setresp");
     if (lua_gettop(L) != 1) return raise_error_cstr(L, "redis.setresp() requires one argument.");
-    int resp = (int)lua_tonumber(L, 1);
+    int resp = number_to_int(lua_tonumber(L, 1));
     if (resp != 2 && resp != 3) return raise_error_cstr(L, "RESP version must be 2 or 3.");
     e->resp = resp;
     e->srv->scripts->self->proto = resp;
@@ -620,7 +636,7 @@ static int redis_set_repl(lua_State *L)
 {
     engine_in_script(L, "set_repl");
     if (lua_gettop(L) != 1) return raise_error_cstr(L, "redis.set_repl() requires two arguments.");
-    int flags = (int)lua_tonumber(L, -1);
+    int flags = number_to_int(lua_tonumber(L, -1));
     if (flags & ~3)
         return raise_error_cstr(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
     return 0;
@@ -808,14 +824,6 @@ static void set_arg_table(lua_State *L, const char *name, const resp_slice *v, i
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, name);   /* into the real globals table below it */
-}
-
-/* Lua numbers become integers by truncation; like C on x86, what has no
- * integer value becomes LLONG_MIN (done explicitly: the cast is UB). */
-static long long number_to_ll(lua_Number d)
-{
-    if (isnan(d) || d >= 9223372036854775808.0 || d < -9223372036854775808.0) return LLONG_MIN;
-    return (long long)d;
 }
 
 static void reply_value(script_engine *e, client *c, resp_buf *b);

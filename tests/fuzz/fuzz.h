@@ -1,12 +1,17 @@
 /* fuzz.h - what the fuzz harnesses share: a check that survives NDEBUG, a
- * deterministic PRNG seeded from the input, and the keyspace invariants. */
+ * deterministic PRNG seeded from the input, the keyspace invariants and a
+ * quiet, never-listening server with a frozen clock. */
 #ifndef LATCHD_FUZZ_H
 #define LATCHD_FUZZ_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "server.h"
 #include "store.h"
+
+/* The frozen clock every harness starts from. */
+#define FUZZ_T0 UINT64_C(1700000000000)
 
 /* assert() vanishes in Release builds; a fuzz check must not. */
 #define FUZZ_CHECK(cond) \
@@ -30,5 +35,11 @@ size_t fuzz_chunk_len(fuzz_rng *r, size_t left);
  * counted by store_size, hashes are never empty and their length matches
  * their fields, an empty store accounts no memory. Returns the live keys. */
 size_t fuzz_check_store(store *s);
+
+/* A server as main() makes one, minus listening: nothing on disk, quiet,
+ * clock frozen at FUZZ_T0, SCAN order fixed. name/value (both NULL: none)
+ * is one more config parameter. */
+void fuzz_server_start(server *s, const char *name, const char *value);
+void fuzz_server_stop(server *s);
 
 #endif

@@ -1,9 +1,12 @@
 /* fuzz_common.c - helpers every fuzz harness links: the failing check, the
- * input-seeded PRNG and the generic keyspace invariants. */
+ * input-seeded PRNG, the generic keyspace invariants and the fuzzing server. */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "dict.h"
 #include "fuzz.h"
+#include "list.h"
+#include "zset.h"
 
 void fuzz_fail(const char *file, int line, const char *what)
 {
@@ -51,11 +54,19 @@ static void check_key(store_key *k, void *ctx)
     int64_t deadline = store_key_deadline(k);
     w->live++;
     FUZZ_CHECK(deadline == STORE_NO_DEADLINE || (uint64_t)deadline > w->now);
-    if (store_key_type(k) == STORE_STRING) {
+    switch (store_key_type(k)) {
+    case STORE_STRING:
         FUZZ_CHECK(store_string_get(k, &len) != NULL);
         return;
+    case STORE_LIST:   /* like hashes, never left empty */
+        FUZZ_CHECK(store_list_len(k) > 0);
+        return;
+    case STORE_ZSET:
+        FUZZ_CHECK(store_zset_len(k) > 0);
+        return;
+    default:
+        FUZZ_CHECK(store_key_type(k) == STORE_HASH);
     }
-    FUZZ_CHECK(store_key_type(k) == STORE_HASH);
     w->fields = 0;
     store_hash_foreach(k, count_field, w);
     FUZZ_CHECK(w->fields > 0);
@@ -71,4 +82,42 @@ size_t fuzz_check_store(store *s)
     FUZZ_CHECK(store_size(s) > 0 || store_used_memory(s) == 0);
     FUZZ_CHECK(store_expires_count(s) > 0 || store_next_due(s) == UINT64_MAX);
     return w.live;
+}
+
+static uv_loop_t *fuzz_loop(void)
+{
+    static uv_loop_t loop;
+    static int ready;
+    if (!ready) {
+        FUZZ_CHECK(uv_loop_init(&loop) == 0);
+        ready = 1;
+    }
+    return &loop;
+}
+
+void fuzz_server_start(server *s, const char *name, const char *value)
+{
+    static const uint8_t seed[16] = "latchd-fuzzing!";
+    static int seeded;
+    const char *quiet[] = {"warning"}, *nolog[] = {"/dev/null"};
+    latchd_config cfg;
+    char err[128];
+    config_defaults(&cfg);
+    FUZZ_CHECK(config_set(&cfg, "loglevel", quiet, 1, err, sizeof(err)) == 0);
+    FUZZ_CHECK(config_set(&cfg, "logfile", nolog, 1, err, sizeof(err)) == 0);
+    if (name) FUZZ_CHECK(config_set(&cfg, name, &value, 1, err, sizeof(err)) == 0);
+    FUZZ_CHECK(server_init(s, fuzz_loop(), &cfg) == 0);
+    s->frozen_now_ms = FUZZ_T0;
+    if (!seeded) {   /* SCAN order must not vary between runs */
+        store_dict_set_seed(seed);
+        seeded = 1;
+    }
+    FUZZ_CHECK(command_lookup("ping", 4) != NULL);
+}
+
+void fuzz_server_stop(server *s)
+{
+    server_shutdown(s);
+    uv_run(s->loop, UV_RUN_DEFAULT);
+    server_close(s);
 }

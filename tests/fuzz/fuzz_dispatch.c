@@ -5,11 +5,9 @@
  * the keyspace must hold its invariants. */
 #include <string.h>
 
-#include "dict.h"
 #include "fuzz.h"
 #include "server.h"
 
-#define T0 UINT64_C(1700000000000)
 #define MAX_DEPTH 64
 
 static size_t reply_end(const char *b, size_t len, size_t pos, int depth);
@@ -76,44 +74,6 @@ static void check_and_drop_replies(client *c)
     c->out.len = 0;
 }
 
-static uv_loop_t *fuzz_loop(void)
-{
-    static uv_loop_t loop;
-    static int ready;
-    if (!ready) {
-        FUZZ_CHECK(uv_loop_init(&loop) == 0);
-        ready = 1;
-    }
-    return &loop;
-}
-
-/* A server as main() makes one, minus listening: nothing on disk, quiet. */
-static void start_server(server *s)
-{
-    static const uint8_t seed[16] = "latchd-fuzzing!";
-    static int seeded;
-    const char *quiet[] = {"warning"}, *nolog[] = {"/dev/null"};
-    latchd_config cfg;
-    char err[128];
-    config_defaults(&cfg);
-    FUZZ_CHECK(config_set(&cfg, "loglevel", quiet, 1, err, sizeof(err)) == 0);
-    FUZZ_CHECK(config_set(&cfg, "logfile", nolog, 1, err, sizeof(err)) == 0);
-    server_init(s, fuzz_loop(), &cfg);
-    s->frozen_now_ms = T0;
-    if (!seeded) {   /* SCAN order must not vary between runs */
-        store_dict_set_seed(seed);
-        seeded = 1;
-    }
-    FUZZ_CHECK(command_lookup("ping", 4) != NULL);
-}
-
-static void stop_server(server *s)
-{
-    server_shutdown(s);
-    uv_run(s->loop, UV_RUN_DEFAULT);
-    server_close(s);
-}
-
 /* Time passes between chunks now and then; the expiry timer fires. */
 static void maybe_tick(server *s, fuzz_rng *r)
 {
@@ -129,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_rng r;
     size_t pos = 0;
     fuzz_rng_seed(&r, data, size);
-    start_server(&s);
+    fuzz_server_start(&s, NULL, NULL);
     client *c = client_new_detached(&s);
     while (pos < size && !s.shutting_down) {
         size_t n = fuzz_chunk_len(&r, size - pos);
@@ -146,6 +106,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_check_store(s.db);
     }
     client_free_detached(c);
-    stop_server(&s);
+    fuzz_server_stop(&s);
     return 0;
 }

@@ -14,7 +14,6 @@
 
 #define MAX_KEYS 64
 #define MAX_FIELDS 300   /* past the 128-entry small-hash limit */
-#define T0 UINT64_C(1700000000000)
 
 typedef struct blob {
     char *p;
@@ -459,7 +458,7 @@ static void run(cmd *c)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    model m = {.now = T0};
+    model m = {.now = FUZZ_T0};
     resp_parser p;
     size_t off = 0, consumed;
     m.s = store_create(fake_clock, &m);

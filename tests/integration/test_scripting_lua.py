@@ -181,6 +181,36 @@ def test_int64_max_reply_round_trips_to_int64_min(conn):
     assert ev(conn, body) == ScriptError("ERR increment or decrement would overflow").expand(body)
 
 
+def test_int64_min_integer_reply_reaches_lua(conn):
+    # found by fuzz_lua: the reply reader refused INT64_MIN's magnitude
+    conn.cmd("SET", "small", "-9223372036854775807")
+    assert ev(conn, "return redis.call('decr', 'small')") == b":-9223372036854775808\r\n"
+    assert ev(conn, "return tostring(redis.call('get', 'small'))") == bulk("-9223372036854775808")
+    assert ev(conn, "return redis.pcall('decr', 'small')['err']") == bulk(
+        "ERR increment or decrement would overflow")
+
+
+OUT_OF_INT_RANGE = [   # found by fuzz_lua (an undefined cast in latchd)
+    ("redis.setresp(4294967298); return 1", "ERR RESP version must be 2 or 3."),
+    ("redis.setresp(1/0)", "ERR RESP version must be 2 or 3."),
+    ("redis.set_repl(4294967296)", "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."),
+    ("redis.set_repl(0/0)", "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."),
+    ("redis.set_repl(-2^31-1)", "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."),
+    ("redis.log(4294967299, 'x'); return 1", "ERR Invalid debug level."),
+]
+
+
+@pytest.mark.skipif(not X86_64, reason="out-of-range double to int conversion is x86-64 specific")
+@pytest.mark.parametrize("body,message", OUT_OF_INT_RANGE, ids=[case_id(c) for c in OUT_OF_INT_RANGE])
+def test_out_of_int_range_numbers_are_refused(conn, body, message):
+    assert ev(conn, body) == ScriptError(message).expand(body.encode())
+
+
+def test_in_range_fractions_truncate(conn):
+    assert ev(conn, "redis.setresp(2.9) return redis.call('hgetall', 'nokey')") == b"*0\r\n"
+    assert ev(conn, "redis.set_repl(3.7)") == NIL
+
+
 # ---------------------------------------------------------------- numbers passed to redis.call
 
 ARG_FORMAT = [

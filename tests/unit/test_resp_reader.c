@@ -68,11 +68,22 @@ static void test_writer_round_trip(void **state)
     resp_buf_free(&b);
 }
 
+static void test_int64_extremes(void **state)
+{
+    static const char in[] = ":-9223372036854775808\r\n:9223372036854775807\r\n*-1\r\n";
+    const char *p = in, *end = in + sizeof(in) - 1;
+    assert_true(read_one(&p, end).n == INT64_MIN);
+    assert_true(read_one(&p, end).n == INT64_MAX);
+    assert_int_equal(read_one(&p, end).n, -1);
+    assert_ptr_equal(p, end);
+}
+
 static void test_malformed_is_refused(void **state)
 {
     static const char *bad[] = {
         "", "?x\r\n", ":12", ":1x\r\n", "$5\r\nab\r\n", "$2\r\nabXY", "$-2\r\n", "*-2\r\n",
         "%-1\r\n", "#x\r\n", "=2\r\nab\r\n", "+no end", ":99999999999999999999\r\n",
+        ":9223372036854775808\r\n", ":-9223372036854775809\r\n",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         const char *p = bad[i];
@@ -86,6 +97,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_writer_round_trip),
+        cmocka_unit_test(test_int64_extremes),
         cmocka_unit_test(test_malformed_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
