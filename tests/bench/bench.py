@@ -557,7 +557,7 @@ def chart(res, opt):
             f.write('"%s" %.4f %.4f\n' % (name, r or 0, c or 0))
     png = os.path.join(opt.out, "ratios.png")
     script = "\n".join([
-        "set terminal pngcairo size 1400,600 font ',10'",
+        "set terminal pngcairo size 1400,600 font ',10' noenhanced",   # workload names hold underscores
         "set output '%s'" % png,
         "set title 'latchd / redis-server (higher rps ratio and lower CPU ratio are better)'",
         "set style data histogram", "set style histogram cluster gap 1",
