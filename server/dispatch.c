@@ -69,10 +69,11 @@ static int over_maxmemory(const server *s)
 }
 
 /* Inside MULTI Redis finds a container's subcommand before queueing, and
- * refuses commands that cannot be part of a transaction. */
+ * refuses commands that cannot be part of a transaction. A container alone
+ * (COMMAND) is a command of its own: there is no argv[1] to look at. */
 static int multi_admits(client *c, const command *cmd)
 {
-    if (cmd->flags & CMD_CONTAINER) {
+    if ((cmd->flags & CMD_CONTAINER) && c->argc >= 2) {
         c->sub = subcommand_find_or_reply(c);   /* CLIENT LIST names it while it waits in the queue */
         if (!c->sub) return 0;
     }

@@ -74,6 +74,15 @@ def test_discard_drops_the_queue(conn):
     assert conn.cmd("EXEC") == b"-ERR EXEC without MULTI\r\n"
 
 
+def test_container_without_subcommand_is_queued(conn):
+    """COMMAND alone is a whole command: queueing it must not look for a
+    subcommand in an argument it does not have (here, SET's stale "k")."""
+    assert conn.cmd("SET", "k", "v") == OK
+    assert conn.cmd("MULTI") == OK
+    assert conn.cmd("COMMAND") == QUEUED
+    assert conn.cmd("DISCARD") == OK
+
+
 def test_pipelined_transaction(conn):
     conn.send(b"".join(encode_command(*a) for a in (("MULTI",), ("SET", "p", "v" * 300), ("GET", "p"),
                                                      ("EXEC",), ("GET", "p"))))
