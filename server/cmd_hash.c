@@ -21,7 +21,8 @@ static store_key *hash_for_write(client *c)
     if (!db_check_type(c, k, STORE_HASH)) return NULL;
     if (k) return k;
     if (c->argc == 4)
-        return store_create_hash(c->srv->db, key->ptr, key->len, c->argv[2].len, c->argv[3].len);
+        return store_create_hash(c->srv->db, key->ptr, key->len, c->argv[2].ptr, c->argv[2].len,
+                                 c->argv[3].len);
     return store_create_key(c->srv->db, key->ptr, key->len, STORE_HASH);
 }
 

@@ -44,7 +44,7 @@ typedef struct multi_cmd {
 void multi_init(server *s)
 {
     s->watching = mem_calloc(1, sizeof(*s->watching));
-    store_dict_init(&s->watching->keys);
+    store_dict_init(&s->watching->keys, STORE_DICT_KEY_OFF(watched_key, node, name), STORE_DICT_KEY_INLINE);
 }
 
 /* Clients leave before the server is freed, so the registry is empty. */
@@ -73,7 +73,6 @@ static watched_key *watched_key_get(server *s, const resp_slice *key)
     watched_key *wk = mem_calloc(1, sizeof(*wk) + key->len + 1);
     memcpy(wk->name, key->ptr, key->len);
     wk->len = key->len;
-    wk->node.key = wk->name;
     wk->node.keylen = wk->len;
     store_dict_insert(d, &wk->node);
     s->watched_keys++;

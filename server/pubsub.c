@@ -24,7 +24,8 @@ typedef struct pubsub_chan {
 /* One client's subscription to one channel: linked from both sides, so
  * dropping it never searches. */
 struct pubsub_sub {
-    store_dict_node node;       /* in the client's dict; key is chan->name */
+    store_dict_node node;       /* in the client's dict, keyed by name */
+    const char *name;           /* chan->name */
     pubsub_chan *chan;
     client *c;
     pubsub_sub *prev, *next;    /* the channel's subscribers */
@@ -50,7 +51,9 @@ static const char *const unsubscribe_names[PUBSUB_KINDS] = {"unsubscribe", "puns
 void pubsub_init(server *s)
 {
     s->pubsub = mem_calloc(1, sizeof(*s->pubsub));
-    for (int k = 0; k < PUBSUB_KINDS; k++) store_dict_init(&s->pubsub->chans[k]);
+    for (int k = 0; k < PUBSUB_KINDS; k++)
+        store_dict_init(&s->pubsub->chans[k], STORE_DICT_KEY_OFF(pubsub_chan, node, name),
+                        STORE_DICT_KEY_INLINE);
     resp_buf_init(&s->pubsub->enc);
 }
 
@@ -74,7 +77,6 @@ static pubsub_chan *chan_get(server *s, pubsub_kind kind, const resp_slice *name
     pubsub_chan *ch = mem_calloc(1, sizeof(*ch) + name->len + 1);
     memcpy(ch->name, name->ptr, name->len);
     ch->len = name->len;
-    ch->node.key = ch->name;
     ch->node.keylen = store_dict_keylen(ch->len);
     store_dict_insert(d, &ch->node);
     if (kind == PUBSUB_PATTERN) {
@@ -102,7 +104,9 @@ static struct pubsub_client *client_state(client *c)
 {
     if (!c->pubsub) {
         c->pubsub = mem_calloc(1, sizeof(*c->pubsub));
-        for (int k = 0; k < PUBSUB_KINDS; k++) store_dict_init(&c->pubsub->subs[k]);
+        for (int k = 0; k < PUBSUB_KINDS; k++)
+            store_dict_init(&c->pubsub->subs[k], STORE_DICT_KEY_OFF(pubsub_sub, node, name),
+                            STORE_DICT_KEY_POINTER);
     }
     return c->pubsub;
 }
@@ -135,7 +139,7 @@ static void sub_link(client *c, pubsub_kind kind, pubsub_chan *ch)
     pubsub_sub *sub = mem_calloc(1, sizeof(*sub));
     sub->chan = ch;
     sub->c = c;
-    sub->node.key = ch->name;
+    sub->name = ch->name;
     sub->node.keylen = store_dict_keylen(ch->len);
     store_dict_insert(&pc->subs[kind], &sub->node);
     sub->prev = ch->tail;
@@ -340,7 +344,7 @@ typedef struct name_visit {
 static void visit_name(store_dict_node *n, void *ctx)
 {
     name_visit *v = ctx;
-    v->fn(n->key, n->keylen, v->ctx);
+    v->fn(((pubsub_chan *)n)->name, n->keylen, v->ctx);   /* node is first */
 }
 
 void pubsub_foreach(server *s, pubsub_kind kind, pubsub_name_fn fn, void *ctx)

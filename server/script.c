@@ -24,7 +24,7 @@ void script_sha1hex(char out[41], const void *p, size_t len)
 void scripts_init(server *s)
 {
     scripts *st = mem_calloc(1, sizeof(*st));
-    store_dict_init(&st->cache);
+    store_dict_init(&st->cache, STORE_DICT_KEY_OFF(script, node, sha), STORE_DICT_KEY_INLINE);
     st->self = client_new_detached(s);
     client_set_authenticated(st->self, 1);
     s->scripts = st;
@@ -43,7 +43,7 @@ void scripts_flush(server *s)
 {
     scripts *st = s->scripts;
     store_dict_clear(&st->cache, free_script, st->lua);
-    store_dict_init(&st->cache);
+    store_dict_init(&st->cache, STORE_DICT_KEY_OFF(script, node, sha), STORE_DICT_KEY_INLINE);
     memset(st->by_body, 0, sizeof(st->by_body));
     st->last_found = NULL;
     st->body_bytes = 0;
@@ -152,7 +152,6 @@ script *script_create(client *c, const char *body, size_t len, const char sha[41
         free(sc);
         return NULL;
     }
-    sc->node.key = sc->sha;
     sc->node.keylen = 40;
     store_dict_insert(&st->cache, &sc->node);
     st->body_bytes += len;

@@ -29,12 +29,20 @@ static void table_reset(store_dict_table *t)
     t->used = 0;
 }
 
-void store_dict_init(store_dict *d)
+/* Empty tables; where keys live is kept. */
+static void dict_reset(store_dict *d)
 {
     table_reset(&d->t[0]);
     table_reset(&d->t[1]);
     d->rehash_idx = -1;
     d->iterators = 0;
+}
+
+void store_dict_init(store_dict *d, size_t key_off, int how)
+{
+    dict_reset(d);
+    d->key_off = (uint32_t)key_off;
+    d->key_by_pointer = how == STORE_DICT_KEY_POINTER;
 }
 
 size_t store_dict_size(const store_dict *d)
@@ -139,9 +147,11 @@ static void rehash_step(store_dict *d)
     if (rehashing(d) && d->iterators == 0) store_dict_rehash(d, 1);
 }
 
-static int node_matches(const store_dict_node *n, const char *key, size_t len, uint64_t h)
+static int node_matches(const store_dict *d, const store_dict_node *n, const char *key,
+                        size_t len, uint64_t h)
 {
-    return n->hash == (uint32_t)h && n->keylen == len && (len == 0 || memcmp(n->key, key, len) == 0);
+    return n->hash == (uint32_t)h && n->keylen == len &&
+           (len == 0 || memcmp(store_dict_key(d, n), key, len) == 0);
 }
 
 static store_dict_node *lookup(const store_dict *d, const char *key, size_t len, uint64_t h)
@@ -150,7 +160,7 @@ static store_dict_node *lookup(const store_dict *d, const char *key, size_t len,
         const store_dict_table *t = &d->t[i];
         if (t->size) {
             for (store_dict_node *n = t->buckets[(uint32_t)h & (t->size - 1)]; n; n = n->next)
-                if (node_matches(n, key, len, h)) return n;
+                if (node_matches(d, n, key, len, h)) return n;
         }
         if (!rehashing(d)) break;
     }
@@ -191,7 +201,7 @@ void store_dict_insert_hashed(store_dict *d, store_dict_node *n)
 
 void store_dict_insert(store_dict *d, store_dict_node *n)
 {
-    n->hash = store_dict_hash(n->key, n->keylen);
+    n->hash = store_dict_hash(store_dict_key(d, n), n->keylen);
     store_dict_insert_hashed(d, n);
 }
 
@@ -204,7 +214,7 @@ static store_dict_node *unlink_from(store_dict *d, const char *key, size_t len,
         if (t->size) {
             for (store_dict_node **pp = &t->buckets[(uint32_t)h & (t->size - 1)]; *pp; pp = &(*pp)->next) {
                 store_dict_node *n = *pp;
-                if (want ? n != want : !node_matches(n, key, len, h)) continue;
+                if (want ? n != want : !node_matches(d, n, key, len, h)) continue;
                 *pp = n->next;
                 n->next = NULL;
                 t->used--;
@@ -249,7 +259,7 @@ void store_dict_clear(store_dict *d, store_dict_visit_fn free_node, void *ctx)
             visit_chain(t->buckets[b], free_node, ctx);
         free(t->buckets);
     }
-    store_dict_init(d);
+    dict_reset(d);
 }
 
 void store_dict_foreach(store_dict *d, store_dict_visit_fn fn, void *ctx)

@@ -5,12 +5,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-/* 24 bytes: every key of the keyspace carries one. The hash kept is the
- * low 32 bits (tables never reach 2^32 buckets); keys are under 4 GiB. */
+/* 16 bytes: every key of the keyspace carries one. The hash kept is the
+ * low 32 bits (tables never reach 2^32 buckets); keys are under 4 GiB.
+ * A node does not point at its key: its dict knows where every owner keeps
+ * the bytes (store_dict_init), which saves a pointer per key. */
 typedef struct store_dict_node {
     struct store_dict_node *next;
-    const char *key;   /* points at bytes the owner keeps alive */
     uint32_t hash;
     uint32_t keylen;
 } store_dict_node;
@@ -25,7 +27,16 @@ typedef struct store_dict {
     store_dict_table t[2];
     long long rehash_idx;   /* -1: not rehashing */
     int iterators;          /* >0: rehash steps paused (foreach running) */
+    uint32_t key_off;       /* where a node's key is: see store_dict_init */
+    int key_by_pointer;
 } store_dict;
+
+/* How a dict's owners keep a node's key bytes, key_off bytes past the node:
+ * the bytes themselves (in the same allocation), or a pointer to them. */
+enum { STORE_DICT_KEY_INLINE = 0, STORE_DICT_KEY_POINTER = 1 };
+
+/* key_off of member `key` in an owner struct whose node is member `node`. */
+#define STORE_DICT_KEY_OFF(type, node, key) (offsetof(type, key) - offsetof(type, node))
 
 /* len as a node keeps it. A key of 4 GiB or more (possible only with
  * proto-max-bulk-len raised past it) is deliberately fatal, with a message. */
@@ -39,12 +50,21 @@ typedef void (*store_dict_visit_fn)(store_dict_node *n, void *ctx);
 void store_dict_set_seed(const uint8_t seed[16]);
 uint64_t store_dict_hash(const char *key, size_t len);
 
-void store_dict_init(store_dict *d);
+void store_dict_init(store_dict *d, size_t key_off, int how);
+/* The key bytes of n, a node of d (keylen of them). */
+static inline const char *store_dict_key(const store_dict *d, const store_dict_node *n)
+{
+    const char *at = (const char *)n + d->key_off;
+    const char *p;
+    if (!d->key_by_pointer) return at;
+    memcpy(&p, at, sizeof p);   /* the owner's pointer field, whatever its alignment */
+    return p;
+}
 /* Calls free_node (may be NULL) for every node, then releases the table. */
 void store_dict_clear(store_dict *d, store_dict_visit_fn free_node, void *ctx);
 size_t store_dict_size(const store_dict *d);
 store_dict_node *store_dict_find(store_dict *d, const char *key, size_t len);
-/* n->key/keylen must be set and not present yet; the dict sets n->hash. */
+/* n's key and keylen must be set and not present yet; the dict sets n->hash. */
 void store_dict_insert(store_dict *d, store_dict_node *n);
 /* Unlinks and returns the node with this key, or NULL. */
 store_dict_node *store_dict_remove(store_dict *d, const char *key, size_t len);
@@ -64,7 +84,7 @@ store_dict_node *store_dict_random(store_dict *d, uint64_t rnd);
 /* store_dict_find with hash == store_dict_hash(key, len) precomputed. */
 store_dict_node *store_dict_find_hashed(store_dict *d, const char *key, size_t len,
                                         uint64_t hash);
-/* store_dict_insert with n->hash already == store_dict_hash(n->key, ...). */
+/* store_dict_insert with n->hash already the hash of n's key. */
 void store_dict_insert_hashed(store_dict *d, store_dict_node *n);
 /* Unlinks n, which must be in d (uses n->hash; no key compare). */
 void store_dict_unlink(store_dict *d, store_dict_node *n);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 typedef struct hnode {
-    store_dict_node n;    /* n.key points at data (the field) */
+    store_dict_node n;    /* its key is data (htable_new's dict) */
     uint32_t vlen;
     char data[];          /* field bytes, then value bytes */
 } hnode;
@@ -17,7 +17,7 @@ static hnode *hnode_of(store_dict_node *n) { return STORE_CONTAINER(n, hnode, n)
 store_dict *htable_new(store *s)
 {
     store_dict *d = store_mem_alloc(&s->used_memory, sizeof(*d));
-    store_dict_init(d);
+    store_dict_init(d, STORE_DICT_KEY_OFF(hnode, n, data), STORE_DICT_KEY_INLINE);
     return d;
 }
 
@@ -26,7 +26,7 @@ const char *htable_get(const store_dict *d, const char *f, size_t flen, size_t *
     store_dict_node *n = store_dict_peek(d, f, flen);
     if (!n) return NULL;
     if (vlen) *vlen = hnode_of(n)->vlen;
-    return n->key + n->keylen;
+    return hnode_of(n)->data + n->keylen;
 }
 
 static void write_value(hnode *h, const char *v, size_t vlen)
@@ -42,7 +42,6 @@ static hnode *hnode_new(store *s, const char *f, size_t flen, uint64_t hash,
     if (flen) memcpy(h->data, f, flen);
     h->n.next = NULL;
     h->n.hash = hash;
-    h->n.key = h->data;
     h->n.keylen = store_dict_keylen(flen);
     write_value(h, v, vlen);
     return h;
@@ -57,7 +56,7 @@ static void update_value(store *s, store_dict *d, hnode *h, const char *v, size_
         write_value(h, v, vlen);
         return;
     }
-    hnode *nh = hnode_new(s, h->n.key, h->n.keylen, h->n.hash, v, vlen);
+    hnode *nh = hnode_new(s, h->data, h->n.keylen, h->n.hash, v, vlen);
     store_dict_unlink(d, &h->n);
     store_mem_free(&s->used_memory, h);
     store_dict_insert_hashed(d, &nh->n);
@@ -94,7 +93,8 @@ struct field_visit {
 static void visit_field(store_dict_node *n, void *ctx)
 {
     struct field_visit *fv = ctx;
-    fv->fn(n->key, n->keylen, n->key + n->keylen, hnode_of(n)->vlen, fv->ctx);
+    const hnode *h = hnode_of(n);
+    fv->fn(h->data, n->keylen, h->data + n->keylen, h->vlen, fv->ctx);
 }
 
 void htable_foreach(const store_dict *d, store_field_fn fn, void *ctx)

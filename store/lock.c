@@ -91,7 +91,7 @@ static void lock_take(store *s, store_key *k, const char *key, size_t klen, uint
     if (k) {
         lock_count(s, k, key, klen, owner, olen, 1, "hincrby", &count);
     } else {
-        k = store_hash_key_new(s, key, klen, h, olen, 1);   /* the count "1" */
+        k = store_hash_key_new(s, key, klen, h, owner, olen, 1);   /* the count "1" */
         lock_count(s, k, key, klen, owner, olen, 1, create_event, &count);
     }
     lock_pexpire(s, k, key, klen, lease_ms);

@@ -9,7 +9,7 @@
 store *store_create(store_clock_fn clock, void *clock_ctx)
 {
     store *s = store_xcalloc(1, sizeof(*s));
-    store_dict_init(&s->keys);
+    store_dict_init(&s->keys, STORE_DICT_KEY_OFF(store_key, node, name), STORE_DICT_KEY_INLINE);
     store_pool_init(&s->key_pool, 8, STORE_KEY_POOLED);
     s->clock = clock;
     s->clock_ctx = clock_ctx;
@@ -70,11 +70,7 @@ void store_value_free(store *s, store_key *k)
 /* The area a value needs when it moves to a new entry (RENAME). */
 static size_t value_used(const store_key *k)
 {
-    if (k->enc != STORE_ENC_HASH_ONE) return sizeof(store_value);
-    const char *f, *v;
-    size_t flen, vlen;
-    hone_read(k, &f, &flen, &v, &vlen);
-    return 1 + flen + vlen;   /* hash_one.c's layout */
+    return k->enc == STORE_ENC_HASH_ONE ? hone_used(k) : sizeof(store_value);
 }
 
 static size_t entry_size(const store_key *k)
@@ -136,7 +132,6 @@ static store_key *key_alloc(store *s, const char *name, size_t len, uint64_t h, 
     k->name[len] = '\0';
     k->node.next = NULL;
     k->node.hash = h;
-    k->node.key = k->name;
     k->node.keylen = store_dict_keylen(len);
     wheel_node_init(&k->timer);
     return k;
@@ -204,21 +199,22 @@ store_key *store_create_key(store *s, const char *key, size_t len, store_type t)
 }
 
 /* Room for a first field inside the key, when it may live there. */
-static size_t hash_area(size_t flen, size_t vlen)
+static size_t hash_area(const char *field, size_t flen, size_t vlen)
 {
-    return hone_fits_size(flen, vlen) ? 1 + flen + vlen : 0;   /* hash_one.c's layout */
+    return hone_fits_size(flen, vlen) ? hone_area(field, flen, vlen) : 0;
 }
 
-store_key *store_create_hash(store *s, const char *key, size_t len, size_t flen, size_t vlen)
+store_key *store_create_hash(store *s, const char *key, size_t len, const char *field,
+                             size_t flen, size_t vlen)
 {
-    return create_key(s, key, len, STORE_HASH, hash_area(flen, vlen));
+    return create_key(s, key, len, STORE_HASH, hash_area(field, flen, vlen));
 }
 
 store_key *store_hash_key_new(store *s, const char *key, size_t len, uint64_t h,
-                              size_t flen, size_t vlen)
+                              const char *field, size_t flen, size_t vlen)
 {
     assert(!store_lookup_hashed(s, key, len, h));
-    return store_key_new(s, key, len, h, STORE_HASH, hash_area(flen, vlen));
+    return store_key_new(s, key, len, h, STORE_HASH, hash_area(field, flen, vlen));
 }
 
 void store_delete_key(store *s, store_key *k)

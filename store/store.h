@@ -91,7 +91,8 @@ store_key *store_create_key(store *s, const char *key, size_t len, store_type t)
 /* store_create_key for a hash about to get its first field, flen bytes
  * with a vlen-byte value: a small one-field hash (a held lock) lives
  * inside the key's own allocation, so room for it is made now. */
-store_key *store_create_hash(store *s, const char *key, size_t len, size_t flen, size_t vlen);
+store_key *store_create_hash(store *s, const char *key, size_t len, const char *field,
+                             size_t flen, size_t vlen);
 void store_delete_key(store *s, store_key *k);
 /* 1 if a live key was deleted, 0 if none. */
 int store_delete(store *s, const char *key, size_t len);

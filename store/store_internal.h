@@ -80,9 +80,11 @@ typedef union store_value {
  * is at least a store_value, so any type can replace any other in place,
  * and its size is fixed when the key is made: keys never move. Entries up
  * to STORE_KEY_POOLED bytes come from the store's pool (8-byte classes, no
- * malloc header): a held lock is 112 bytes. */
+ * malloc header). The header is 43 bytes, so a name of up to 20 bytes and
+ * its NUL end at 64: a held lock (a 20-byte name and a packed Redisson
+ * field, hash_one.c) is 88 bytes. */
 struct store_key {
-    store_dict_node node;       /* node.key points at name */
+    store_dict_node node;       /* its key is name (store_create's dict) */
     wheel_node timer;           /* armed iff the key has a deadline, which is
                                    timer.deadline (the wheel keeps it exact) */
     uint8_t type : 4;           /* store_type */
@@ -141,7 +143,7 @@ store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, stor
                          size_t area);
 /* store_create_hash with h == store_dict_hash(key, len) already known. */
 store_key *store_hash_key_new(store *s, const char *key, size_t len, uint64_t h,
-                              size_t flen, size_t vlen);
+                              const char *field, size_t flen, size_t vlen);
 /* Bytes of k's value area (the allocation's slack included). */
 size_t store_value_room(const store_key *k);
 /* Release the value and the entry (already unlinked, timer cleared). */
@@ -188,15 +190,23 @@ void hsmall_foreach(const store_hsmall *h, store_field_fn fn, void *ctx);
 void hsmall_free(store *s, store_hsmall *h);
 
 /* ---- hash_one.c: a one-field hash in the key's value area ---- */
+/* Where a packed field is read back to (store_hash_foreach and moves). */
+typedef char hone_buf[STORE_HASH_SMALL_VALUE];
 /* 1 if a field and value this long may be a one-field hash at all. */
 int hone_fits_size(size_t flen, size_t vlen);
-/* ... and fit k's value area. */
-int hone_fits(const store_key *k, size_t flen, size_t vlen);
+/* Bytes of value area the field f = a vlen-byte value takes. */
+size_t hone_area(const char *f, size_t flen, size_t vlen);
+/* hone_fits_size, and it fits k's value area. */
+int hone_fits(const store_key *k, const char *f, size_t flen, size_t vlen);
+/* Bytes of k's value area in use. */
+size_t hone_used(const store_key *k);
 /* Make k's value the one field f = v (enc becomes STORE_ENC_HASH_ONE);
  * f/v may be the ones already there. */
 void hone_put(store_key *k, const char *f, size_t flen, const char *v, size_t vlen);
-/* The field and its value. */
-void hone_read(const store_key *k, const char **f, size_t *flen, const char **v, size_t *vlen);
+/* The field (in the area, or unpacked into buf) and its value. */
+void hone_read(const store_key *k, hone_buf buf, const char **f, size_t *flen,
+               const char **v, size_t *vlen);
+const char *hone_value(const store_key *k, size_t *vlen);
 int hone_is(const store_key *k, const char *f, size_t flen);
 
 /* ---- hash_table.c: dict-backed, for big hashes ---- */

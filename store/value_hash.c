@@ -28,8 +28,9 @@ static void one_to_small(store *s, store_key *k)
 {
     const char *f, *v;
     size_t flen, vlen;
+    hone_buf buf;
     char copy[2 * STORE_HASH_SMALL_VALUE];   /* the area becomes the buffer's handle */
-    hone_read(k, &f, &flen, &v, &vlen);
+    hone_read(k, buf, &f, &flen, &v, &vlen);
     memcpy(copy, f, flen);
     memcpy(copy + flen, v, vlen);
     store_hash_init(k);
@@ -53,7 +54,7 @@ static void small_to_one(store *s, store_key *k)
     store_hsmall h = STORE_KV(k)->hs;
     struct one_field o;
     hsmall_foreach(&h, note_field, &o);
-    if (!hone_fits(k, o.flen, o.vlen)) return;
+    if (!hone_fits(k, o.f, o.flen, o.vlen)) return;
     hone_put(k, o.f, o.flen, o.v, o.vlen);
     hsmall_free(s, &h);
 }
@@ -80,13 +81,13 @@ int store_hash_set(store *s, store_key *k, const char *field, size_t flen,
 {
     if (k->enc == STORE_ENC_HASH_ONE) {
         int same = hone_is(k, field, flen);
-        if (same && hone_fits(k, flen, vlen)) {
+        if (same && hone_fits(k, field, flen, vlen)) {
             hone_put(k, field, flen, val, vlen);
             return 0;
         }
         one_to_small(s, k);
     } else if (k->enc == STORE_ENC_HASH_SMALL && STORE_KV(k)->hs.count == 0 &&
-               hone_fits(k, flen, vlen)) {
+               hone_fits(k, field, flen, vlen)) {
         hone_put(k, field, flen, val, vlen);
         return 1;
     }
@@ -104,10 +105,9 @@ int store_hash_set(store *s, store_key *k, const char *field, size_t flen,
 const char *store_hash_get(const store_key *k, const char *field, size_t flen, size_t *vlen)
 {
     if (k->enc == STORE_ENC_HASH_ONE) {
-        const char *f, *v;
-        size_t fl, vl;
+        size_t vl;
         if (!hone_is(k, field, flen)) return NULL;
-        hone_read(k, &f, &fl, &v, &vl);
+        const char *v = hone_value(k, &vl);
         if (vlen) *vlen = vl;
         return v;
     }
@@ -140,7 +140,8 @@ void store_hash_foreach(const store_key *k, store_field_fn fn, void *ctx)
     if (k->enc == STORE_ENC_HASH_ONE) {
         const char *f, *v;
         size_t flen, vlen;
-        hone_read(k, &f, &flen, &v, &vlen);
+        hone_buf buf;
+        hone_read(k, buf, &f, &flen, &v, &vlen);
         fn(f, flen, v, vlen, ctx);
         return;
     }

@@ -15,7 +15,8 @@ typedef struct zsl_level {
 } zsl_level;
 
 struct zsl_node {
-    store_dict_node d;     /* in members; d.key points at the member bytes */
+    store_dict_node d;     /* in members, keyed by member */
+    const char *member;    /* the bytes after the levels */
     double score;
     zsl_node *backward;
     zsl_level level[];
@@ -33,7 +34,7 @@ static zsl_node *node_of(store_dict_node *d) { return STORE_CONTAINER(d, zsl_nod
 
 static int node_cmp(const zsl_node *n, double score, const char *m, size_t mlen)
 {
-    return zset_cmp(n->score, n->d.key, n->d.keylen, score, m, mlen);
+    return zset_cmp(n->score, n->member, n->d.keylen, score, m, mlen);
 }
 
 /* Each level up with probability 1/4: two random bits a level. The levels
@@ -61,7 +62,7 @@ static zsl_node *node_new(store *s, int level, double score, const char *m, size
     char *member = (char *)n + head;
     if (mlen) memcpy(member, m, mlen);
     n->d.next = NULL;
-    n->d.key = member;
+    n->member = member;
     n->d.keylen = store_dict_keylen(mlen);
     n->score = score;
     n->backward = NULL;
@@ -72,7 +73,7 @@ static zsl_node *node_new(store *s, int level, double score, const char *m, size
 store_zset *zsl_new(store *s)
 {
     store_zset *z = store_mem_alloc(&s->used_memory, sizeof(*z));
-    store_dict_init(&z->members);
+    store_dict_init(&z->members, STORE_DICT_KEY_OFF(zsl_node, d, member), STORE_DICT_KEY_POINTER);
     z->header = node_new(s, ZSL_MAX_LEVEL, 0, NULL, 0);
     z->tail = NULL;
     z->length = 0;
@@ -207,8 +208,8 @@ long long zsl_rank(const store_zset *z, const char *m, size_t mlen)
  * min (upto_max 0) or those up to max (upto_max 1). */
 static int in_prefix(const store_zrange *r, const zsl_node *f, int upto_max)
 {
-    if (upto_max) return zset_lte_max(r, f->score, f->d.key, f->d.keylen);
-    return !zset_gte_min(r, f->score, f->d.key, f->d.keylen);
+    if (upto_max) return zset_lte_max(r, f->score, f->member, f->d.keylen);
+    return !zset_gte_min(r, f->score, f->member, f->d.keylen);
 }
 
 /* The prefix's last node (the header if it is empty), its 1-based rank in
@@ -231,7 +232,7 @@ size_t zsl_span(const store_zset *z, const store_zrange *r, size_t *n)
     size_t first, last;
     zsl_node *x = prefix_end(z, r, 0, &first)->level[0].forward;
     *n = 0;
-    if (!x || !zset_lte_max(r, x->score, x->d.key, x->d.keylen)) return first;
+    if (!x || !zset_lte_max(r, x->score, x->member, x->d.keylen)) return first;
     prefix_end(z, r, 1, &last);
     /* Ordered ranges give last > first; a lex range over mixed scores is
      * not ordered (Redis calls it undefined): count the first alone. */
@@ -259,7 +260,7 @@ void zsl_visit(const store_zset *z, size_t start, size_t n, int reverse,
 {
     if (n == 0) return;
     for (zsl_node *x = node_at(z, start + 1); x && n--; x = reverse ? x->backward : x->level[0].forward)
-        fn(x->d.key, x->d.keylen, x->score, ctx);
+        fn(x->member, x->d.keylen, x->score, ctx);
 }
 
 void zsl_delete_ranks(store *s, store_zset *z, size_t start, size_t n)

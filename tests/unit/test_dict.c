@@ -27,10 +27,11 @@ static item *make_items(size_t count)
     for (size_t i = 0; i < count; i++) {
         it[i].id = (unsigned)i;
         it[i].n.keylen = (size_t)snprintf(it[i].key, sizeof(it[i].key), "key:%zu", i);
-        it[i].n.key = it[i].key;
     }
     return it;
 }
+
+#define ITEM_KEY_OFF STORE_DICT_KEY_OFF(item, n, key)
 
 static item *item_of(store_dict_node *n) { return STORE_CONTAINER(n, item, n); }
 
@@ -76,7 +77,7 @@ static void test_empty(void **state)
 {
     (void)state;
     store_dict d;
-    store_dict_init(&d);
+    store_dict_init(&d, ITEM_KEY_OFF, STORE_DICT_KEY_INLINE);
     assert_null(store_dict_find(&d, "x", 1));
     assert_null(store_dict_remove(&d, "x", 1));
     assert_null(store_dict_random(&d, 42));
@@ -93,7 +94,7 @@ static void test_grow_find_remove_shrink(void **state)
     item *it = make_items(MANY);
     store_dict d;
     int saw_rehash = 0, saw_shrink = 0;
-    store_dict_init(&d);
+    store_dict_init(&d, ITEM_KEY_OFF, STORE_DICT_KEY_INLINE);
 
     for (size_t i = 0; i < MANY; i++) {
         store_dict_insert(&d, &it[i].n);
@@ -136,7 +137,7 @@ static void test_both_tables_consulted(void **state)
     item *it = make_items(64);
     store_dict d;
     size_t n = 0;
-    store_dict_init(&d);
+    store_dict_init(&d, ITEM_KEY_OFF, STORE_DICT_KEY_INLINE);
     while (!rehashing(&d)) store_dict_insert(&d, &it[n++].n);
 
     d.iterators++;   /* pause steps: the split between tables stays put */
@@ -174,7 +175,7 @@ static void test_force_grow_while_paused(void **state)
     item *it = make_items(64);
     store_dict d;
     size_t n = 0;
-    store_dict_init(&d);
+    store_dict_init(&d, ITEM_KEY_OFF, STORE_DICT_KEY_INLINE);
     store_dict_insert(&d, &it[n++].n);
     assert_int_equal(d.t[0].size, 4);
     d.iterators++;
@@ -202,7 +203,7 @@ static void scan_across_resize(size_t first, size_t total, int shrink, int at, i
 {
     item *it = make_items(total);
     store_dict d;
-    store_dict_init(&d);
+    store_dict_init(&d, ITEM_KEY_OFF, STORE_DICT_KEY_INLINE);
     size_t initial = shrink ? total : first;
     for (size_t i = 0; i < initial; i++) store_dict_insert(&d, &it[i].n);
     while (store_dict_rehash(&d, 100)) {}
@@ -249,7 +250,7 @@ static void test_scan_full_no_resize(void **state)
     (void)state;
     item *it = make_items(5000);
     store_dict d;
-    store_dict_init(&d);
+    store_dict_init(&d, ITEM_KEY_OFF, STORE_DICT_KEY_INLINE);
     for (size_t i = 0; i < 5000; i++) store_dict_insert(&d, &it[i].n);
     while (store_dict_rehash(&d, 100)) {}
     uint64_t cur = 0;
@@ -270,7 +271,7 @@ static void find_inside_foreach(store_dict_node *n, void *ctx)
     struct pause_ctx *pc = ctx;
     assert_int_equal(pc->d->iterators, 1);
     /* A find would normally do a rehash step; it must not move anything. */
-    assert_ptr_equal(store_dict_find(pc->d, n->key, n->keylen), n);
+    assert_ptr_equal(store_dict_find(pc->d, item_of(n)->key, n->keylen), n);
     assert_true(pc->d->rehash_idx == pc->idx_at_start);
     item_of(n)->seen++;
     pc->visits++;
@@ -282,7 +283,7 @@ static void test_foreach_pauses_rehash(void **state)
     item *it = make_items(2000);
     store_dict d;
     size_t n = 0;
-    store_dict_init(&d);
+    store_dict_init(&d, ITEM_KEY_OFF, STORE_DICT_KEY_INLINE);
     while (n < 1000 || !rehashing(&d)) store_dict_insert(&d, &it[n++].n);
     struct pause_ctx pc = { &d, d.rehash_idx, 0 };
     store_dict_foreach(&d, find_inside_foreach, &pc);
@@ -301,7 +302,7 @@ static void test_random(void **state)
     (void)state;
     item *it = make_items(65);
     store_dict d;
-    store_dict_init(&d);
+    store_dict_init(&d, ITEM_KEY_OFF, STORE_DICT_KEY_INLINE);
     for (size_t i = 0; i < 65; i++) store_dict_insert(&d, &it[i].n);
     /* The 65th insert started 64 -> 128; pausing keeps nodes in both. */
     assert_true(rehashing(&d));
@@ -330,7 +331,7 @@ static void test_clear_visits_all(void **state)
     item *it = make_items(777);
     store_dict d;
     size_t freed = 0;
-    store_dict_init(&d);
+    store_dict_init(&d, ITEM_KEY_OFF, STORE_DICT_KEY_INLINE);
     for (size_t i = 0; i < 777; i++) store_dict_insert(&d, &it[i].n);
     store_dict_clear(&d, count_free, &freed);
     assert_int_equal(freed, 777);
@@ -345,7 +346,7 @@ static void test_hashed_variants(void **state)
     (void)state;
     item *it = make_items(10);
     store_dict d;
-    store_dict_init(&d);
+    store_dict_init(&d, ITEM_KEY_OFF, STORE_DICT_KEY_INLINE);
     for (size_t i = 0; i < 10; i++) {
         it[i].n.hash = store_dict_hash(it[i].key, it[i].n.keylen);
         store_dict_insert_hashed(&d, &it[i].n);
@@ -357,6 +358,37 @@ static void test_hashed_variants(void **state)
     assert_true(store_dict_mem(&d) >= d.t[0].size * sizeof(void *));
     store_dict_clear(&d, NULL, NULL);
     free(it);
+}
+
+/* Owners that keep their key elsewhere store a pointer to it after the
+ * node; the dict follows it, and keeps doing so after a clear. */
+typedef struct pointed_item {
+    store_dict_node n;
+    const char *key;
+} pointed_item;
+
+static void test_key_by_pointer(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "alpha", "beta", "", "delta" };
+    pointed_item p[4];
+    store_dict d;
+    store_dict_init(&d, STORE_DICT_KEY_OFF(pointed_item, n, key), STORE_DICT_KEY_POINTER);
+    for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < 4; i++) {
+            p[i].key = names[i];
+            p[i].n.keylen = (uint32_t)strlen(names[i]);
+            store_dict_insert(&d, &p[i].n);
+        }
+        for (size_t i = 0; i < 4; i++) {
+            assert_ptr_equal(store_dict_find(&d, names[i], strlen(names[i])), &p[i].n);
+            assert_ptr_equal(store_dict_key(&d, &p[i].n), names[i]);
+        }
+        assert_null(store_dict_find(&d, "alph", 4));
+        assert_ptr_equal(store_dict_remove(&d, "beta", 4), &p[1].n);
+        assert_null(store_dict_find(&d, "beta", 4));
+        store_dict_clear(&d, NULL, NULL);
+    }
 }
 
 int main(void)
@@ -375,6 +407,7 @@ int main(void)
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_clear_visits_all),
         cmocka_unit_test(test_hashed_variants),
+        cmocka_unit_test(test_key_by_pointer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -297,7 +297,7 @@ static void test_hash_memory_returns(void **state)
 static store_key *lock_key(fixture *f, const char *name, size_t *bare)
 {
     size_t before = store_used_memory(f->s);
-    store_key *k = store_create_hash(f->s, name, strlen(name), strlen(OWNER), 1);
+    store_key *k = store_create_hash(f->s, name, strlen(name), OWNER, strlen(OWNER), 1);
     *bare = store_used_memory(f->s) - before;
     return k;
 }
@@ -331,6 +331,57 @@ static void test_one_field_lives_in_the_key(void **state)
     assert_order(k, "");
     store_delete_key(f->s, k);
     assert_int_equal(store_used_memory(f->s), start);
+}
+
+/* A field that starts with a lowercase canonical UUID is kept packed: it
+ * reads back byte for byte, matches only itself, and makes the key smaller
+ * than the same field with one upper-case digit (kept as text). */
+static void test_one_field_uuid_packed(void **state)
+{
+    fixture *f = *state;
+    static const char *const fields[] = {
+        "8743b520-63cd-4409-a7a6-5d1633f5c74f",                    /* no rest */
+        "8743b520-63cd-4409-a7a6-5d1633f5c74f:1",
+        "00000000-0000-0000-0000-000000000000:ffffffffffffffffffffffffff",   /* 64 bytes */
+        "8743B520-63cd-4409-a7a6-5d1633f5c74f:1",                  /* upper case: text */
+        "8743b520-63cd-4409-a7a6-5d1633f5c74g:1",                  /* not hex: text */
+        "8743b520-63cd4-409-a7a6-5d1633f5c74f:1",                  /* dash moved: text */
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        size_t bare, start = store_used_memory(f->s), flen = strlen(fields[i]);
+        store_key *k = store_create_hash(f->s, "lock:u", 6, fields[i], flen, 1);
+        assert_int_equal(store_hash_set(f->s, k, fields[i], flen, "1", 1), 1);
+        assert_int_equal(k->enc, STORE_ENC_HASH_ONE);
+        bare = store_used_memory(f->s) - start;
+        char want[80];
+        snprintf(want, sizeof want, "%s=1,", fields[i]);
+        assert_order(k, want);
+        assert_field(k, fields[i], "1");
+        /* one nibble or one byte of the rest different: another field */
+        char other[80];
+        memcpy(other, fields[i], flen + 1);
+        other[3] = other[3] == '0' ? '1' : '0';
+        assert_null(store_hash_get(k, other, flen, NULL));
+        memcpy(other, fields[i], flen + 1);
+        other[flen - 1] ^= 1;
+        assert_null(store_hash_get(k, other, flen, NULL));
+        assert_null(store_hash_get(k, fields[i], flen - 1, NULL));
+        /* a second field moves it out (unpacked) and back in */
+        assert_int_equal(store_hash_set(f->s, k, "x", 1, "2", 1), 1);
+        assert_field(k, fields[i], "1");
+        assert_int_equal(store_hash_del(f->s, k, "x", 1), 1);
+        assert_int_equal(k->enc, STORE_ENC_HASH_ONE);
+        assert_order(k, want);
+        assert_int_equal(store_used_memory(f->s), start + bare);
+        store_delete_key(f->s, k);
+    }
+    size_t start = store_used_memory(f->s);
+    store_key *packed = store_create_hash(f->s, "lock:p", 6, fields[1], strlen(fields[1]), 1);
+    size_t packed_mem = store_used_memory(f->s) - start;
+    store_key *text = store_create_hash(f->s, "lock:t", 6, fields[3], strlen(fields[3]), 1);
+    assert_true(packed_mem < store_used_memory(f->s) - start - packed_mem);
+    store_delete_key(f->s, packed);
+    store_delete_key(f->s, text);
 }
 
 static void test_one_field_to_two_and_back(void **state)
@@ -392,7 +443,7 @@ static void test_one_field_big_values(void **state)
     assert_field(k, OWNER, "1");
     store_delete_key(f->s, k);
     /* a first field too long for the key never goes inside */
-    k = store_create_hash(f->s, "lock:d", 6, 65, 1);
+    k = store_create_hash(f->s, "lock:d", 6, v65, 65, 1);
     assert_int_equal(store_hash_set(f->s, k, v65, 65, "1", 1), 1);
     assert_int_equal(k->enc, STORE_ENC_HASH_TABLE);
     assert_field(k, v65, "1");
@@ -444,6 +495,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lock_reentry_keeps_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hash_memory_returns, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_field_lives_in_the_key, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_one_field_uuid_packed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_field_to_two_and_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_field_big_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_field_expiry_rename_and_retype, setup, teardown),
