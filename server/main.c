@@ -61,10 +61,9 @@ static void watch_signal(uv_signal_t *h, uv_loop_t *loop, latchd_server *srv, in
     uv_unref((uv_handle_t *)h);
 }
 
-static int run(latchd_server *srv)
+/* Listen, announce the port and serve until stopped; 0 or 1 for exit. */
+static int serve(latchd_server *srv, uv_loop_t *loop)
 {
-    uv_loop_t *loop = uv_default_loop();
-    uv_signal_t term, intr;
     if (latchd_start(srv, loop) != LATCHD_OK) {
         log_msg(&srv->s, LOG_WARNING, "Failed listening on port %d, aborting.", srv->s.cfg.port);
         return 1;
@@ -77,15 +76,25 @@ static int run(latchd_server *srv)
     const char *pidfile = srv->s.cfg.pidfile;
     if (pidfile[0] && write_pidfile(pidfile) != 0)
         log_msg(&srv->s, LOG_WARNING, "Failed to write PID file: %s", pidfile);
-    watch_signal(&term, loop, srv, SIGTERM);
-    watch_signal(&intr, loop, srv, SIGINT);
     uv_run(loop, UV_RUN_DEFAULT);
     if (pidfile[0]) unlink(pidfile);
     log_msg(&srv->s, LOG_WARNING, "latchd is now ready to exit, bye bye...");
+    return 0;
+}
+
+static int run(latchd_server *srv)
+{
+    uv_loop_t *loop = uv_default_loop();
+    uv_signal_t term, intr;
+    /* Before "Ready to accept connections": a harness may send SIGTERM the
+     * moment it reads that line, and it must find the handler in place. */
+    watch_signal(&term, loop, srv, SIGTERM);
+    watch_signal(&intr, loop, srv, SIGINT);
+    int rc = serve(srv, loop);
     uv_close((uv_handle_t *)&term, NULL);
     uv_close((uv_handle_t *)&intr, NULL);
     uv_run(loop, UV_RUN_NOWAIT);
-    return 0;
+    return rc;
 }
 
 int main(int argc, char **argv)

@@ -4,10 +4,12 @@ fixture's cleanup checks the exit status and the log)."""
 
 import signal
 import socket
+import subprocess
 import threading
 
 import pytest
 
+from conftest import START_TIMEOUT, free_port, server_argv
 from resp_util import encode_command
 
 EXIT_TIMEOUT = 10
@@ -118,3 +120,24 @@ def test_sigterm_while_clients_send_partial_commands(server_factory):
 def test_shutdown_refused_flags_keep_serving(conn, args, reply):
     assert conn.cmd("SHUTDOWN", *args) == reply
     assert conn.cmd("PING") == b"+PONG\r\n"
+
+
+def test_sigterm_as_soon_as_ready_is_logged(server_kind):
+    # A harness may stop the server the moment it reads "Ready to accept
+    # connections": by then SIGTERM must already mean a graceful exit, not
+    # the default action (under valgrind latchd once died of it).
+    for _ in range(5):
+        argv = server_argv(server_kind, free_port(), [])
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+        try:
+            for line in proc.stdout:
+                if b"Ready to accept connections" in line:
+                    proc.send_signal(signal.SIGTERM)
+                    break
+            proc.stdout.close()   # the rest of the log is not needed
+            assert proc.wait(timeout=START_TIMEOUT) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
