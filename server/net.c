@@ -2,6 +2,7 @@
  * buffer, replies accumulate in the output buffer (with shared frames
  * spliced in) and are flushed once per loop iteration as one gathered write
  * (uv_try_write, then uv_write for what the kernel refused). */
+#include <assert.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +124,7 @@ int client_output_within_limit(client *c)
 
 static void client_free(client *c)
 {
+    assert(!(c->flags & CLIENT_READ_BUF));   /* given back in the read callback */
     resp_buf_free(&c->query);
     resp_buf_free(&c->out);
     resp_buf_free(&c->inflight);
@@ -394,6 +396,33 @@ static void query_reserve(client *c, size_t n)
     resp_buf_reserve(q, n);
 }
 
+/* A client with nothing pending reads into the server's one read buffer,
+ * so a read costs no malloc and an idle client holds no buffer (Redis 7.4's
+ * reusable query buffer); only an unfinished command is copied to a buffer
+ * of the client's own. */
+static void read_buf_borrow(client *c)
+{
+    server *s = c->srv;
+    if (c->query.cap != 0 || s->read_buf_lent) return;
+    c->query = s->read_buf;
+    resp_buf_init(&s->read_buf);
+    s->read_buf_lent = 1;
+    c->flags |= CLIENT_READ_BUF;
+}
+
+static void read_buf_give_back(client *c)
+{
+    server *s = c->srv;
+    size_t left = c->query.len - c->qpos;
+    s->read_buf = c->query;
+    s->read_buf.len = 0;
+    s->read_buf_lent = 0;
+    resp_buf_init(&c->query);
+    c->flags &= ~CLIENT_READ_BUF;
+    if (left) resp_buf_append(&c->query, s->read_buf.data + c->qpos, left);
+    c->qpos = 0;
+}
+
 /* n new bytes sit at the tail of the query buffer: run what is complete. */
 static void query_received(client *c, size_t n)
 {
@@ -401,6 +430,7 @@ static void query_received(client *c, size_t n)
     c->srv->stat_net_in += (uint64_t)n;
     c->last_ms = server_now_ms(c->srv);
     client_process_input(c);
+    if (c->flags & CLIENT_READ_BUF) read_buf_give_back(c);
     /* What is left is one unfinished command: past the limit, Redis drops
      * the client without a reply. */
     if (c->query.len - c->qpos > (size_t)c->srv->cfg.client_query_buffer_limit) {
@@ -419,6 +449,7 @@ static void query_received(client *c, size_t n)
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     client *c = h->data;
+    read_buf_borrow(c);
     query_reserve(c, READ_CHUNK);
     *buf = uv_buf_init(c->query.data + c->query.len, (unsigned)(c->query.cap - c->query.len));
 }
@@ -426,11 +457,12 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
     client *c = stream->data;
-    if (nread < 0) {
-        client_close(c);
+    if (nread > 0) {
+        query_received(c, (size_t)nread);
         return;
     }
-    if (nread > 0) query_received(c, (size_t)nread);
+    if (c->flags & CLIENT_READ_BUF) read_buf_give_back(c);   /* nothing was read */
+    if (nread < 0) client_close(c);
 }
 
 /* For detached clients: bytes arrive as if read from a socket. */

@@ -409,6 +409,7 @@ void server_close(server *s)
     free(s->iov);
     s->iov = NULL;
     resp_buf_free(&s->notify_chan);
+    resp_buf_free(&s->read_buf);
     pubsub_free(s);
     multi_free(s);
     config_free(&s->cfg);

@@ -108,6 +108,7 @@ enum {
     CLIENT_MULTI = 1 << 14,            /* after MULTI: commands are queued */
     CLIENT_DIRTY_CAS = 1 << 15,        /* a WATCHed key changed: EXEC fails */
     CLIENT_DIRTY_EXEC = 1 << 16,       /* a command was refused while queueing: EXEC aborts */
+    CLIENT_READ_BUF = 1 << 17,         /* its query is the server's read_buf, for one read */
 };
 
 /* A MULTI's queued commands, owned copies in one buffer (the query buffer
@@ -199,6 +200,8 @@ struct server {
     size_t watched_keys;         /* distinct keys WATCHed: 0 keeps writes free of WATCH work */
     resp_buf monitor_line;       /* scratch: one command as monitors see it */
     resp_buf notify_chan;        /* scratch: the channel of a keyspace event */
+    resp_buf read_buf;           /* lent to a client with nothing pending, for one read */
+    int read_buf_lent;
     uv_buf_t *iov;               /* scratch for gathering one client's output */
     size_t iov_cap;
     uint64_t next_client_id;
