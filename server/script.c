@@ -42,8 +42,7 @@ static void free_script(store_dict_node *n, void *ctx)
 void scripts_flush(server *s)
 {
     scripts *st = s->scripts;
-    store_dict_clear(&st->cache, free_script, st->lua);
-    store_dict_init(&st->cache, STORE_DICT_KEY_OFF(script, node, sha), STORE_DICT_KEY_INLINE);
+    store_dict_clear(&st->cache, free_script, st->lua);   /* empty and ready for use */
     memset(st->by_body, 0, sizeof(st->by_body));
     st->last_found = NULL;
     st->body_bytes = 0;

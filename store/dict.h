@@ -60,7 +60,8 @@ static inline const char *store_dict_key(const store_dict *d, const store_dict_n
     memcpy(&p, at, sizeof p);   /* the owner's pointer field, whatever its alignment */
     return p;
 }
-/* Calls free_node (may be NULL) for every node, then releases the table. */
+/* Calls free_node (may be NULL) for every node, then releases the table;
+ * d stays ready for use, its keys found where store_dict_init said. */
 void store_dict_clear(store_dict *d, store_dict_visit_fn free_node, void *ctx);
 size_t store_dict_size(const store_dict *d);
 store_dict_node *store_dict_find(store_dict *d, const char *key, size_t len);
