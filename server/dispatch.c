@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "script.h"
+#include "commands/commands.h"
+#include "scripting/script.h"
 #include "server.h"
 
 /* Redis quotes up to 128 bytes of arguments after the name. */

@@ -7,7 +7,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 #include "mem.h"
 #include "pubsub.h"
 

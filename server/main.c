@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "embed.h"
+#include "embed/embed.h"
 
 static void usage(void)
 {

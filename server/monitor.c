@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "script.h"
+#include "commands/commands.h"
+#include "scripting/script.h"
 
 void cmd_monitor(client *c)
 {

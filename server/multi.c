@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 #include "dict.h"
 #include "mem.h"
 

@@ -10,12 +10,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 #include "dict.h"
 #include "mem.h"
 #include "pubsub.h"
 #include "server.h"
-#include "script.h"
+#include "scripting/script.h"
 
 static uint64_t mono_us(void)
 {

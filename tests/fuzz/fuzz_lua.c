@@ -13,7 +13,7 @@
 
 #include "fuzz.h"
 #include "list.h"
-#include "script.h"
+#include "scripting/script.h"
 #include "zset.h"
 
 #define MAX_SCRIPTS 3

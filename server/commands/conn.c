@@ -1,4 +1,4 @@
-/* cmd_conn.c - connection commands: PING, ECHO, QUIT, SELECT, HELLO, AUTH,
+/* conn.c - connection commands: PING, ECHO, QUIT, SELECT, HELLO, AUTH,
  * RESET and the CLIENT family, with Redis 7.0's replies and errors. */
 #include <limits.h>
 #include <stdio.h>

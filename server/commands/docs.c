@@ -1,4 +1,4 @@
-/* command_docs.c - turns the one-line argument hints of the command table
+/* docs.c - turns the one-line argument hints of the command table
  * ("key [key ...]", "[NX|XX] [EX seconds|PX milliseconds]") into the
  * structured "arguments" of COMMAND DOCS, from which redis-cli draws hints. */
 #include <ctype.h>

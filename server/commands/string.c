@@ -1,4 +1,4 @@
-/* cmd_string.c - string commands: GET/SET and their variants (SET's option
+/* string.c - string commands: GET/SET and their variants (SET's option
  * grammar is Redis 7.0's), the INCR/DECR counters, MGET/MSET and STRLEN. */
 #include <limits.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* cmd_zset.c - sorted set commands (ZADD ... ZPOPMAX): Redis 7.0's option
+/* zset.c - sorted set commands (ZADD ... ZPOPMAX): Redis 7.0's option
  * grammar, range syntax (score: strtod, "(" exclusive; lex: "[", "(",
  * "-", "+"), errors in Redis's order, RESP2 bulk / RESP3 double scores
  * and keyspace events. A zset key never exists empty. */

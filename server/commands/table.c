@@ -1,4 +1,4 @@
-/* commands.c - the command table (name, arity, flags, key positions, docs)
+/* table.c - the command table (name, arity, flags, key positions, docs)
  * and its case-insensitive lookup. Scripting and pub/sub slot in here. */
 #include <pthread.h>
 #include <stdlib.h>

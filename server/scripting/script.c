@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 #include "mem.h"
 #include "script.h"
 #include "sha1.h"

@@ -1,5 +1,5 @@
 /* commands.h - every command's implementation, grouped by file; the table
- * in commands.c names them. */
+ * in table.c names them. */
 #ifndef LATCHD_COMMANDS_H
 #define LATCHD_COMMANDS_H
 
@@ -21,7 +21,7 @@ store_key *db_write_create(client *c, const resp_slice *key, store_type t);
 /* A list or zset never stays empty: delete argv[1]'s key k, event "del". */
 void db_delete_emptied(client *c, store_key *k);
 
-/* cmd_conn.c */
+/* conn.c */
 void cmd_ping(client *c);
 void cmd_echo(client *c);
 void cmd_quit(client *c);
@@ -48,7 +48,7 @@ extern const command script_subcommands[];
 extern const command pubsub_subcommands[];
 extern const command clock_subcommands[];
 
-/* cmd_server.c */
+/* server.c */
 void cmd_info(client *c);
 void cmd_config(client *c);
 void cmd_command(client *c);
@@ -57,15 +57,15 @@ void cmd_dbsize(client *c);
 void cmd_flushall(client *c);
 void cmd_function(client *c);
 void cmd_wait(client *c);
-/* cmd_clock.c */
+/* clock.c */
 void cmd_latchd_clock(client *c);
 
-/* cmd_debug.c */
+/* debug.c */
 void cmd_debug(client *c);
 /* enable-debug-command lets c run DEBUG. */
 int debug_command_allowed(const client *c);
 
-/* cmd_script.c */
+/* script.c */
 void cmd_eval(client *c);
 void cmd_eval_ro(client *c);
 void cmd_evalsha(client *c);
@@ -74,13 +74,13 @@ void cmd_script(client *c);
 void cmd_lastsave(client *c);
 void cmd_shutdown(client *c);
 
-/* command_docs.c: "name" => {summary, since, group, arguments, subcommands};
+/* docs.c: "name" => {summary, since, group, arguments, subcommands};
  * container is the parent of a subcommand, else NULL. */
 void reply_command_doc(client *c, const command *cmd, const command *container);
 /* "get" or "client|setname" */
 void command_fullname(const command *container, const command *cmd, char *dst, size_t len);
 
-/* cmd_keys.c */
+/* keys.c */
 void cmd_exists(client *c);
 void cmd_del(client *c);
 void cmd_type(client *c);
@@ -98,7 +98,7 @@ void cmd_expiretime(client *c);
 void cmd_pexpiretime(client *c);
 void cmd_persist(client *c);
 
-/* cmd_string.c */
+/* string.c */
 void cmd_get(client *c);
 void cmd_set(client *c);
 void cmd_setnx(client *c);
@@ -113,7 +113,7 @@ void cmd_mget(client *c);
 void cmd_mset(client *c);
 void cmd_strlen(client *c);
 
-/* cmd_hash.c */
+/* hash.c */
 void cmd_hset(client *c);
 void cmd_hsetnx(client *c);
 void cmd_hget(client *c);
@@ -127,7 +127,7 @@ void cmd_hkeys(client *c);
 void cmd_hvals(client *c);
 void cmd_hstrlen(client *c);
 
-/* cmd_pubsub.c */
+/* pubsub.c */
 void cmd_subscribe(client *c);
 void cmd_unsubscribe(client *c);
 void cmd_psubscribe(client *c);
@@ -138,7 +138,7 @@ void cmd_publish(client *c);
 void cmd_spublish(client *c);
 void cmd_pubsub(client *c);
 
-/* cmd_list.c */
+/* list.c */
 void cmd_lpush(client *c);
 void cmd_rpush(client *c);
 void cmd_lpop(client *c);
@@ -151,7 +151,7 @@ void cmd_linsert(client *c);
 void cmd_lrem(client *c);
 void cmd_ltrim(client *c);
 
-/* cmd_zset.c */
+/* zset.c */
 void cmd_zadd(client *c);
 void cmd_zincrby(client *c);
 void cmd_zscore(client *c);

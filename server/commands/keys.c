@@ -1,4 +1,4 @@
-/* cmd_keys.c - commands on keys whatever their type: EXISTS, DEL, TYPE,
+/* keys.c - commands on keys whatever their type: EXISTS, DEL, TYPE,
  * KEYS, SCAN, RENAME and the TTL family (EXPIRE*, TTL*, PERSIST). */
 #include <ctype.h>
 #include <limits.h>

@@ -1,4 +1,4 @@
-/* cmd_hash.c - hash commands (HSET ... HSTRLEN). A hash key never exists
+/* hash.c - hash commands (HSET ... HSTRLEN). A hash key never exists
  * empty: writers create it on demand and HDEL removes it with its last field. */
 #include <string.h>
 

@@ -1,9 +1,9 @@
-/* cmd_script.c - EVAL, EVALSHA, their _RO forms and SCRIPT: argument
+/* script.c - EVAL, EVALSHA, their _RO forms and SCRIPT: argument
  * checks with Redis's texts, then script.c runs the call. */
 #include <string.h>
 
 #include "commands.h"
-#include "script.h"
+#include "scripting/script.h"
 
 /* argv[2] as Redis checks it: integer, then not beyond the arguments,
  * then not negative. */

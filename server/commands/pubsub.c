@@ -1,4 +1,4 @@
-/* cmd_pubsub.c - the pub/sub commands: (P|S)SUBSCRIBE, (P|S)UNSUBSCRIBE,
+/* pubsub.c - the pub/sub commands: (P|S)SUBSCRIBE, (P|S)UNSUBSCRIBE,
  * PUBLISH, SPUBLISH and PUBSUB's introspection subcommands. */
 #include "commands.h"
 #include "pubsub.h"

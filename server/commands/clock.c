@@ -1,4 +1,4 @@
-/* cmd_clock.c - LATCHD.CLOCK, latchd's clock on the wire for deterministic
+/* clock.c - LATCHD.CLOCK, latchd's clock on the wire for deterministic
  * expiry tests: GET, ADVANCE <ms>, FREEZE, RESUME (--enable-clock-control). */
 #include "commands.h"
 

@@ -1,4 +1,4 @@
-/* cmd_debug.c - the DEBUG subcommands test suites use (SLEEP,
+/* debug.c - the DEBUG subcommands test suites use (SLEEP,
  * SET-ACTIVE-EXPIRE, HELP), allowed as enable-debug-command says. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* cmd_list.c - list commands (LPUSH ... LTRIM): Redis 7.0's argument
+/* list.c - list commands (LPUSH ... LTRIM): Redis 7.0's argument
  * checks in Redis's order, its replies and keyspace events. A list key
  * never exists empty: the removal that empties it deletes it ("del"). */
 #include "commands.h"

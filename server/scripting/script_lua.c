@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 #include "mem.h"
 #include "script.h"
 

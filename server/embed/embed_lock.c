@@ -6,7 +6,7 @@
 #include "embed.h"
 #include "lock.h"
 #include "num.h"
-#include "script.h"
+#include "scripting/script.h"
 
 typedef struct lock_call {
     embed_call base;           /* first: the loop gets the call back as this */

@@ -1,11 +1,11 @@
-/* cmd_server.c - server commands: CONFIG, COMMAND, TIME, DBSIZE, FLUSHALL,
+/* server.c - server commands: CONFIG, COMMAND, TIME, DBSIZE, FLUSHALL,
  * FUNCTION, WAIT, LASTSAVE, SHUTDOWN (INFO lives in info.c). */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "commands.h"
-#include "script.h"
+#include "scripting/script.h"
 #include "num.h"
 
 #define W CMD_WRITE
