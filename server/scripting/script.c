@@ -7,7 +7,6 @@
 #include "commands/commands.h"
 #include "mem.h"
 #include "script.h"
-#include "sha1.h"
 
 void script_sha1hex(char out[41], const void *p, size_t len)
 {

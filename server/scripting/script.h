@@ -107,6 +107,11 @@ const script_native *script_native_find(const char *sha);
 size_t script_native_count(void);
 const script_native *script_native_at(size_t i);
 
+/* sha1.c: SHA-1 (FIPS 180-4) for script names, as Redis keys its script
+ * cache. Not for security. */
+#define SHA1_DIGEST_LEN 20
+void sha1_digest(const void *data, size_t len, unsigned char out[SHA1_DIGEST_LEN]);
+
 /* lua_alloc.c: the Lua state's allocator (a lua_Alloc; ud is the pool) */
 typedef struct lua_pool lua_pool;
 lua_pool *lua_pool_new(void);

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sha1.h"
+#include "script.h"
 
 static uint32_t rol(uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
 

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "scripting/sha1.h"
+#include "scripting/script.h"
 
 static void hex(const unsigned char md[SHA1_DIGEST_LEN], char out[41])
 {
