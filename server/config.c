@@ -15,12 +15,18 @@
 #include "resp.h"
 #include "server.h"
 
-/* P_LOGLEVEL, P_POLICY and P_PROTECTED are enums: an int index into their names.
- * P_MEMORY is a long long checked against min/max after the unsigned
- * memory value is taken as signed (as Redis does); P_UMEMORY an unsigned
- * long long that takes any memory value (maxmemory). */
-typedef enum { P_INT, P_MEMORY, P_UMEMORY, P_BOOL, P_STRING, P_LOGLEVEL, P_POLICY, P_PROTECTED, P_BIND,
-               P_OCTAL, P_OBUF, P_NOTIFY } param_type;
+/* Each type names the C type of its field, checked where the table names
+ * the field (FIELD), so a row and its struct member cannot disagree:
+ * P_INT32 an int, P_INT64 a long long, both parsed as integers and checked
+ * against min/max; P_OCTAL an int written in octal; P_MEMORY a long long
+ * checked against min/max after the unsigned memory value is taken as
+ * signed (as Redis does); P_UMEMORY an unsigned long long that takes any
+ * memory value (maxmemory); P_BOOL an int; P_ENUM an int indexing the
+ * row's NULL-terminated names; P_NOTIFY an int of NOTIFY_* bits; P_STRING
+ * a malloc'd char *; P_BIND and P_OBUF the bind list and the output
+ * buffer limits, each set and shown by its own code. */
+typedef enum { P_INT32, P_INT64, P_OCTAL, P_MEMORY, P_UMEMORY, P_BOOL, P_ENUM, P_NOTIFY, P_STRING, P_BIND,
+               P_OBUF } param_type;
 
 typedef struct param {
     const char *name;
@@ -28,59 +34,76 @@ typedef struct param {
     size_t off;
     int mutable_;
     long long min, max;
+    const char *const *names;   /* P_ENUM: value i is names[i] */
 } param;
 
-#define OFF(f) offsetof(latchd_config, f)
+/* The offset of latchd_config's member f, which must be of type T: a row
+ * whose type and member disagree does not compile. */
+#define FIELD(f, T)                                                                           \
+    (offsetof(latchd_config, f) +                                                             \
+     0 * sizeof(char[__builtin_types_compatible_p(__typeof__(((latchd_config *)0)->f), T) ? 1 : -1]))
+
+/* Indexed by LOG_* (server.h). */
+static const char *const loglevel_names[] = {
+    [LOG_DEBUG] = "debug", [LOG_VERBOSE] = "verbose", [LOG_NOTICE] = "notice", [LOG_WARNING] = "warning",
+    [LOG_WARNING + 1] = NULL,
+};
+/* Indexed by CONFIG_MAXMEMORY_*, in Redis's order. All are accepted;
+ * latchd never evicts, so every policy behaves as noeviction (writes that
+ * may grow memory are refused). */
+const char *const config_maxmemory_policies[] = {
+    [CONFIG_MAXMEMORY_VOLATILE_LRU] = "volatile-lru",
+    [CONFIG_MAXMEMORY_VOLATILE_LFU] = "volatile-lfu",
+    [CONFIG_MAXMEMORY_VOLATILE_RANDOM] = "volatile-random",
+    [CONFIG_MAXMEMORY_VOLATILE_TTL] = "volatile-ttl",
+    [CONFIG_MAXMEMORY_ALLKEYS_LRU] = "allkeys-lru",
+    [CONFIG_MAXMEMORY_ALLKEYS_LFU] = "allkeys-lfu",
+    [CONFIG_MAXMEMORY_ALLKEYS_RANDOM] = "allkeys-random",
+    [CONFIG_MAXMEMORY_NOEVICTION] = "noeviction",
+    [CONFIG_MAXMEMORY_POLICY_COUNT] = NULL,
+};
+/* Indexed by CONFIG_PROTECTED_*. */
+static const char *const protected_names[] = {
+    [CONFIG_PROTECTED_NO] = "no", [CONFIG_PROTECTED_YES] = "yes", [CONFIG_PROTECTED_LOCAL] = "local",
+    [CONFIG_PROTECTED_LOCAL + 1] = NULL,
+};
+
 static const param params[] = {
-    {"port", P_INT, OFF(port), 0, 0, 65535},
-    {"bind", P_BIND, 0, 0, 0, 0},
-    {"unixsocket", P_STRING, OFF(unixsocket), 0, 0, 0},
-    {"unixsocketperm", P_OCTAL, OFF(unixsocketperm), 0, 0, 0777},
-    {"loglevel", P_LOGLEVEL, OFF(loglevel), 1, 0, 0},
-    {"logfile", P_STRING, OFF(logfile), 0, 0, 0},
-    {"daemonize", P_BOOL, OFF(daemonize), 0, 0, 0},
-    {"pidfile", P_STRING, OFF(pidfile), 0, 0, 0},
-    {"requirepass", P_STRING, OFF(requirepass), 1, 0, 0},
-    {"proto-max-bulk-len", P_MEMORY, OFF(proto_max_bulk_len), 1, 1024 * 1024, LLONG_MAX},
-    {"client-query-buffer-limit", P_MEMORY, OFF(client_query_buffer_limit), 1, 1024 * 1024, LLONG_MAX},
-    {"maxmemory", P_UMEMORY, OFF(maxmemory), 1, 0, 0},
-    {"maxmemory-policy", P_POLICY, OFF(maxmemory_policy), 1, 0, 0},
-    {"maxclients", P_INT, OFF(maxclients), 1, 1, INT_MAX},
-    {"timeout", P_INT, OFF(timeout), 1, 0, INT_MAX},
-    {"tcp-keepalive", P_INT, OFF(tcp_keepalive), 1, 0, INT_MAX},
-    {"databases", P_INT, OFF(databases), 0, 1, INT_MAX},
-    {"protected-mode", P_BOOL, OFF(protected_mode), 1, 0, 0},
-    {"save", P_STRING, OFF(save), 1, 0, 0},
-    {"appendonly", P_BOOL, OFF(appendonly), 1, 0, 0},
-    {"dir", P_STRING, OFF(dir), 1, 0, 0},
-    {"hz", P_INT, OFF(hz), 1, 1, 500},
-    {"busy-reply-threshold", P_INT, OFF(busy_reply_ms), 1, 0, LLONG_MAX},
-    {"lua-time-limit", P_INT, OFF(busy_reply_ms), 1, 0, LLONG_MAX},
-    {"native-scripts", P_BOOL, OFF(native_scripts), 1, 0, 0},
-    {"client-output-buffer-limit", P_OBUF, OFF(obuf_limits), 1, 0, 0},
-    {"notify-keyspace-events", P_NOTIFY, OFF(notify_keyspace_events), 1, 0, 0},
+    {"port", P_INT32, FIELD(port, int), 0, 0, 65535, NULL},
+    {"bind", P_BIND, FIELD(bind, char *[CONFIG_MAX_BIND]), 0, 0, 0, NULL},
+    {"unixsocket", P_STRING, FIELD(unixsocket, char *), 0, 0, 0, NULL},
+    {"unixsocketperm", P_OCTAL, FIELD(unixsocketperm, int), 0, 0, 0777, NULL},
+    {"loglevel", P_ENUM, FIELD(loglevel, int), 1, 0, 0, loglevel_names},
+    {"logfile", P_STRING, FIELD(logfile, char *), 0, 0, 0, NULL},
+    {"daemonize", P_BOOL, FIELD(daemonize, int), 0, 0, 0, NULL},
+    {"pidfile", P_STRING, FIELD(pidfile, char *), 0, 0, 0, NULL},
+    {"requirepass", P_STRING, FIELD(requirepass, char *), 1, 0, 0, NULL},
+    {"proto-max-bulk-len", P_MEMORY, FIELD(proto_max_bulk_len, long long), 1, 1024 * 1024, LLONG_MAX, NULL},
+    {"client-query-buffer-limit", P_MEMORY, FIELD(client_query_buffer_limit, long long), 1, 1024 * 1024,
+     LLONG_MAX, NULL},
+    {"maxmemory", P_UMEMORY, FIELD(maxmemory, unsigned long long), 1, 0, 0, NULL},
+    {"maxmemory-policy", P_ENUM, FIELD(maxmemory_policy, int), 1, 0, 0, config_maxmemory_policies},
+    {"maxclients", P_INT64, FIELD(maxclients, long long), 1, 1, INT_MAX, NULL},
+    {"timeout", P_INT64, FIELD(timeout, long long), 1, 0, INT_MAX, NULL},
+    {"tcp-keepalive", P_INT64, FIELD(tcp_keepalive, long long), 1, 0, INT_MAX, NULL},
+    {"databases", P_INT64, FIELD(databases, long long), 0, 1, INT_MAX, NULL},
+    {"protected-mode", P_BOOL, FIELD(protected_mode, int), 1, 0, 0, NULL},
+    {"save", P_STRING, FIELD(save, char *), 1, 0, 0, NULL},
+    {"appendonly", P_BOOL, FIELD(appendonly, int), 1, 0, 0, NULL},
+    {"dir", P_STRING, FIELD(dir, char *), 1, 0, 0, NULL},
+    {"hz", P_INT64, FIELD(hz, long long), 1, 1, 500, NULL},
+    {"busy-reply-threshold", P_INT64, FIELD(busy_reply_ms, long long), 1, 0, LLONG_MAX, NULL},
+    {"lua-time-limit", P_INT64, FIELD(busy_reply_ms, long long), 1, 0, LLONG_MAX, NULL},
+    {"native-scripts", P_BOOL, FIELD(native_scripts, int), 1, 0, 0, NULL},
+    {"client-output-buffer-limit", P_OBUF, FIELD(obuf_limits, obuf_limit[CLIENT_TYPE_OBUF_COUNT]), 1, 0, 0,
+     NULL},
+    {"notify-keyspace-events", P_NOTIFY, FIELD(notify_keyspace_events, int), 1, 0, 0, NULL},
     /* Test-double switches: fixed at start, as Redis fixes enable-debug-command. */
-    {"port-file", P_STRING, OFF(port_file), 0, 0, 0},
-    {"enable-clock-control", P_BOOL, OFF(enable_clock_control), 0, 0, 0},
-    {"enable-debug-command", P_PROTECTED, OFF(enable_debug_command), 0, 0, 0},
+    {"port-file", P_STRING, FIELD(port_file, char *), 0, 0, 0, NULL},
+    {"enable-clock-control", P_BOOL, FIELD(enable_clock_control, int), 0, 0, 0, NULL},
+    {"enable-debug-command", P_ENUM, FIELD(enable_debug_command, int), 0, 0, 0, protected_names},
 };
 #define NPARAMS (sizeof(params) / sizeof(params[0]))
-
-static const char *const loglevel_names[] = {"debug", "verbose", "notice", "warning", NULL};
-/* Redis's order. All are accepted; latchd never evicts, so every policy
- * behaves as noeviction (writes that may grow memory are refused). */
-const char *const config_maxmemory_policies[] = {
-    "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
-    "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction", NULL,
-};
-
-/* Indexed by CONFIG_PROTECTED_*. */
-static const char *const protected_names[] = {"no", "yes", "local", NULL};
-
-static const char *const *enum_names(param_type t)
-{
-    return t == P_LOGLEVEL ? loglevel_names : t == P_PROTECTED ? protected_names : config_maxmemory_policies;
-}
 
 int client_type_by_name(const char *name, size_t len)
 {
@@ -113,7 +136,7 @@ void config_defaults(latchd_config *cfg)
     cfg->requirepass = mem_strdup("");
     cfg->proto_max_bulk_len = 512LL * 1024 * 1024;
     cfg->client_query_buffer_limit = 1024LL * 1024 * 1024;
-    cfg->maxmemory_policy = CONFIG_NOEVICTION;
+    cfg->maxmemory_policy = CONFIG_MAXMEMORY_NOEVICTION;
     cfg->maxclients = 10000;
     cfg->tcp_keepalive = 300;
     cfg->databases = 1;   /* SELECT takes 0 only */
@@ -253,17 +276,15 @@ static int set_one(latchd_config *cfg, const param *p, const char *v, char *err,
         if (parse_bool(v, (int *)slot) == 0) return 0;
         snprintf(err, errlen, "argument must be 'yes' or 'no'");
         return -1;
-    case P_LOGLEVEL:
-    case P_POLICY:
-    case P_PROTECTED:
-        return set_enum(enum_names(p->type), (int *)slot, v, err, errlen);
-    case P_INT:
+    case P_ENUM:
+        return set_enum(p->names, (int *)slot, v, err, errlen);
+    case P_INT32:
     case P_OCTAL:
+        /* min/max of every P_INT32 and P_OCTAL row fit an int */
         if (set_number(p, &n, v, err, errlen) != 0) return -1;
-        if (p->type == P_INT && p->off == OFF(port)) *(int *)slot = (int)n;
-        else if (p->type == P_OCTAL) *(int *)slot = (int)n;
-        else *(long long *)slot = n;
+        *(int *)slot = (int)n;
         return 0;
+    case P_INT64:
     case P_MEMORY:
         return set_number(p, (long long *)slot, v, err, errlen);
     case P_UMEMORY:
@@ -383,20 +404,18 @@ static void format_value(const latchd_config *cfg, const param *p, char *buf, si
     switch (p->type) {
     case P_STRING: snprintf(buf, len, "%s", *(char *const *)slot); break;
     case P_BOOL: snprintf(buf, len, "%s", *(const int *)slot ? "yes" : "no"); break;
-    case P_LOGLEVEL:
-    case P_POLICY:
-    case P_PROTECTED: snprintf(buf, len, "%s", enum_names(p->type)[*(const int *)slot]); break;
+    case P_ENUM: snprintf(buf, len, "%s", p->names[*(const int *)slot]); break;
     case P_OCTAL: snprintf(buf, len, "%o", *(const int *)slot); break;
-    case P_INT:
-        if (p->off == OFF(port)) snprintf(buf, len, "%d", *(const int *)slot);
-        else snprintf(buf, len, "%lld", *(const long long *)slot);
-        break;
+    case P_INT32: snprintf(buf, len, "%d", *(const int *)slot); break;
+    case P_INT64:
     case P_MEMORY: snprintf(buf, len, "%lld", *(const long long *)slot); break;
     case P_UMEMORY: snprintf(buf, len, "%llu", *(const unsigned long long *)slot); break;
     case P_NOTIFY: notify_flags_format(*(const int *)slot, buf); break;
     case P_OBUF:
         for (int i = 0; i < CLIENT_TYPE_OBUF_COUNT; i++) {
-            static const char *names[] = {"normal", "slave", "pubsub"};
+            static const char *const names[] = {
+                [CLIENT_TYPE_NORMAL] = "normal", [CLIENT_TYPE_REPLICA] = "slave", [CLIENT_TYPE_PUBSUB] = "pubsub",
+            };
             const obuf_limit *l = &cfg->obuf_limits[i];
             size_t used = strlen(buf);
             snprintf(buf + used, len - used, "%s%s %llu %llu %lld", i ? " " : "", names[i], l->hard, l->soft,

@@ -34,7 +34,7 @@ typedef struct latchd_config {
     long long proto_max_bulk_len;
     long long client_query_buffer_limit;
     unsigned long long maxmemory;   /* bytes, 0 = no limit */
-    int maxmemory_policy;    /* index into config_maxmemory_policies */
+    int maxmemory_policy;    /* CONFIG_MAXMEMORY_* */
     long long maxclients;
     long long timeout;       /* idle seconds, 0 = never */
     long long tcp_keepalive;
@@ -56,9 +56,21 @@ typedef struct latchd_config {
 /* enable-debug-command's values, as Redis 7 names them. */
 enum { CONFIG_PROTECTED_NO, CONFIG_PROTECTED_YES, CONFIG_PROTECTED_LOCAL };
 
-/* maxmemory-policy names, NULL-terminated; every one acts as noeviction. */
+/* maxmemory-policy's values, in Redis's order; every one acts as
+ * noeviction. */
+enum {
+    CONFIG_MAXMEMORY_VOLATILE_LRU,
+    CONFIG_MAXMEMORY_VOLATILE_LFU,
+    CONFIG_MAXMEMORY_VOLATILE_RANDOM,
+    CONFIG_MAXMEMORY_VOLATILE_TTL,
+    CONFIG_MAXMEMORY_ALLKEYS_LRU,
+    CONFIG_MAXMEMORY_ALLKEYS_LFU,
+    CONFIG_MAXMEMORY_ALLKEYS_RANDOM,
+    CONFIG_MAXMEMORY_NOEVICTION,
+    CONFIG_MAXMEMORY_POLICY_COUNT
+};
+/* Their names, indexed by CONFIG_MAXMEMORY_*, then NULL. */
 extern const char *const config_maxmemory_policies[];
-#define CONFIG_NOEVICTION 7
 
 void config_defaults(latchd_config *cfg);
 void config_free(latchd_config *cfg);

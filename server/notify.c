@@ -8,28 +8,41 @@
 #define NOTIFY_ALL (STORE_EV_GENERIC | STORE_EV_STRING | STORE_EV_LIST | STORE_EV_SET | STORE_EV_HASH | \
                     STORE_EV_ZSET | STORE_EV_EXPIRED | NOTIFY_EVICTED | NOTIFY_STREAM | NOTIFY_MODULE)
 
-/* Each letter and its bits, in the order CONFIG GET prints them (A stands
- * for the class letters before it, K/E/m follow it). */
-static const struct {
+typedef struct notify_letter {
     char letter;
     int flags;
-} letters[] = {
-    {'g', STORE_EV_GENERIC}, {'$', STORE_EV_STRING}, {'l', STORE_EV_LIST}, {'s', STORE_EV_SET},
+} notify_letter;
+
+/* The class letters, in the order CONFIG GET prints them; 'A' stands for
+ * all of them (and hides 'n' when printed). */
+static const notify_letter class_letters[] = {
+    {'g', STORE_EV_GENERIC}, {'$', STORE_EV_STRING}, {'l', STORE_EV_LIST},   {'s', STORE_EV_SET},
     {'h', STORE_EV_HASH},    {'z', STORE_EV_ZSET},   {'x', STORE_EV_EXPIRED}, {'e', NOTIFY_EVICTED},
-    {'t', NOTIFY_STREAM},    {'d', NOTIFY_MODULE},   {'n', NOTIFY_NEW},       {'K', NOTIFY_KEYSPACE},
-    {'E', NOTIFY_KEYEVENT},  {'m', NOTIFY_KEY_MISS}, {'A', NOTIFY_ALL},
+    {'t', NOTIFY_STREAM},    {'d', NOTIFY_MODULE},   {'n', NOTIFY_NEW},
 };
-#define NLETTERS (sizeof(letters) / sizeof(letters[0]))
-#define FIRST_AFTER_CLASSES 11   /* 'K': printed whether or not A was */
+/* Where the events go, printed after the classes whether or not 'A' was. */
+static const notify_letter target_letters[] = {
+    {'K', NOTIFY_KEYSPACE}, {'E', NOTIFY_KEYEVENT}, {'m', NOTIFY_KEY_MISS},
+};
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static int letter_flags(char c)
+{
+    if (c == 'A') return NOTIFY_ALL;
+    for (size_t i = 0; i < COUNT(class_letters); i++)
+        if (class_letters[i].letter == c) return class_letters[i].flags;
+    for (size_t i = 0; i < COUNT(target_letters); i++)
+        if (target_letters[i].letter == c) return target_letters[i].flags;
+    return -1;
+}
 
 int notify_flags_parse(const char *s, size_t len)
 {
     int flags = 0;
     for (size_t i = 0; i < len; i++) {
-        size_t j = 0;
-        while (j < NLETTERS && letters[j].letter != s[i]) j++;
-        if (j == NLETTERS) return -1;
-        flags |= letters[j].flags;
+        int f = letter_flags(s[i]);
+        if (f < 0) return -1;
+        flags |= f;
     }
     return flags;
 }
@@ -39,13 +52,14 @@ int notify_flags_parse(const char *s, size_t len)
 void notify_flags_format(int flags, char *dst)
 {
     char *p = dst;
-    size_t i = 0;
     if ((flags & NOTIFY_ALL) == NOTIFY_ALL) {
         *p++ = 'A';
-        i = FIRST_AFTER_CLASSES;
+    } else {
+        for (size_t i = 0; i < COUNT(class_letters); i++)
+            if (flags & class_letters[i].flags) *p++ = class_letters[i].letter;
     }
-    for (; i < NLETTERS - 1; i++)
-        if (flags & letters[i].flags) *p++ = letters[i].letter;
+    for (size_t i = 0; i < COUNT(target_letters); i++)
+        if (flags & target_letters[i].flags) *p++ = target_letters[i].letter;
     *p = '\0';
 }
 
