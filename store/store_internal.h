@@ -97,6 +97,15 @@ struct store_key {
 
 #define STORE_KEY_HDR offsetof(struct store_key, name)
 
+/* The 88-byte lock above, on a 64-bit target: a 43-byte header puts a
+ * 20-byte name's value area at 64, leaving 24 bytes for the packed field
+ * (hash_one.c); every area is at least a store_value, so that must fit
+ * them too. */
+_Static_assert(sizeof(void *) != 8 || STORE_KEY_HDR == 43, "store_key header is not 43 bytes: a lock no longer fits 88");
+_Static_assert(sizeof(void *) != 8 || ((STORE_KEY_HDR + 20 + 1 + 7) & ~(size_t)7) == 64,
+               "a 20-byte name's value area no longer starts at 64");
+_Static_assert(sizeof(void *) != 8 || sizeof(store_value) <= 24, "store_value grew: a lock no longer fits 88 bytes");
+
 /* Offset of the value area in a key entry whose name is len bytes. */
 static inline size_t store_value_off(size_t len)
 {
