@@ -225,7 +225,12 @@ void script_run(const script_call *call)
     /* While someone monitors, Lua runs it: monitors see each redis.call. */
     int done = call->sc->native && s->cfg.native_scripts && !call->readonly && !s->monitors &&
                call->sc->native->run(call);
-    if (!done) script_engine_run(st->lua, call);
+    if (done) {
+        st->native_runs++;
+    } else {
+        st->engine_runs++;
+        script_engine_run(st->lua, call);
+    }
     st->running = NULL;
     st->wrote = st->busy = st->kill = 0;
     if (st->shutdown) server_shutdown(s);

@@ -67,6 +67,9 @@ typedef struct scripts {
     int busy;                      /* past busy-reply-threshold: others get -BUSY */
     int kill;                      /* SCRIPT KILL or SHUTDOWN asked it to stop */
     int shutdown;                  /* SHUTDOWN arrived while busy: do it after */
+    /* INFO latchd: script runs the native path completed, and runs handed
+     * to the engine (Lua; refused in a build without Lua). */
+    uint64_t native_runs, engine_runs;
     struct pollfd *pfds;           /* script_busy.c's poll set, reused */
     client **pclients;
     size_t pcap;

@@ -89,6 +89,46 @@ class Script:
             text.encode() if isinstance(text, str) else text, self.sha.encode(), line)
 
 
+def script_runs(conn):
+    """latchd's (native, lua) script run counters from INFO latchd on a raw
+    conn: which path ran a script, as a client cannot tell from replies."""
+    info = conn.call("INFO", "latchd")
+    if isinstance(info, bytes):
+        info = info.decode()
+    fields = dict(line.split(":", 1) for line in info.splitlines() if ":" in line)
+    return int(fields["latchd_native_script_runs"]), int(fields["latchd_lua_script_runs"])
+
+
+class ScriptRunCheck:
+    """Around a run of script calls on a latchd: with native-scripts yes the
+    native path ran at least once, with no never; either way every call ran
+    exactly once on one of the two paths."""
+
+    def __init__(self, server):
+        self.server = server
+        c = server.raw()
+        reply = c.call("CONFIG", "GET", "native-scripts")
+        c.close()
+        self.native = reply[1] == b"yes"
+        self.before = self._runs()
+
+    def _runs(self):
+        c = self.server.raw()
+        runs = script_runs(c)
+        c.close()
+        return runs
+
+    def check(self, calls):
+        native, lua = self._runs()
+        ran_native, ran_lua = native - self.before[0], lua - self.before[1]
+        assert ran_native + ran_lua == calls, (ran_native, ran_lua, calls)
+        if self.native:
+            assert ran_native > 0, "native-scripts yes, yet no script ran natively"
+        else:
+            assert ran_native == 0, "native-scripts no, yet %d scripts ran natively" % ran_native
+        return ran_native
+
+
 def bulk(x):
     if isinstance(x, str):
         x = x.encode()

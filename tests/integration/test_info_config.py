@@ -183,6 +183,22 @@ def test_latchd_only_info_latchd_version(latchd_factory):
     assert f[b"redis_version"] == b"7.0.15"
 
 
+def test_latchd_only_info_latchd_section(latchd_factory):
+    """latchd's counters are a section of their own, shown like a Redis
+    module's: when named or under INFO everything, never in Redis's
+    default or all sets."""
+    c = latchd_factory().raw()
+    for args in [(), ("default",), ("all",), ("server", "stats")]:
+        assert b"# Latchd" not in parse(c.cmd("INFO", *args)), args
+    for args in [("latchd",), ("LATCHD",), ("everything",), ("server", "latchd")]:
+        assert b"# Latchd\r\n" in parse(c.cmd("INFO", *args)), args
+    f = info_fields(parse(c.cmd("INFO", "latchd")))
+    assert (f[b"latchd_native_script_runs"], f[b"latchd_lua_script_runs"]) == (b"0", b"0")
+    assert c.cmd("EVAL", "return 1", "0") == b":1\r\n"
+    f = info_fields(parse(c.cmd("INFO", "latchd")))
+    assert (f[b"latchd_native_script_runs"], f[b"latchd_lua_script_runs"]) == (b"0", b"1")
+
+
 # ---------------------------------------------------------------- CONFIG
 
 def test_config_get_save_and_appendonly(conn):

@@ -12,9 +12,9 @@ import time
 import pytest
 
 from resp_util import parse
-from script_util import (NIL, NOT_INTEGER, NO_VECTORS, WRONGTYPE, Script, Subscriber, bulk,
-                         channel_of, integer, latch_of, sha1hex, snapshot, vector_files,
-                         VECTORS_DIR)
+from script_util import (NATIVE_SCRIPTS, NIL, NOT_INTEGER, NO_VECTORS, WRONGTYPE, Script, Subscriber,
+                         bulk, channel_of, integer, latch_of, script_runs, sha1hex, snapshot,
+                         vector_files, VECTORS_DIR)
 
 VIA = pytest.mark.parametrize("via", ["evalsha", "eval"])
 
@@ -62,6 +62,36 @@ def gone(conn, key):
 
 def vec(prefix):
     return Script.vector(prefix)
+
+
+# Tests whose every call is one the native path hands to Lua (a wrong-type
+# key or an argument Lua turns into an error): the replies must be Lua's.
+LUA_FALLBACK_TESTS = {
+    "test_rlock_lock_wrong_type", "test_rlock_lock_bad_lease", "test_rlock_unlock_wrong_type",
+    "test_rlock_unlock_bad_lease", "test_rlock_unlock_latch_wrong_types",
+    "test_rlock_unlock_latch_bad_latch_ttl", "test_rlock_renew_errors",
+}
+
+
+@pytest.fixture(autouse=True)
+def native_path_ran(request, server):
+    """On latchd (INFO latchd counts the runs), a test of a script it runs
+    natively ran it natively at least once, else these tests would pass on
+    Lua alone; a LUA_FALLBACK_TESTS test ran only Lua."""
+    prefix = getattr(request.node, "callspec", None) and request.node.callspec.params.get("prefix")
+    if server.kind != "latchd" or prefix not in NATIVE_SCRIPTS:
+        yield
+        return
+    c = server.raw()
+    native_before, lua_before = script_runs(c)
+    yield
+    native_after, lua_after = script_runs(c)
+    c.close()
+    if request.node.originalname in LUA_FALLBACK_TESTS:
+        assert (native_after, lua_after > lua_before) == (native_before, True), (
+            "latchd did not hand every %s call to Lua" % prefix)
+    else:
+        assert native_after > native_before, "latchd ran no %s script natively" % prefix
 
 
 @pytest.fixture

@@ -25,8 +25,8 @@ and the comparison are deterministic)."""
 import pytest
 
 from conftest import Server, _cleanup_all
-from script_util import (NATIVE_SCRIPTS, NO_VECTORS, LockstepRunner, SequenceGen, Target,
-                         vector_files)
+from script_util import (NATIVE_SCRIPTS, NO_VECTORS, LockstepRunner, ScriptRunCheck, SequenceGen,
+                         Target, vector_files)
 
 SEEDS = [11, 23, 37]
 LENGTH = 40
@@ -59,11 +59,16 @@ def run_sequences(named_servers, focus, via, seeds=SEEDS, length=LENGTH):
         gen = SequenceGen(seed_for(focus, seed), focus)
         ops = gen.sequence(length)
         targets = [Target(name, srv, gen.channels()) for name, srv in named_servers]
+        # INFO latchd proves which path ran: the replies alone cannot
+        checks = [ScriptRunCheck(srv) for srv in servers if srv.kind == "latchd"]
         try:
             LockstepRunner(targets, gen.keys(), via=via).run(ops)
         finally:
             for srv in servers:
                 srv.close_connections()
+        calls = sum(1 for op in ops if op.script is not None)
+        for check in checks:
+            check.check(calls)
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from script_util import vector as vector_text
+from script_util import script_runs, vector as vector_text
 
 pytestmark = pytest.mark.skipif(os.environ.get("LATCHD_NOLUA") != "1",
                                 reason="needs a -DLATCHD_LUA=OFF latchd (scripts/test runs it)")
@@ -30,6 +30,7 @@ def test_nolua_native_lock_scripts_run(nolua):
     assert reply.startswith(b":") and 29000 < int(reply[1:]) <= 30000
     assert nolua.cmd("HGET", "lk", "a:1") == b"$1\r\n2\r\n"
     assert nolua.cmd("EVAL", vector_text(RENEW), "1", "lk", "10000", "a:1") == b":1\r\n"
+    assert script_runs(nolua) == (4, 0)
 
 
 def test_nolua_fenced_lock_runs_natively(nolua):
@@ -53,6 +54,7 @@ def test_nolua_fenced_lock_runs_natively(nolua):
 def test_nolua_other_scripts_are_refused(nolua):
     reply = nolua.cmd("EVAL", "return 1", "0")
     assert reply.startswith(b"-NOSCRIPT This latchd was built without Lua and has no native")
+    assert script_runs(nolua) == (0, 1)   # handed to the engine, which refuses it
     assert nolua.cmd("SCRIPT", "LOAD", "return 1").startswith(b"$40\r\n")
 
 
