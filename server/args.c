@@ -42,12 +42,17 @@ int arg_index_range(long long start, long long end, size_t len, size_t *first, s
 
 char *arg_strdup(const resp_slice *a) { return mem_strndup(a->ptr, a->len); }
 
-const command *subcommand_lookup(const command *container, const char *name, size_t len)
+const command *subcommand_in(const command *subs, const char *name, size_t len)
 {
     resp_slice a = {name, len};
-    for (const command *sub = container->subs; sub && sub->name; sub++)
+    for (const command *sub = subs; sub && sub->name; sub++)
         if (arg_is(&a, sub->name)) return sub;
     return NULL;
+}
+
+const command *subcommand_lookup(const command *container, const char *name, size_t len)
+{
+    return subcommand_in(container->subs, name, len);
 }
 
 const command *subcommand_find_or_reply(client *c)

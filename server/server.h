@@ -381,6 +381,9 @@ void subcommand_dispatch(client *c);
 const command *subcommand_find_or_reply(client *c);
 /* "client|setname" style lookup of a subcommand, NULL if unknown. */
 const command *subcommand_lookup(const command *container, const char *name, size_t len);
+/* The same lookup in a subcommand table (ended by a NULL name) that is no
+ * command's subs (DEBUG's). */
+const command *subcommand_in(const command *subs, const char *name, size_t len);
 
 /* notify.c: keyspace events. The class bits are the store's STORE_EV_*
  * (Redis's NOTIFY_* values); these are the rest of Redis's bits. */

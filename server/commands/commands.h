@@ -1,7 +1,13 @@
-/* commands.h - every command's implementation, grouped by file; the table
- * in table.c names them. */
+/* commands.h - every command's handler, declared under the file that
+ * defines it (table.c's table names them), and db.c's keyspace helpers. */
 #ifndef LATCHD_COMMANDS_H
 #define LATCHD_COMMANDS_H
+
+/* Where a handler lives: in commands/<family>.c, one file per family;
+ * only a command that is the interface of one core module's state (INFO,
+ * MONITOR, MULTI/EXEC/WATCH) lives with that module at the top of server/
+ * (the last sections below). A container's subcommand table lives with its
+ * handler. */
 
 #include "server.h"
 
@@ -30,26 +36,9 @@ void cmd_hello(client *c);
 void cmd_auth(client *c);
 void cmd_client(client *c);
 void cmd_reset(client *c);
-/* monitor.c */
-void cmd_monitor(client *c);
-/* multi.c */
-void cmd_multi(client *c);
-void cmd_exec(client *c);
-void cmd_discard(client *c);
-void cmd_watch(client *c);
-void cmd_unwatch(client *c);
-
-/* container subcommand tables, each ended by a NULL name */
 extern const command client_subcommands[];
-extern const command config_subcommands[];
-extern const command command_subcommands[];
-extern const command function_subcommands[];
-extern const command script_subcommands[];
-extern const command pubsub_subcommands[];
-extern const command clock_subcommands[];
 
 /* server.c */
-void cmd_info(client *c);
 void cmd_config(client *c);
 void cmd_command(client *c);
 void cmd_time(client *c);
@@ -57,8 +46,21 @@ void cmd_dbsize(client *c);
 void cmd_flushall(client *c);
 void cmd_function(client *c);
 void cmd_wait(client *c);
+void cmd_lastsave(client *c);
+void cmd_shutdown(client *c);
+extern const command config_subcommands[];
+extern const command command_subcommands[];
+extern const command function_subcommands[];
+
+/* docs.c: "name" => {summary, since, group, arguments, subcommands};
+ * container is the parent of a subcommand, else NULL. */
+void command_doc_reply(client *c, const command *cmd, const command *container);
+/* "get" or "client|setname" */
+void command_fullname(const command *container, const command *cmd, char *dst, size_t len);
+
 /* clock.c */
 void cmd_latchd_clock(client *c);
+extern const command clock_subcommands[];
 
 /* debug.c */
 void cmd_debug(client *c);
@@ -71,14 +73,7 @@ void cmd_eval_ro(client *c);
 void cmd_evalsha(client *c);
 void cmd_evalsha_ro(client *c);
 void cmd_script(client *c);
-void cmd_lastsave(client *c);
-void cmd_shutdown(client *c);
-
-/* docs.c: "name" => {summary, since, group, arguments, subcommands};
- * container is the parent of a subcommand, else NULL. */
-void reply_command_doc(client *c, const command *cmd, const command *container);
-/* "get" or "client|setname" */
-void command_fullname(const command *container, const command *cmd, char *dst, size_t len);
+extern const command script_subcommands[];
 
 /* keys.c */
 void cmd_exists(client *c);
@@ -137,6 +132,7 @@ void cmd_sunsubscribe(client *c);
 void cmd_publish(client *c);
 void cmd_spublish(client *c);
 void cmd_pubsub(client *c);
+extern const command pubsub_subcommands[];
 
 /* list.c */
 void cmd_lpush(client *c);
@@ -172,5 +168,18 @@ void cmd_zremrangebyscore(client *c);
 void cmd_zremrangebylex(client *c);
 void cmd_zpopmin(client *c);
 void cmd_zpopmax(client *c);
+
+/* The commands that are the interface of one core module's state live
+ * with it, at the top of server/. */
+/* ../info.c */
+void cmd_info(client *c);
+/* ../monitor.c */
+void cmd_monitor(client *c);
+/* ../multi.c */
+void cmd_multi(client *c);
+void cmd_exec(client *c);
+void cmd_discard(client *c);
+void cmd_watch(client *c);
+void cmd_unwatch(client *c);
 
 #endif

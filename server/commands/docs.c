@@ -223,7 +223,7 @@ void command_fullname(const command *container, const command *cmd, char *dst, s
     else snprintf(dst, len, "%s", cmd->name);
 }
 
-void reply_command_doc(client *c, const command *cmd, const command *container)
+void command_doc_reply(client *c, const command *cmd, const command *container)
 {
     char name[64];
     doc_tree t = {.n = 0};
@@ -248,6 +248,6 @@ void reply_command_doc(client *c, const command *cmd, const command *container)
     if (nsubs) {
         reply_bulk_cstr(c, "subcommands");
         reply_map(c, nsubs);
-        for (const command *sub = cmd->subs; sub->name; sub++) reply_command_doc(c, sub, cmd);
+        for (const command *sub = cmd->subs; sub->name; sub++) command_doc_reply(c, sub, cmd);
     }
 }

@@ -220,14 +220,14 @@ static void command_docs(client *c)
     const command *container, *cmd;
     if (c->argc == 2) {
         reply_map(c, (long long)command_count());
-        for (size_t i = 0; i < command_count(); i++) reply_command_doc(c, command_at(i), NULL);
+        for (size_t i = 0; i < command_count(); i++) command_doc_reply(c, command_at(i), NULL);
         return;
     }
     long long found = 0;
     for (int i = 2; i < c->argc; i++) found += lookup_path(&c->argv[i], &container) != NULL;
     reply_map(c, found);
     for (int i = 2; i < c->argc; i++)
-        if ((cmd = lookup_path(&c->argv[i], &container))) reply_command_doc(c, cmd, container);
+        if ((cmd = lookup_path(&c->argv[i], &container))) command_doc_reply(c, cmd, container);
 }
 
 /* COMMAND LIST's FILTERBY: a PATTERN (glob, any case) on the full name, or

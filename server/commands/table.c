@@ -1,5 +1,5 @@
 /* table.c - the command table (name, arity, flags, key positions, docs)
- * and its case-insensitive lookup. Scripting and pub/sub slot in here. */
+ * of every command, scripting and pub/sub included, and its lookup. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>

@@ -2,8 +2,8 @@
  * a store_pool (16-byte classes), larger ones from malloc. */
 /* Lua 5.1 passes a block's size on every realloc and free, so pooled blocks
  * need no header. Scripts make and drop many small strings and tables per
- * call (KEYS/ARGV, redis.call's arguments and replies), and glibc's
- * malloc/free of them was a sixth of a Lua-path EVALSHA's instructions. The
+ * call (KEYS/ARGV, redis.call's arguments and replies); glibc's
+ * malloc/free of them would be a sixth of a Lua-path EVALSHA's instructions. The
  * pool keeps what Lua frees for Lua; it goes back to the system with the
  * state. */
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* sha1.c - one-call SHA-1 over a buffer, written from FIPS 180-4.
- * Our own rather than libcrypto's: linking and relocating libcrypto was
- * most of latchd's exec-to-listen time, for one function. */
+ * Our own rather than libcrypto's: linking and relocating libcrypto would
+ * be most of latchd's exec-to-listen time, for one function. */
 #include <stdint.h>
 #include <string.h>
 
