@@ -26,6 +26,25 @@ enum {
 typedef struct store store;
 typedef struct store_key store_key;
 
+/* How long returned pointers stay valid (single-threaded: a store is used
+ * by one thread at a time).
+ *
+ * A store_key * (and store_key_name's bytes) stays valid, at the same
+ * address, until that key is freed: store_delete_key or store_delete of
+ * it, store_rename of it (use the key it returns) or onto its name,
+ * store_flush, store_destroy, or reclaiming it once past its deadline.
+ * Reclaiming happens only in store_expire_due and in calls given its name
+ * (store_lookup and every call that looks a name up: store_delete,
+ * store_put_string, store_rename's new name, lock.h's operations); a key
+ * past its deadline but not reclaimed is still readable. Creating,
+ * writing or deleting other keys never moves or frees it.
+ *
+ * A pointer into a value (store_string_get's bytes, store_hash_get's
+ * value, the field and value store_hash_foreach passes) stays valid until
+ * the key is freed or its value is next written: any setter, incrby or
+ * delete on it (any field of a hash) or a change of its type. Writes to
+ * other keys leave it valid. */
+
 /* Absolute milliseconds (unix epoch timebase, but must never go backwards). */
 typedef uint64_t (*store_clock_fn)(void *ctx);
 /* Called when expiry reclaims a key (lazily on access or by the wheel),
