@@ -102,7 +102,8 @@ LATCHD_API void latchd_destroy(latchd_server *srv);
  * ("{name}" is name in braces unless name already contains '{', as in
  * Redisson.) Keyspace events are raised as by the scripts.
  *
- * name and owner are NUL-terminated and non-empty; lease_ms is 1 to 2^52
+ * name and owner are NUL-terminated, non-empty and at most 2047 MiB (the
+ * longest key or field a server holds; longer is LATCHD_ERR_ARG); lease_ms is 1 to 2^52
  * (about 142,000 years), what the lock scripts' native path accepts.
  *
  * Threads: on a latchd_start_thread server these may be called from any

@@ -41,7 +41,7 @@ static const param params[] = {
     {"daemonize", P_BOOL, OFF(daemonize), 0, 0, 0},
     {"pidfile", P_STRING, OFF(pidfile), 0, 0, 0},
     {"requirepass", P_STRING, OFF(requirepass), 1, 0, 0},
-    {"proto-max-bulk-len", P_MEMORY, OFF(proto_max_bulk_len), 1, 1024 * 1024, LLONG_MAX},
+    {"proto-max-bulk-len", P_MEMORY, OFF(proto_max_bulk_len), 1, 1024 * 1024, (long long)STORE_MAX_LEN},
     {"client-query-buffer-limit", P_MEMORY, OFF(client_query_buffer_limit), 1, 1024 * 1024, LLONG_MAX},
     {"maxmemory", P_UMEMORY, OFF(maxmemory), 1, 0, 0},
     {"maxmemory-policy", P_POLICY, OFF(maxmemory_policy), 1, 0, 0},
