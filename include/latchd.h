@@ -18,8 +18,22 @@ extern "C" {
 #define LATCHD_API
 #endif
 
-/* Every call returns one of these; nothing is reported through errno or
- * by aborting. Negative values are errors, 0 and above are outcomes. */
+/* Every call returns one of these; nothing is reported through errno.
+ * Negative values are errors, 0 and above are outcomes.
+ *
+ * What aborts the process (after a message on stderr or in the log), and
+ * nothing else does:
+ *   - out of memory: any allocation liblatchd makes failing (its one
+ *     policy; a server cannot keep a half-made key or lock consistent).
+ *     Bound a server's memory with "maxmemory" so writes are refused
+ *     (-OOM) long before. Memory running out while a script runs is
+ *     that script's error;
+ *   - a Lua panic: an error outside every protected Lua call, which in
+ *     latchd is memory running out in the few steps that run unprotected
+ *     (setting up a server's Lua state in latchd_start, handing a script
+ *     its KEYS and ARGV), or a latchd bug.
+ * Requests cannot reach the store's size limits: a key, field, value or
+ * element is at most 2047 MiB (proto-max-bulk-len cannot be set higher). */
 typedef enum latchd_status {
     LATCHD_OK = 0,
     LATCHD_LOCK_HELD = 1,        /* acquire: another owner holds the lock */

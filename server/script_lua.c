@@ -726,6 +726,11 @@ static void *engine_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return lua_pool_alloc(((script_engine *)ud)->pool, ptr, osize, nsize);
 }
 
+/* Lua calls this for an error outside every lua_pcall; the state is then
+ * unusable, and Lua exit()s the process if this returns. Scripts run under
+ * lua_pcall, so only memory running out in the unprotected steps (setting
+ * the state up, pushing KEYS/ARGV) or a latchd bug gets here: fatal, as
+ * latchd.h says. */
 static int engine_panic(lua_State *L)
 {
     void *ud;
@@ -756,10 +761,7 @@ script_engine *script_engine_new(server *s)
     script_engine *e = mem_calloc(1, sizeof(*e));
     e->pool = lua_pool_new();
     lua_State *L = lua_newstate(engine_alloc, e);
-    if (!L) {
-        log_msg(s, LOG_WARNING, "Fatal: cannot create the Lua state (out of memory)");
-        abort();
-    }
+    if (!L) mem_oom(0);   /* only its first allocation can fail it */
     lua_atpanic(L, engine_panic);
     e->L = L;
     e->srv = s;
