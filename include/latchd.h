@@ -18,8 +18,22 @@ extern "C" {
 #define LATCHD_API
 #endif
 
-/* Every call returns one of these; nothing is reported through errno or
- * by aborting. Negative values are errors, 0 and above are outcomes. */
+/* Every call returns one of these; nothing is reported through errno.
+ * Negative values are errors, 0 and above are outcomes.
+ *
+ * What aborts the process (after a message on stderr or in the log), and
+ * nothing else does:
+ *   - out of memory: any allocation liblatchd makes failing (its one
+ *     policy; a server cannot keep a half-made key or lock consistent).
+ *     Bound a server's memory with "maxmemory" so writes are refused
+ *     (-OOM) long before. Memory running out while a script runs is
+ *     that script's error;
+ *   - a Lua panic: an error outside every protected Lua call, which in
+ *     latchd is memory running out in the few steps that run unprotected
+ *     (setting up a server's Lua state in latchd_start, handing a script
+ *     its KEYS and ARGV), or a latchd bug.
+ * Requests cannot reach the store's size limits: a key, field, value or
+ * element is at most 2047 MiB (proto-max-bulk-len cannot be set higher). */
 typedef enum latchd_status {
     LATCHD_OK = 0,
     LATCHD_LOCK_HELD = 1,        /* acquire: another owner holds the lock */
@@ -31,6 +45,14 @@ typedef enum latchd_status {
     LATCHD_ERR_SYSTEM = -4,      /* the OS said no (bind, listen, thread, loop) */
 } latchd_status;
 
+/* Servers share nothing but two process-wide tables, each filled in once
+ * (pthread_once) by the first latchd_start / latchd_start_thread and only
+ * read after, so any number of servers on any threads may run at once:
+ *   - the SipHash key every server's hash tables hash with: random per
+ *     process, so clients cannot aim keys at one bucket;
+ *   - the command table's by-name index, the same for every server.
+ * Everything else (keys, config, clients, scripts, Lua states, clocks)
+ * belongs to one server. */
 typedef struct latchd_server latchd_server;
 
 /* How latchd_create sets a server up. Zero-initialise, then fill in. */
@@ -102,7 +124,8 @@ LATCHD_API void latchd_destroy(latchd_server *srv);
  * ("{name}" is name in braces unless name already contains '{', as in
  * Redisson.) Keyspace events are raised as by the scripts.
  *
- * name and owner are NUL-terminated and non-empty; lease_ms is 1 to 2^52
+ * name and owner are NUL-terminated, non-empty and at most 2047 MiB (the
+ * longest key or field a server holds; longer is LATCHD_ERR_ARG); lease_ms is 1 to 2^52
  * (about 142,000 years), what the lock scripts' native path accepts.
  *
  * Threads: on a latchd_start_thread server these may be called from any

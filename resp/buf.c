@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "mem.h"
 #include "resp.h"
 
 #define RESP_BUF_MIN 64
@@ -25,7 +26,7 @@ void resp_buf_free(resp_buf *b)
 void resp_buf_reserve(resp_buf *b, size_t n)
 {
     if (b->cap - b->len >= n) return;
-    if (n > SIZE_MAX - b->len) resp_oom(n);
+    if (n > SIZE_MAX - b->len) mem_oom(n);
     b->cap = resp_grow_cap(b->cap, b->len + n, RESP_BUF_MIN);
     b->data = resp_xrealloc(b->data, b->cap);
 }

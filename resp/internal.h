@@ -1,17 +1,15 @@
 /* internal.h - helpers shared by the resp/ sources and nothing else: the
- * fatal allocator and the inline splitter the parser calls. */
+ * growth helpers (failure is mem.h's mem_oom) and the inline splitter. */
 #ifndef LATCHD_RESP_INTERNAL_H
 #define LATCHD_RESP_INTERNAL_H
 
 #include <stddef.h>
 #include "resp.h"
 
-/* Report that `size` bytes could not be had, then abort(). */
-void resp_oom(size_t size) __attribute__((noreturn));
-/* realloc() that never returns NULL: on failure it reports and aborts. */
+/* realloc() that never returns NULL: failure is mem_oom. */
 void *resp_xrealloc(void *ptr, size_t size);
-/* Capacity for at least `need` items, growing `cap` geometrically; aborts
- * on size_t overflow. `min` is the first capacity handed out. */
+/* Capacity for at least `need` items, growing `cap` geometrically;
+ * mem_oom on size_t overflow. `min` is the first capacity handed out. */
 size_t resp_grow_cap(size_t cap, size_t need, size_t min);
 
 /* Split one inline request line (no line terminator) into p->argv/p->argc

@@ -16,8 +16,8 @@ typedef struct resp_buf {
 
 void resp_buf_init(resp_buf *b);
 void resp_buf_free(resp_buf *b);
-/* Make room for n more bytes; allocation failure is fatal (message + abort):
- * a server that cannot grow a reply buffer cannot answer anyone. */
+/* Make room for n more bytes; allocation failure is mem.h's policy
+ * (mem_oom: message + abort). */
 void resp_buf_reserve(resp_buf *b, size_t n);
 void resp_buf_append(resp_buf *b, const void *p, size_t n);
 /* Drop the first n bytes (after a partial write). */

@@ -41,8 +41,9 @@ enum { STORE_DICT_KEY_INLINE = 0, STORE_DICT_KEY_POINTER = 1 };
 /* key_off of member `key` in an owner struct whose node is member `node`. */
 #define STORE_DICT_KEY_OFF(type, node, key) (offsetof(type, key) - offsetof(type, node))
 
-/* len as a node keeps it. A key of 4 GiB or more (possible only with
- * proto-max-bulk-len raised past it) is deliberately fatal, with a message. */
+/* len as a node keeps it. A key of 4 GiB or more breaks the store's
+ * contract (STORE_MAX_LEN in store.h, which the server enforces first):
+ * fatal, with a message. */
 uint32_t store_dict_keylen(size_t len);
 
 typedef void (*store_dict_visit_fn)(store_dict_node *n, void *ctx);

@@ -76,7 +76,7 @@ int pack_entry_is(const char *data, size_t len, const char *v, size_t vlen)
  * entry); a single run past 4 GiB is not something a lock server holds. */
 static uint32_t checked_bytes(size_t n)
 {
-    if (n > UINT32_MAX) store_oom(n);
+    if (n > UINT32_MAX) mem_oom(n);
     return (uint32_t)n;
 }
 

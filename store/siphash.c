@@ -1,5 +1,5 @@
-/* siphash.c - SipHash-1-3 for the dicts, keyed by a process-wide seed so
- * clients cannot craft colliding keys (the one piece of global state). */
+/* siphash.c - SipHash-1-3 for the dicts, keyed by a seed set once per
+ * process (latchd.h says why that is safe) so clients cannot aim keys. */
 #include "dict.h"
 
 #include <string.h>

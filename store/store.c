@@ -120,7 +120,7 @@ static store_key *key_alloc(store *s, const char *name, size_t len, uint64_t h, 
     if (store_pool_holds(&s->key_pool, size)) {
         size_t got = store_pool_size(&s->key_pool, size);
         k = store_pool_get(&s->key_pool, size);
-        if (!k) store_oom(size);
+        if (!k) mem_oom(size);
         s->used_memory += got;
         area = got - off;   /* the class's slack is room too; callers ask for < 256 - 8 */
     } else {

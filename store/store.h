@@ -23,6 +23,14 @@ enum {
 
 #define STORE_NO_DEADLINE INT64_C(-1)
 
+/* The longest key, field, value, list element or zset member a store
+ * holds (2047 MiB). Lengths inside are 32-bit (dict keys, hash values,
+ * packed runs), and a list chunk holds a new element next to at most one
+ * other this long (or 8 KiB of small ones) until it splits, so two of them
+ * with their headers must fit in 4 GiB. Passing a longer one aborts: the
+ * server refuses them first (proto-max-bulk-len cannot be set above this). */
+#define STORE_MAX_LEN ((size_t)2047 * 1024 * 1024)
+
 typedef struct store store;
 typedef struct store_key store_key;
 

@@ -9,6 +9,7 @@
 
 #include "dict.h"
 #include "list.h"
+#include "mem.h"
 #include "pool.h"
 #include "store.h"
 #include "wheel.h"
@@ -130,8 +131,7 @@ struct store {
     wheel wheel;          /* last: it is large (slot heads) */
 };
 
-/* ---- alloc.c: failure is fatal; *acct tracks usable bytes ---- */
-void store_oom(size_t n);
+/* ---- alloc.c: failure is mem_oom (mem.h); *acct tracks usable bytes ---- */
 void *store_xmalloc(size_t n);
 void *store_xcalloc(size_t n, size_t size);
 void *store_mem_alloc(size_t *acct, size_t n);

@@ -409,7 +409,7 @@ static void client_kill(client *c)
 
 static void client_help(client *c)
 {
-    static const char *lines[] = {
+    static const char *const lines[] = {
         "GETNAME", "    Return the name of the current connection.",
         "ID", "    Return the ID of the current connection.",
         "INFO", "    Return information about the current client connection.",

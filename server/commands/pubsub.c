@@ -81,7 +81,7 @@ static void pubsub_numpat(client *c) { reply_int(c, (long long)pubsub_count(c->s
 
 static void pubsub_help(client *c)
 {
-    static const char *lines[] = {
+    static const char *const lines[] = {
         "CHANNELS [<pattern>]",
         "    Return the currently active channels matching a <pattern> (default: '*').",
         "NUMPAT",

@@ -118,7 +118,7 @@ static void cmd_script_kill(client *c)
 
 static void cmd_script_help(client *c)
 {
-    static const char *lines[] = {
+    static const char *const lines[] = {
         "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "DEBUG (YES|SYNC|NO)",
         "    Set the debug mode for subsequent scripts executed.",

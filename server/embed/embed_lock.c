@@ -108,7 +108,9 @@ static latchd_status lock_op(latchd_server *srv, const char *name, const char *o
     out->holds = 0;
     out->token = out->ttl_ms = -1;
     if (!srv || !name || !owner || !name[0] || !owner[0] || !lease_ok(lease_ms)) return LATCHD_ERR_ARG;
-    lock_call c = {{fn, LATCHD_ERR_STATE, 0, NULL}, name, owner, strlen(name), strlen(owner),
+    size_t name_len = strlen(name), owner_len = strlen(owner);
+    if (name_len > STORE_MAX_LEN || owner_len > STORE_MAX_LEN) return LATCHD_ERR_ARG;
+    lock_call c = {{fn, LATCHD_ERR_STATE, 0, NULL}, name, owner, name_len, owner_len,
                    (long long)lease_ms, out};
     return embed_run(srv, &c.base);
 }

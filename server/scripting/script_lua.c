@@ -350,7 +350,9 @@ static void ensure_argv(script_engine *e, int argc)
 }
 
 /* Arguments stay on the Lua stack (and so alive) during the call; numbers
- * are written with "%.17g" as Redis does, not with Lua's "%.14g". */
+ * are written with "%.17g" as Redis does, not with Lua's "%.14g". 1 when
+ * collected, 0 for an argument of another type, -1 for a string longer
+ * than the store holds (a client's bulk cannot be; a script's can). */
 static int collect_args(lua_State *L, script_engine *e, int argc)
 {
     ensure_argv(e, argc);
@@ -362,6 +364,7 @@ static int collect_args(lua_State *L, script_engine *e, int argc)
             e->argv[j].len = (size_t)n;
         } else if (lua_type(L, j + 1) == LUA_TSTRING) {
             e->argv[j].ptr = lua_tolstring(L, j + 1, &e->argv[j].len);
+            if (e->argv[j].len > STORE_MAX_LEN) return -1;
         } else {
             return 0;
         }
@@ -495,9 +498,12 @@ static int redis_call_generic(lua_State *L, int raise)
     const script_call *run = e->srv->scripts->running;
     int argc = lua_gettop(L);
     if (!run) return raise_error_cstr(L, "redis.call/pcall can only be called inside a script invocation");
-    if (argc == 0 || !collect_args(L, e, argc)) {
+    int collected = argc == 0 ? 0 : collect_args(L, e, argc);
+    if (collected != 1) {
         push_error_cstr(L, argc == 0 ? "Please specify at least one argument for this redis lib call"
-                                     : "Lua redis lib command arguments must be strings or integers");
+                           : collected == 0 ? "Lua redis lib command arguments must be strings or integers"
+                                            : "Lua redis lib command argument is longer than 2047 MiB, "
+                                              "the most latchd holds");
         return raise ? lua_error(L) : 1;
     }
     const command *cmd = command_lookup(e->argv[0].ptr, e->argv[0].len);
@@ -720,6 +726,11 @@ static void *engine_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return lua_pool_alloc(((script_engine *)ud)->pool, ptr, osize, nsize);
 }
 
+/* Lua calls this for an error outside every lua_pcall; the state is then
+ * unusable, and Lua exit()s the process if this returns. Scripts run under
+ * lua_pcall, so only memory running out in the unprotected steps (setting
+ * the state up, pushing KEYS/ARGV) or a latchd bug gets here: fatal, as
+ * latchd.h says. */
 static int engine_panic(lua_State *L)
 {
     void *ud;
@@ -750,10 +761,7 @@ script_engine *script_engine_new(server *s)
     script_engine *e = mem_calloc(1, sizeof(*e));
     e->pool = lua_pool_new();
     lua_State *L = lua_newstate(engine_alloc, e);
-    if (!L) {
-        log_msg(s, LOG_WARNING, "Fatal: cannot create the Lua state (out of memory)");
-        abort();
-    }
+    if (!L) mem_oom(0);   /* only its first allocation can fail it */
     lua_atpanic(L, engine_panic);
     e->L = L;
     e->srv = s;

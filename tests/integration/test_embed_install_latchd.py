@@ -25,10 +25,15 @@ def sanitizer_flags():
         return ["-fsanitize=address,undefined"] if "LATCHD_SANITIZE:BOOL=ON" in f.read() else []
 
 
+INSTALL_LOG = {}
+
+
 @pytest.fixture(scope="module")
 def prefix(tmp_path_factory):
     root = str(tmp_path_factory.mktemp("prefix"))
-    subprocess.run(["cmake", "--install", BUILD, "--prefix", root], check=True, capture_output=True)
+    run = subprocess.run(["cmake", "--install", BUILD, "--prefix", root], check=True,
+                         capture_output=True, text=True)
+    INSTALL_LOG[root] = run.stdout
     return root
 
 
@@ -84,6 +89,33 @@ def test_latchd_shared_library_exports_only_the_api(prefix):
     out = subprocess.run(["nm", "-D", "--defined-only", lib], check=True, capture_output=True, text=True)
     names = [l.split()[-1] for l in out.stdout.splitlines() if l.split()[-2] in ("T", "D", "B", "R")]
     assert names and all(n.startswith("latchd_") for n in names), names
+
+
+def test_latchd_installs_each_file_once(prefix):
+    # "-- Installing: path" / "-- Up-to-date: path": a path twice means two
+    # install rules write it (the header once came from both libraries).
+    paths = [l.split(": ", 1)[1] for l in INSTALL_LOG[prefix].splitlines()
+             if l.startswith(("-- Installing: ", "-- Up-to-date: "))]
+    assert paths and len(paths) == len(set(paths)), paths
+    assert sum(p.endswith("/include/latchd.h") for p in paths) == 1
+
+
+def test_latchd_static_archive_exports_only_the_api(prefix):
+    lib = glob.glob(os.path.join(prefix, "**", "liblatchd.a"), recursive=True)[0]
+    out = subprocess.run(["nm", "-g", "--defined-only", lib], check=True, capture_output=True, text=True)
+    names = [l.split()[-1] for l in out.stdout.splitlines() if len(l.split()) == 3]
+    assert "latchd_create" in names and "latchd_lock_acquire" in names
+    assert [n for n in names if not n.startswith("latchd_")] == []
+
+
+def test_latchd_pkg_config_cflags_name_only_latchd_and_libuv(prefix):
+    uv = subprocess.run(["pkg-config", "--cflags", "libuv"], check=True, capture_output=True,
+                        text=True).stdout.split()
+    for package in ("latchd", "latchd-static"):
+        cflags = pkg_config(prefix, "--cflags", package)
+        include = [f for f in cflags if f not in uv]
+        assert len(include) == 1 and include[0].startswith("-I") and include[0].endswith("include"), cflags
+        assert not any("lua" in f for f in cflags), cflags
 
 
 def test_latchd_example_against_installed_shared_library(prefix):
