@@ -1,6 +1,7 @@
 /* script_lua.c - the embedded Lua 5.1 that runs every script as Redis 7.0
  * does: a sandbox with read-only globals, the redis.* API, and values
  * converted both ways through RESP exactly as Redis converts them. */
+#include <limits.h>
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -164,6 +165,26 @@ static int load_text(lua_State *L, const char *buf, size_t len, const char *chun
         r.len -= 2;
     }
     return lua_load(L, read_text, &r, chunkname);
+}
+
+/* unpack(t [, i [, j]]) with the range counted in unsigned arithmetic:
+ * Debian's Lua 5.1 computes j - i + 1 in an int, so unpack({}, -2,
+ * 2147483647) overflows it and pushes past the stack (a crash). The range
+ * is refused with the text Redis's patched Lua gives. */
+static int safe_unpack(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    int first = luaL_optint(L, 2, 1);
+    int last = lua_isnoneornil(L, 3) ? (int)lua_objlen(L, 1) : luaL_checkint(L, 3);
+    if (first > last) return 0;
+    unsigned int extra = (unsigned int)last - (unsigned int)first;
+    if (extra >= INT_MAX || !lua_checkstack(L, (int)extra + 1))
+        return luaL_error(L, "too many results to unpack");
+    for (int i = first;; i++) {
+        lua_rawgeti(L, 1, i);
+        if (i == last) break;
+    }
+    return (int)extra + 1;
 }
 
 /* The two loaders scripts may use, on load_text. */
@@ -790,6 +811,7 @@ script_engine *script_engine_new(server *s)
     set_global_fn(e, "next", proxy_next);
     set_global_fn(e, "__redis__err__handler", error_handler);   /* a global in Redis too */
     set_global_fn(e, "pairs", proxy_pairs);
+    set_global_fn(e, "unpack", safe_unpack);
     register_redis_api(e);
     protect_globals(e);
     return e;

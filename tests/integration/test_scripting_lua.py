@@ -330,6 +330,10 @@ COERCION = [
     ("local t = {3,1,2} table.sort(t) return t", b"*3\r\n:1\r\n:2\r\n:3\r\n"),
     ("local t = {} table.insert(t, 1) table.insert(t, 0) return t", b"*2\r\n:1\r\n:0\r\n"),
     ("return {unpack({1,2,3})}", b"*3\r\n:1\r\n:2\r\n:3\r\n"),
+    ("return {unpack({1,2,3}, 2)}", b"*2\r\n:2\r\n:3\r\n"),
+    ("return {unpack({1,2,3}, 1, -1)}", b"*0\r\n"),
+    ("local a, b = unpack({1,2,3}, -1, 5) return {a == nil, b == nil, select('#', unpack({1,2,3}, -1, 5))}",
+     b"*3\r\n:1\r\n:1\r\n:7\r\n"),
     ("return select('#', 1, 2, 3)", b":3\r\n"),
     ("local n = 0 for i, v in ipairs({5, 6, nil, 7}) do n = n + v end return n", b":11\r\n"),
     ("local c = 0 for i = '3', 1, -1 do c = c + 1 end return c", b":3\r\n"),
@@ -339,6 +343,14 @@ COERCION = [
      b":7\r\n"),
     ("local f = loadstring('return 1 + 1') return f()", b":2\r\n"),
 ]
+
+
+@pytest.mark.parametrize("first,last", [(-2, 2147483647), (0, 2147483647), (-2147483648, -2)])
+def test_unpack_of_a_range_too_long_is_an_error(conn, first, last):
+    """j - i + 1 overflows an int here: stock Lua 5.1 pushes past its stack."""
+    reply = conn.cmd("EVAL", "return {unpack({1,2,3}, %d, %d)}" % (first, last), "0")
+    assert reply.startswith(b"-ERR user_script:1: too many results to unpack script: ")
+    assert conn.cmd("PING") == b"+PONG\r\n"
 
 
 @pytest.mark.parametrize("body,expected", COERCION, ids=[case_id(c) for c in COERCION])
