@@ -63,19 +63,24 @@ KNOWN_VECTORS = _known_vectors()
 
 
 def missing_vector_reason(sha_or_prefix):
-    """Why one vector is absent: which client sends it, and where it comes from."""
+    """Why one vector is absent. The variable part (which script) comes after
+    " — " so scripts/test can group these skips by their cause."""
     if not os.path.isdir(VECTORS_DIR):
         return NO_VECTORS
     hits = [(s, k) for s, k in KNOWN_VECTORS.items() if s.startswith(sha_or_prefix)]
     if len(hits) == 1:
         sha, (client, version, name) = hits[0]
         if client == "redisson":
-            why = ("Redisson's texts come only from its jars, which scripts/vectors could not "
-                   "fetch; point LATCHD_SCRIPT_VECTORS at ../shared/protocol/vectors")
+            why = ("Redisson script text not in %s (scripts/vectors cannot rebuild Redisson's "
+                   "texts without its jars; ../shared/protocol/vectors has them)" % VECTORS_DIR)
+        elif client in ("user", "redis-cli"):
+            why = ("%s example script not in %s (no package ships it; "
+                   "../shared/protocol/vectors has it)" % (client, VECTORS_DIR))
         else:
-            why = "scripts/vectors did not obtain it from the %s package" % client
-        return "%s vector %s (%s) not in %s: %s" % (client, sha[:8], name, VECTORS_DIR, why)
-    return "script vector %s not found (or ambiguous) in %s" % (sha_or_prefix, VECTORS_DIR)
+            why = ("%s script text not in %s (scripts/vectors did not obtain it from the "
+                   "installed package)" % (client, VECTORS_DIR))
+        return "%s — %s %s %s" % (why, sha[:8], version, name)
+    return "script vector not found (or ambiguous) in %s — %s" % (VECTORS_DIR, sha_or_prefix)
 
 
 def sha1hex(data):
