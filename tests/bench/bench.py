@@ -45,7 +45,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.join(ROOT, "tests", "bench")
-VECTORS = os.path.join(ROOT, "..", "shared", "protocol", "vectors")
+VECTORS = os.environ.get("LATCHD_SCRIPT_VECTORS") or os.path.join(ROOT, "..", "shared", "protocol", "vectors")
 LOCK_SHA = "149c5a8bf18676fd99e9e6e24923bd64d9b62f94"
 UNLOCK_SHA = "3ffe249c16dee540ac8ab32e39bd408626b9aff7"
 LUA_ONLY = "return redis.call('hexists', KEYS[1], ARGV[1])"   # no native path

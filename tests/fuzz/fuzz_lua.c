@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fuzz.h"
 #include "list.h"
@@ -354,8 +355,11 @@ typedef struct vector {
 static vector vectors[64];
 static size_t nvectors;
 
-#ifndef LATCHD_VECTORS_DIR
-#define LATCHD_VECTORS_DIR "../shared/protocol/vectors"
+/* The folder is $LATCHD_SCRIPT_VECTORS, else (as in the Python tests)
+ * ../shared/protocol/vectors next to the source tree when it exists, else
+ * build/vectors (scripts/vectors). LATCHD_SOURCE_DIR comes from CMake. */
+#ifndef LATCHD_SOURCE_DIR
+#define LATCHD_SOURCE_DIR "."
 #endif
 
 static void load_vector(const char *dir, const char *sha)
@@ -379,9 +383,13 @@ static void load_vectors(void)
 {
     static int loaded;
     const char *dir = getenv("LATCHD_SCRIPT_VECTORS");
+    struct stat st;
     if (loaded) return;
     loaded = 1;
-    if (!dir) dir = LATCHD_VECTORS_DIR;
+    if (!dir || !*dir) {
+        dir = LATCHD_SOURCE_DIR "/../shared/protocol/vectors";
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) dir = LATCHD_SOURCE_DIR "/build/vectors";
+    }
     for (size_t i = 0; i < script_native_count() && nvectors < COUNT(vectors); i++)
         load_vector(dir, script_native_at(i)->sha);
 }

@@ -2,17 +2,14 @@
 exact frame builders, a reader of pushed messages, and the checks that skip
 what a server or this checkout cannot run (EVAL, script vectors)."""
 
-import os
 import socket
 import time
 
 import pytest
 
 from resp_util import Incomplete, RawConn, parse, reply_end
+from script_util import vector
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-VECTORS = os.environ.get("LATCHD_VECTORS") or os.path.normpath(
-    os.path.join(HERE, "..", "..", "..", "shared", "protocol", "vectors"))
 
 
 def _b(x):
@@ -96,10 +93,6 @@ def require_eval(conn):
 
 
 def script(sha):
-    """The exact bytes of a recorded client script, from the shared protocol
-    vectors; skip when they are not available."""
-    path = os.path.join(VECTORS, sha + ".lua")
-    if not os.path.isfile(path):
-        pytest.skip("script vector %s.lua not found under %s" % (sha, VECTORS))
-    with open(path, "rb") as f:
-        return f.read()
+    """The exact bytes of a recorded client script (script_util.vector: the
+    vectors folder); skip, saying why, when it is not available."""
+    return vector(sha)

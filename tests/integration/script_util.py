@@ -1,10 +1,12 @@
 """Helpers for the scripting tests (EVAL / EVALSHA / SCRIPT).
 
 * Script vectors: the exact bytes real clients send, read at run time from
-  ``../shared/protocol/vectors/<sha1>.lua`` (relative to the repository; the
-  LATCHD_SCRIPT_VECTORS environment variable overrides the folder). They are
-  never copied into this project; tests that need them skip with a clear
-  message when the folder is absent.
+  one folder of ``<sha1>.lua`` files: $LATCHD_SCRIPT_VECTORS when set, else
+  ``../shared/protocol/vectors`` next to the repository when it exists, else
+  ``build/vectors`` (what scripts/vectors assembles from the client packages
+  on a fresh clone). They are never copied into this project; a test whose
+  vector is absent skips, naming the script and why it is missing
+  (tests/vectors.sha1 lists every known vector and its client).
 * Subscriber: a RESP2 pub/sub connection that collects ``message`` frames,
   using a PING as a barrier so no sleeps are needed.
 * State snapshots and the lock-step sequence runner used to compare servers
@@ -22,12 +24,63 @@ from resp_util import encode_command, parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-VECTORS_DIR = os.environ.get(
-    "LATCHD_SCRIPT_VECTORS",
-    os.path.normpath(os.path.join(REPO, "..", "shared", "protocol", "vectors")))
+SHARED_VECTORS = os.path.normpath(os.path.join(REPO, "..", "shared", "protocol", "vectors"))
+BUILT_VECTORS = os.path.join(REPO, "build", "vectors")
+SHA1_LIST = os.path.join(REPO, "tests", "vectors.sha1")
 
-NO_VECTORS = ("script vectors not found at %s (they live in ../shared/protocol/vectors "
-              "next to the repository; set LATCHD_SCRIPT_VECTORS to override)" % VECTORS_DIR)
+
+def _vectors_dir():
+    env = os.environ.get("LATCHD_SCRIPT_VECTORS")
+    if env:
+        return env
+    if not os.path.isdir(SHARED_VECTORS) and os.path.isdir(BUILT_VECTORS):
+        return BUILT_VECTORS
+    return SHARED_VECTORS
+
+
+VECTORS_DIR = _vectors_dir()
+
+NO_VECTORS = ("script vectors not found at %s (../shared/protocol/vectors next to the "
+              "repository, or run scripts/vectors; LATCHD_SCRIPT_VECTORS overrides)" % VECTORS_DIR)
+
+
+def _known_vectors():
+    """sha1 -> (client, version, name) from tests/vectors.sha1."""
+    known = {}
+    try:
+        with open(SHA1_LIST) as f:
+            for line in f:
+                if line.startswith("#") or not line.strip():
+                    continue
+                parts = line.rstrip("\n").split("\t")
+                known[parts[0]] = tuple((parts + ["", "", ""])[1:4])
+    except OSError:
+        pass
+    return known
+
+
+KNOWN_VECTORS = _known_vectors()
+
+
+def missing_vector_reason(sha_or_prefix):
+    """Why one vector is absent. The variable part (which script) comes after
+    " — " so scripts/test can group these skips by their cause."""
+    if not os.path.isdir(VECTORS_DIR):
+        return NO_VECTORS
+    hits = [(s, k) for s, k in KNOWN_VECTORS.items() if s.startswith(sha_or_prefix)]
+    if len(hits) == 1:
+        sha, (client, version, name) = hits[0]
+        if client == "redisson":
+            why = ("Redisson script text not in %s (scripts/vectors cannot rebuild Redisson's "
+                   "texts without its jars; ../shared/protocol/vectors has them)" % VECTORS_DIR)
+        elif client in ("user", "redis-cli"):
+            why = ("%s example script not in %s (no package ships it; "
+                   "../shared/protocol/vectors has it)" % (client, VECTORS_DIR))
+        else:
+            why = ("%s script text not in %s (scripts/vectors did not obtain it from the "
+                   "installed package)" % (client, VECTORS_DIR))
+        return "%s — %s %s %s" % (why, sha[:8], version, name)
+    return "script vector not found (or ambiguous) in %s — %s" % (VECTORS_DIR, sha_or_prefix)
 
 
 def sha1hex(data):
@@ -46,11 +99,9 @@ def vector_files():
 def vector(sha_or_prefix):
     """The exact bytes of one vector, found by full SHA1 or a unique prefix.
     Skips the test when the vectors folder (or that vector) is absent."""
-    if not os.path.isdir(VECTORS_DIR):
-        pytest.skip(NO_VECTORS)
     names = [f for f in vector_files() if f.startswith(sha_or_prefix)]
     if len(names) != 1:
-        pytest.skip("script vector %s not found (or ambiguous) in %s" % (sha_or_prefix, VECTORS_DIR))
+        pytest.skip(missing_vector_reason(sha_or_prefix))
     with open(os.path.join(VECTORS_DIR, names[0]), "rb") as f:
         return f.read()
 

@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from script_util import NO_VECTORS, VECTORS_DIR, vector_files
+from script_util import VECTORS_DIR, missing_vector_reason, vector_files
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOCK_SHA = "149c5a8bf18676fd99e9e6e24923bd64d9b62f94"     # tryLockInnerAsync, 3.19.0 - master
@@ -33,8 +33,7 @@ CLOCK_SLACK = 0.02        # server expiry clock vs our monotonic clock, seconds
 
 def script_path(sha):
     if sha + ".lua" not in vector_files():
-        pytest.skip(NO_VECTORS if not vector_files() else
-                    "Redisson script %s.lua not found in %s" % (sha, VECTORS_DIR))
+        pytest.skip(missing_vector_reason(sha))
     return os.path.join(VECTORS_DIR, sha + ".lua")
 
 
