@@ -5,6 +5,7 @@ shell wrapper with sh), so none of them can rot."""
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -113,3 +114,50 @@ def test_latchd_shell_wrapper_keeps_the_exit_status():
     run = subprocess.run([os.path.join(EXAMPLES, SHELL_WRAPPER), "sh", "-c", "exit 3"],
                          env=env(), capture_output=True, text=True, timeout=60)
     assert run.returncode == 3, run.stderr
+
+
+# Prints where latchd is and its own pid, then waits to be stopped.
+WAIT_FOREVER = (
+    "import os, sys, time\n"
+    "print(os.environ['REDIS_PORT'], os.getpid(), flush=True)\n"
+    "time.sleep(60)\n")
+
+
+def pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open("/proc/%d/stat" % pid) as f:   # a zombie is gone too
+        return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.parametrize("signum,status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)],
+                         ids=["SIGTERM", "SIGINT"])
+def test_latchd_shell_wrapper_stops_latchd_when_signalled(signum, status):
+    wrapper = subprocess.Popen([os.path.join(EXAMPLES, SHELL_WRAPPER), sys.executable, "-c", WAIT_FOREVER],
+                               env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port, child = map(int, wrapper.stdout.readline().split())
+        assert port_open(port)
+        wrapper.send_signal(signum)   # the wrapper alone, as a service manager would
+        assert wrapper.wait(timeout=30) == status, wrapper.stderr.read()
+        assert not port_open(port)
+        assert not pid_alive(child)   # the command is stopped too, not left running
+        assert wrapper.stderr.read() == ""
+    finally:
+        if wrapper.poll() is None:
+            wrapper.kill()
+        wrapper.stdout.close()
+        wrapper.stderr.close()
+
+
+def test_latchd_shell_wrapper_says_when_latchd_is_missing(tmp_path):
+    run = subprocess.run([os.path.join(EXAMPLES, SHELL_WRAPPER), "true"],
+                         env=dict(os.environ, LATCHD_BIN=str(tmp_path / "no-latchd")),
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 127
+    assert run.stderr == ("with-latchd.sh: no latchd binary at '%s' (put latchd on PATH or set LATCHD_BIN)\n"
+                          % (tmp_path / "no-latchd"))
+    assert run.stdout == ""
+
