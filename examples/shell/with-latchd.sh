@@ -6,7 +6,7 @@
 set -eu
 bin=${LATCHD_BIN:-latchd}
 case $bin in
-  */*) found=$([ -f "$bin" ] && [ -x "$bin" ] && echo y || :) ;;
+  */*) if [ -f "$bin" ] && [ -x "$bin" ]; then found=$bin; else found=''; fi ;;
   *) found=$(command -v "$bin" 2>/dev/null || :) ;;
 esac
 if [ -z "$found" ]; then
@@ -14,8 +14,8 @@ if [ -z "$found" ]; then
   exit 127
 fi
 dir=$(mktemp -d)
-pid= cmd=
-stop() {
+pid='' cmd=''
+stop() {   # the EXIT trap
   if [ -n "$cmd" ]; then kill "$cmd" 2>/dev/null || :; wait "$cmd" 2>/dev/null || :; fi
   if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || :; wait "$pid" 2>/dev/null || :; fi
   rm -rf "$dir"
