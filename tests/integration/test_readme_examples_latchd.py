@@ -137,22 +137,28 @@ def pid_alive(pid):
 
 @pytest.mark.parametrize("signum,status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)],
                          ids=["SIGTERM", "SIGINT"])
-def test_latchd_shell_wrapper_stops_latchd_when_signalled(signum, status):
-    wrapper = subprocess.Popen([os.path.join(EXAMPLES, SHELL_WRAPPER), sys.executable, "-c", WAIT_FOREVER],
-                               env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def test_latchd_shell_wrapper_stops_latchd_when_signalled(tmp_path, signum, status):
+    # stderr to a file: a latchd left running would hold a pipe open forever.
+    # Its own session, so whatever the wrapper leaves behind can be killed.
+    with open(tmp_path / "stderr", "w") as err:
+        wrapper = subprocess.Popen([os.path.join(EXAMPLES, SHELL_WRAPPER), sys.executable, "-c", WAIT_FOREVER],
+                                   env=env(), stdout=subprocess.PIPE, stderr=err, text=True,
+                                   start_new_session=True)
     try:
         port, child = map(int, wrapper.stdout.readline().split())
         assert port_open(port)
         wrapper.send_signal(signum)   # the wrapper alone, as a service manager would
-        assert wrapper.wait(timeout=30) == status, wrapper.stderr.read()
+        assert wrapper.wait(timeout=30) == status, (tmp_path / "stderr").read_text()
         assert not port_open(port)
         assert not pid_alive(child)   # the command is stopped too, not left running
-        assert wrapper.stderr.read() == ""
+        assert (tmp_path / "stderr").read_text() == ""
     finally:
-        if wrapper.poll() is None:
-            wrapper.kill()
+        try:
+            os.killpg(wrapper.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        wrapper.wait()
         wrapper.stdout.close()
-        wrapper.stderr.close()
 
 
 def test_latchd_shell_wrapper_says_when_latchd_is_missing(tmp_path):
