@@ -78,6 +78,9 @@ static int serve(latchd_server *srv, uv_loop_t *loop)
         log_msg(&srv->s, LOG_WARNING, "Failed to write PID file: %s", pidfile);
     uv_run(loop, UV_RUN_DEFAULT);
     if (pidfile[0]) unlink(pidfile);
+    /* Like the pidfile: a port file left behind would name a port nobody
+     * listens on. Written by announce_port() above, so ours to remove. */
+    if (srv->s.cfg.port_file[0]) unlink(srv->s.cfg.port_file);
     log_msg(&srv->s, LOG_WARNING, "latchd is now ready to exit, bye bye...");
     return 0;
 }

@@ -1,17 +1,21 @@
 """latchd only: the README's "Using latchd as a test double" examples are
 the files under examples/, included verbatim, and each one is run here (the
 pytest fixture with pytest, the Vitest/Jest global setup with node, the
-shell wrapper with sh), so none of them can rot."""
+shell wrapper with sh), so none of them can rot. The "Using it" block is
+run too, with a slow stand-in for scripts/run, so it must wait for latchd."""
 
 import os
+import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 
-from conftest import LATCHD_BIN, REPO, server_binary
+from conftest import LATCHD_BIN, REPO, STOP_TIMEOUT, free_port, server_binary
 
 EXAMPLES = os.path.join(REPO, "examples")
 PYTEST_FILES = ["pytest/conftest.py", "pytest/test_lock_expiry.py"]
@@ -113,3 +117,105 @@ def test_latchd_shell_wrapper_keeps_the_exit_status():
     run = subprocess.run([os.path.join(EXAMPLES, SHELL_WRAPPER), "sh", "-c", "exit 3"],
                          env=env(), capture_output=True, text=True, timeout=60)
     assert run.returncode == 3, run.stderr
+
+
+# Prints where latchd is and its own pid, then waits to be stopped.
+WAIT_FOREVER = (
+    "import os, sys, time\n"
+    "print(os.environ['REDIS_PORT'], os.getpid(), flush=True)\n"
+    "time.sleep(60)\n")
+
+
+def pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open("/proc/%d/stat" % pid) as f:   # a zombie is gone too
+        return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.parametrize("signum,status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)],
+                         ids=["SIGTERM", "SIGINT"])
+def test_latchd_shell_wrapper_stops_latchd_when_signalled(tmp_path, signum, status):
+    # stderr to a file: a latchd left running would hold a pipe open forever.
+    # Its own session, so whatever the wrapper leaves behind can be killed.
+    with open(tmp_path / "stderr", "w") as err:
+        wrapper = subprocess.Popen([os.path.join(EXAMPLES, SHELL_WRAPPER), sys.executable, "-c", WAIT_FOREVER],
+                                   env=env(), stdout=subprocess.PIPE, stderr=err, text=True,
+                                   start_new_session=True)
+    try:
+        port, child = map(int, wrapper.stdout.readline().split())
+        assert port_open(port)
+        wrapper.send_signal(signum)   # the wrapper alone, as a service manager would
+        assert wrapper.wait(timeout=30) == status, (tmp_path / "stderr").read_text()
+        assert not port_open(port)
+        assert not pid_alive(child)   # the command is stopped too, not left running
+        assert (tmp_path / "stderr").read_text() == ""
+    finally:
+        try:
+            os.killpg(wrapper.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        wrapper.wait()
+        wrapper.stdout.close()
+
+
+def test_latchd_shell_wrapper_says_when_latchd_is_missing(tmp_path):
+    run = subprocess.run([os.path.join(EXAMPLES, SHELL_WRAPPER), "true"],
+                         env=dict(os.environ, LATCHD_BIN=str(tmp_path / "no-latchd")),
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 127
+    assert run.stderr == ("with-latchd.sh: no latchd binary at '%s' (put latchd on PATH or set LATCHD_BIN)\n"
+                          % (tmp_path / "no-latchd"))
+    assert run.stdout == ""
+
+
+def using_it_block():
+    """The ```sh block under the README's "## Using it" heading."""
+    with open(os.path.join(REPO, "README.md")) as f:
+        readme = f.read()
+    section = readme.split("\n## Using it\n", 1)[1]
+    return section.split("```sh\n", 1)[1].split("```", 1)[0]
+
+
+# Stands in for scripts/run: slow to start, as the first run is while it
+# builds, so a block that does not wait for latchd fails.
+SLOW_RUN = """#!/bin/sh
+echo $$ >"$(dirname "$0")/run.pid"
+sleep 1.5
+exec "$LATCHD_BIN" "$@"
+"""
+
+
+def test_latchd_readme_using_it_block_waits_for_latchd(tmp_path):
+    block = using_it_block()
+    assert block.startswith("scripts/run --port 6380 &"), block
+    assert "until redis-cli -p 6380 PING" in block
+    port = free_port()
+    # Pasted as is, but on a free port and with a shorter benchmark.
+    script = block.replace("6380", str(port)).replace("-n 100000", "-n 2000")
+    (tmp_path / "scripts").mkdir()
+    run_stub = tmp_path / "scripts" / "run"
+    run_stub.write_text(SLOW_RUN)
+    run_stub.chmod(0o755)
+    try:
+        run = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env(),
+                             capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stdout + run.stderr
+        # latchd logs to the same stdout: keep what the client tools printed.
+        lines = [l for l in run.stdout.splitlines() if l.strip()
+                 and not re.match(r"\d+:M ", l) and not l.startswith("LATCHD_PORT=")]
+        assert lines[:3] == ["PONG", "1", "1"], run.stdout
+        assert 0 < int(lines[3]) <= 30000
+        assert any("PING_INLINE:" in l and "requests per second" in l for l in lines), run.stdout
+        pid = int((tmp_path / "scripts" / "run.pid").read_text())
+        deadline = time.monotonic() + STOP_TIMEOUT
+        while pid_alive(pid) and time.monotonic() < deadline:   # SHUTDOWN ends the block
+            time.sleep(0.05)
+        assert not pid_alive(pid)
+        assert not port_open(port)
+    finally:
+        pidfile = tmp_path / "scripts" / "run.pid"
+        if pidfile.exists() and pid_alive(int(pidfile.read_text())):
+            os.kill(int(pidfile.read_text()), signal.SIGKILL)

@@ -28,7 +28,7 @@ class Closer {
     return item;
   }
 
-  // An ioredis client (protocol 3 unless extra says otherwise), closed by closeAll().
+  // An ioredis client (RESP2: ioredis 5 has no RESP3), closed by closeAll().
   ioredis(server, extra = {}) {
     const client = new Redis({ ...server.options, ...extra });
     client.on('error', () => {}); // reconnect noise when a server is stopped on purpose

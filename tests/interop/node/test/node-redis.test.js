@@ -1,4 +1,4 @@
-// Plain node-redis 6 usage in RESP3 and RESP2: handshake, SET NX PX,
+// Plain node-redis 5 usage in RESP3 and RESP2: handshake, SET NX PX,
 // `scripts` option (EVALSHA first, NOSCRIPT -> EVAL), multi() transactions,
 // pub/sub with patterns.
 'use strict';
@@ -24,7 +24,7 @@ return 0`,
 
 for (const kind of KINDS) {
   for (const RESP of [3, 2]) {
-    describe(`node-redis 6 RESP${RESP} [${kind}]`, () => {
+    describe(`node-redis 5 RESP${RESP} [${kind}]`, () => {
       let server;
       let admin;
       let client;

@@ -1,5 +1,5 @@
 // Redlock quorum scenarios for redlock 4 and @sesamecare-oss/redlock (both on
-// ioredis 6), each over three redis-servers and over three latchds.
+// ioredis 5), each over three redis-servers and over three latchds.
 'use strict';
 
 const { describe, it, before, after, beforeEach } = require('node:test');

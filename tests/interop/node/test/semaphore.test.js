@@ -1,4 +1,4 @@
-// redis-semaphore (on ioredis 6) scenarios: Mutex, Semaphore, MultiSemaphore
+// redis-semaphore (on ioredis 5) scenarios: Mutex, Semaphore, MultiSemaphore
 // and RedlockMutex, against redis-server and latchd.
 'use strict';
 
