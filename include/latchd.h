@@ -33,7 +33,8 @@ extern "C" {
  *     (setting up a server's Lua state in latchd_start, handing a script
  *     its KEYS and ARGV), or a latchd bug.
  * Requests cannot reach the store's size limits: a key, field, value or
- * element is at most 2047 MiB (proto-max-bulk-len cannot be set higher). */
+ * element is at most 2047 MiB (a longer bulk is a protocol error, whatever
+ * proto-max-bulk-len says). */
 typedef enum latchd_status {
     LATCHD_OK = 0,
     LATCHD_LOCK_HELD = 1,        /* acquire: another owner holds the lock */

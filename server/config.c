@@ -78,8 +78,7 @@ static const param params[] = {
     {"daemonize", P_BOOL, FIELD(daemonize, int), 0, 0, 0, NULL},
     {"pidfile", P_STRING, FIELD(pidfile, char *), 0, 0, 0, NULL},
     {"requirepass", P_STRING, FIELD(requirepass, char *), 1, 0, 0, NULL},
-    {"proto-max-bulk-len", P_MEMORY, FIELD(proto_max_bulk_len, long long), 1, 1024 * 1024,
-     (long long)STORE_MAX_LEN, NULL},
+    {"proto-max-bulk-len", P_MEMORY, FIELD(proto_max_bulk_len, long long), 1, 1024 * 1024, LLONG_MAX, NULL},
     {"client-query-buffer-limit", P_MEMORY, FIELD(client_query_buffer_limit, long long), 1, 1024 * 1024,
      LLONG_MAX, NULL},
     {"maxmemory", P_UMEMORY, FIELD(maxmemory, unsigned long long), 1, 0, 0, NULL},
@@ -105,6 +104,11 @@ static const param params[] = {
     {"enable-debug-command", P_ENUM, FIELD(enable_debug_command, int), 0, 0, 0, protected_names},
 };
 #define NPARAMS (sizeof(params) / sizeof(params[0]))
+
+long long config_max_bulk(const latchd_config *cfg)
+{
+    return cfg->proto_max_bulk_len < (long long)STORE_MAX_LEN ? cfg->proto_max_bulk_len : (long long)STORE_MAX_LEN;
+}
 
 int client_type_by_name(const char *name, size_t len)
 {

@@ -92,6 +92,10 @@ void config_get(const latchd_config *cfg, const char *pattern, size_t plen,
                 config_visit_fn fn, void *ctx);
 /* 1 if name is a parameter that CONFIG SET may change at run time. */
 int config_is_mutable(const char *name, size_t len);
+/* The longest bulk a client may send: proto-max-bulk-len, which takes
+ * Redis's whole range, but never past what the store holds (STORE_MAX_LEN),
+ * so a longer one is Redis's "invalid bulk length" and never reaches it. */
+long long config_max_bulk(const latchd_config *cfg);
 /* 1 if name is a known parameter. */
 int config_exists(const char *name, size_t len);
 

@@ -163,7 +163,7 @@ static void protocol_error(client *c)
  * and are written once by the flush after this loop iteration. */
 void client_process_input(client *c)
 {
-    c->parser.lim.max_bulk = c->srv->cfg.proto_max_bulk_len;   /* CONFIG SET applies to live clients */
+    c->parser.lim.max_bulk = config_max_bulk(&c->srv->cfg);   /* CONFIG SET applies to live clients */
     while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_CLOSE_ASAP)) && c->qpos < c->query.len) {
         size_t consumed = 0;
         resp_status st = resp_parse(&c->parser, c->query.data + c->qpos, c->query.len - c->qpos, &consumed);

@@ -185,7 +185,7 @@ void client_close(client *c)
 static client *client_create(server *s)
 {
     client *c = mem_calloc(1, sizeof(*c));
-    resp_limits lim = {RESP_INLINE_MAX, RESP_MULTIBULK_MAX, s->cfg.proto_max_bulk_len, 0};
+    resp_limits lim = {RESP_INLINE_MAX, RESP_MULTIBULK_MAX, config_max_bulk(&s->cfg), 0};
     c->srv = s;
     c->id = ++s->next_client_id;
     c->proto = 2;

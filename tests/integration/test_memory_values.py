@@ -100,8 +100,7 @@ def test_huge_maxmemory_never_refuses_writes(restore):
 BOUNDED = "argument must be between 1048576 and 9223372036854775807 inclusive"
 
 
-# proto-max-bulk-len stops at latchd's store limit instead: test_bulk_limit_latchd.py.
-@pytest.mark.parametrize("name", ["client-query-buffer-limit"])
+@pytest.mark.parametrize("name", ["proto-max-bulk-len", "client-query-buffer-limit"])
 @pytest.mark.parametrize("given,outcome", [
     (U64_MAX, BOUNDED),                       # read as -1
     ("99999999999999999999999999", BOUNDED),
