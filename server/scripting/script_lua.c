@@ -6,6 +6,7 @@
 #include <lua.h>
 #include <lualib.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +186,32 @@ static int safe_unpack(lua_State *L)
         if (i == last) break;
     }
     return (int)extra + 1;
+}
+
+/* A Lua number as BitOp reads it: the low 32 bits of the number rounded
+ * to an integer, by adding 2^52 + 2^51 so the FPU puts it in the low word. */
+static uint32_t bit_arg(lua_State *L, int idx)
+{
+    union { double d; uint64_t u; } v;
+    v.d = luaL_checknumber(L, idx) + 6755399441055744.0;
+    return (uint32_t)v.u;
+}
+
+/* bit.tohex(x [, n]) as Redis's patched BitOp: Debian's negates n = INT32_MIN
+ * (undefined, then a write far past its 8-byte buffer: a crash). n < 0 asks
+ * for upper-case digits; at most 8 are printed. */
+static int safe_tohex(lua_State *L)
+{
+    uint32_t b = bit_arg(L, 1);
+    int32_t n = lua_isnoneornil(L, 2) ? 8 : (int32_t)bit_arg(L, 2);
+    const char *digits = "0123456789abcdef";
+    char buf[8];
+    if (n == INT32_MIN) n = INT32_MIN + 1;
+    if (n < 0) n = -n, digits = "0123456789ABCDEF";
+    if (n > 8) n = 8;
+    for (int i = n - 1; i >= 0; i--, b >>= 4) buf[i] = digits[b & 15];
+    lua_pushlstring(L, buf, (size_t)n);
+    return 1;
 }
 
 /* The two loaders scripts may use, on load_text. */
@@ -793,6 +820,10 @@ script_engine *script_engine_new(server *s)
     open_lib(L, LUA_MATHLIBNAME, luaopen_math);
     open_lib(L, "cjson", luaopen_cjson);
     open_lib(L, "bit", luaopen_bit);
+    lua_getglobal(L, "bit");
+    lua_pushcfunction(L, safe_tohex);
+    lua_setfield(L, -2, "tohex");
+    lua_pop(L, 1);
     open_lib(L, "struct", latchd_luaopen_struct);
     open_lib(L, "cmsgpack", latchd_luaopen_cmsgpack);
     /* Redis's sandbox: no file access, no printing to the server's stdout. */

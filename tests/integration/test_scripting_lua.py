@@ -345,6 +345,17 @@ COERCION = [
 ]
 
 
+@pytest.mark.parametrize("expr,expected", [
+    ("bit.tohex(65535, -2147483648)", "0000FFFF"),   # stock BitOp negates INT32_MIN: a crash
+    ("bit.tohex(65535)", "0000ffff"), ("bit.tohex(-1, 3)", "fff"), ("bit.tohex(255, -4)", "00FF"),
+    ("bit.tohex(1, 12)", "00000001"), ("bit.tohex(4294967295.7)", "00000000"),
+    ("bit.tohex(2^40 + 5, 0)", ""), ("bit.tohex('12', 4)", "000c"),
+])
+def test_bit_tohex(conn, expr, expected):
+    assert conn.cmd("EVAL", "return " + expr, "0") == b"$%d\r\n%s\r\n" % (len(expected), expected.encode())
+    assert conn.cmd("PING") == b"+PONG\r\n"
+
+
 @pytest.mark.parametrize("first,last", [(-2, 2147483647), (0, 2147483647), (-2147483648, -2)])
 def test_unpack_of_a_range_too_long_is_an_error(conn, first, last):
     """j - i + 1 overflows an int here: stock Lua 5.1 pushes past its stack."""
