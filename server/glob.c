@@ -37,7 +37,12 @@ static int match_class(const char **pat, size_t *plen, int c, int nocase)
     return negate ? !match : match;
 }
 
-static int glob_rec(const char *pat, size_t plen, const char *str, size_t slen, int nocase, int depth)
+/* *give_up is set when the pattern after a '*' matched nowhere in the rest
+ * of the string: then no earlier '*' can help by matching more, because the
+ * rest would only start later. Without it "a*a*a*...b" takes exponential
+ * time. */
+static int glob_rec(const char *pat, size_t plen, const char *str, size_t slen, int nocase, int depth,
+                    int *give_up)
 {
     int consumed = slen > 0;
     if (depth > 1000) return 0;   /* pathological patterns: give up, like Redis's nesting cap */
@@ -46,8 +51,11 @@ static int glob_rec(const char *pat, size_t plen, const char *str, size_t slen, 
         case '*':
             while (plen > 1 && pat[1] == '*') pat++, plen--;
             if (plen == 1) return 1;
-            for (size_t i = 0; i <= slen; i++)
-                if (glob_rec(pat + 1, plen - 1, str + i, slen - i, nocase, depth + 1)) return 1;
+            for (size_t i = 0; i <= slen; i++) {
+                if (glob_rec(pat + 1, plen - 1, str + i, slen - i, nocase, depth + 1, give_up)) return 1;
+                if (*give_up) return 0;
+            }
+            *give_up = 1;
             return 0;
         case '?':
             break;
@@ -73,5 +81,6 @@ static int glob_rec(const char *pat, size_t plen, const char *str, size_t slen, 
 
 int glob_match(const char *pat, size_t plen, const char *str, size_t slen, int nocase)
 {
-    return glob_rec(pat, plen, str, slen, nocase, 0);
+    int give_up = 0;
+    return glob_rec(pat, plen, str, slen, nocase, 0, &give_up);
 }

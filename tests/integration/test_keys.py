@@ -122,6 +122,14 @@ def test_keys_patterns(keyset, pattern, expected):
     assert sorted(got) == sorted(expected)
 
 
+def test_keys_pattern_with_many_stars_answers_at_once(conn):
+    """A star pattern that cannot match must fail in polynomial time: tried
+    position by position it takes 2^32 steps and the 5 s read times out."""
+    conn.cmd("SET", "a" * 67, "1")
+    assert conn.cmd("KEYS", "a*" * 32 + "b") == b"*0\r\n"
+    assert conn.cmd("KEYS", "a*" * 32 + "a") == b"*1\r\n$67\r\n" + b"a" * 67 + b"\r\n"
+
+
 def test_keys_empty_db(conn):
     assert conn.cmd("KEYS", "*") == b"*0\r\n"
 
