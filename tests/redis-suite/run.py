@@ -1,0 +1,515 @@
+#!/usr/bin/env python3
+"""Redis 7.0.15's own Tcl test suite, run against latchd and redis-server.
+
+Owns fetching the suite from Debian's `redis` source package, starting a
+server per unit, running `runtest` on it and judging the result against the
+ratchet list (tests/redis-suite/not-passing.tsv); scripts/redis-suite runs it.
+
+Usage: run.py [--server latchd|redis|both] [--update-list] [--table FILE] [UNIT ...]
+
+Exit status 0 when, for latchd, every unit ran with no `err` and no
+`exception` outside the list and no listed test passed.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+BUILD = os.path.join(REPO, "build", "redis-suite")
+LIST_FILE = os.path.join(HERE, "not-passing.tsv")
+EXCLUDED_FILE = os.path.join(HERE, "excluded.tsv")
+LATCHD_BIN = os.environ.get("LATCHD_BIN", os.path.join(REPO, "build", "latchd"))
+REDIS_BIN = shutil.which("redis-server") or "/usr/bin/redis-server"
+VERSION = "7.0.15"
+
+# The runtest flags, the same for both servers, each with its reason.
+RUNTEST_FLAGS = [
+    # One test client: in external mode every client shares the one server
+    # and each test starts with FLUSHALL.
+    "--clients", "1",
+    # An exception inside a test is reported as that test's `err` and the
+    # unit goes on, so one missing command does not hide the rest of a unit.
+    "--durable",
+    # Replication needs a second server the external mode cannot start.
+    "--tags", "-needs:repl",
+    # latchd has one database until the databases work lands (then this
+    # goes and the `singledb:skip` tests join the run); without it every
+    # test starts with SELECT 9.
+    "--singledb",
+    # A test that waits for something that never comes ends the unit after
+    # this long instead of the default 20 minutes.
+    "--timeout", "60",
+]
+
+# Server flags the suite's external mode needs, the same for both servers.
+SERVER_FLAGS = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                "--enable-debug-command", "yes"]
+
+# Units whose every test Redis tags external:skip (measured: 0 tests run in
+# external mode on redis-server): the suite starts the server itself, from a
+# config file it writes, with src/redis-server being the server under test.
+OWN_MODE_UNITS = {"unit/acl", "unit/acl-v2", "unit/aofrw", "unit/auth", "unit/client-eviction",
+                  "unit/cluster", "unit/cluster-scripting", "unit/cluster/links",
+                  "unit/cluster/misc", "unit/info", "unit/limits", "unit/maxmemory",
+                  "unit/memefficiency", "unit/networking", "unit/obuf-limits",
+                  "unit/oom-score-adj", "unit/pendingquerybuf", "unit/pubsubshard",
+                  "unit/shutdown", "unit/wait"}
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+# ---------------------------------------------------------------- the suite
+
+def apt_opts(aptdir):
+    return ["-o", "Dir::Etc::SourceList=%s/sources.list" % aptdir,
+            "-o", "Dir::Etc::SourceParts=/dev/null",
+            "-o", "Dir::State::Lists=%s/lists" % aptdir,
+            "-o", "Dir::Cache=%s/cache" % aptdir,
+            "-o", "Debug::NoLocking=1",
+            "-o", "APT::Sandbox::User=root"]
+
+
+def fetch_suite():
+    """The extracted source tree of Debian's redis 7.0.15 (patches applied),
+    downloaded once into build/redis-suite/ with a private apt state so the
+    system's apt configuration is left alone."""
+    src = os.path.join(BUILD, "redis-%s" % VERSION)
+    if os.path.isfile(os.path.join(src, "runtest")):
+        return src
+    aptdir = os.path.join(BUILD, "apt")
+    for d in ("lists/partial", "cache/archives/partial"):
+        os.makedirs(os.path.join(aptdir, d), exist_ok=True)
+    with open(os.path.join(aptdir, "sources.list"), "w") as f:
+        for suite, uri in (("bookworm", "http://deb.debian.org/debian"),
+                           ("bookworm-updates", "http://deb.debian.org/debian"),
+                           ("bookworm-security", "http://deb.debian.org/debian-security")):
+            f.write("deb-src %s %s main\n" % (uri, suite))
+    opts = apt_opts(aptdir)
+    dl = os.path.join(BUILD, "download")
+    shutil.rmtree(dl, ignore_errors=True)
+    os.makedirs(dl)
+    subprocess.run(["apt-get"] + opts + ["-qq", "update"], check=True)
+    subprocess.run(["apt-get"] + opts + ["-qq", "source", "--download-only", "redis"],
+                   cwd=dl, check=True)
+    dscs = [f for f in os.listdir(dl) if f.endswith(".dsc")]
+    if len(dscs) != 1 or not dscs[0].startswith("redis_%s-" % VERSION):
+        sys.exit("redis-suite: expected Debian's redis %s source, got %s" % (VERSION, dscs))
+    tmp = src + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    subprocess.run(["dpkg-source", "--no-check", "-x", dscs[0], tmp], cwd=dl, check=True,
+                   stdout=subprocess.DEVNULL)
+    os.rename(tmp, src)
+    shutil.rmtree(dl)
+    log("redis-suite: Redis %s test suite from Debian's %s" % (VERSION, dscs[0]))
+    return src
+
+
+def suite_tree(src, kind):
+    """A runtest tree per server kind (tests/tmp and the server binary the
+    suite starts are its own): src/redis-server is that server, the tools
+    are redis-tools' ones."""
+    tree = os.path.join(BUILD, "tree-" + kind)
+    if not os.path.isdir(tree):
+        tmp = tree + ".tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        os.makedirs(os.path.join(tmp, "src"))
+        shutil.copytree(os.path.join(src, "tests"), os.path.join(tmp, "tests"), symlinks=True)
+        shutil.copy(os.path.join(src, "runtest"), tmp)
+        os.rename(tmp, tree)
+    links = {"redis-server": LATCHD_BIN if kind == "latchd" else REDIS_BIN}
+    for tool in ("redis-cli", "redis-benchmark", "redis-check-aof", "redis-check-rdb"):
+        links[tool] = shutil.which(tool) or "/usr/bin/" + tool
+    for name, target in links.items():
+        path = os.path.join(tree, "src", name)
+        if os.path.lexists(path):
+            os.unlink(path)
+        os.symlink(os.path.abspath(target), path)
+    return tree
+
+
+def all_units(src):
+    with open(os.path.join(src, "tests", "test_helper.tcl")) as f:
+        text = f.read()
+    body = re.search(r"set ::all_tests \{(.*?)\}", text, re.S).group(1)
+    return [u for u in body.split() if u.startswith("unit/")]
+
+
+# ---------------------------------------------------------------- lists
+
+def read_tsv(path):
+    """{unit: {test: reason}} from a `unit<TAB>test<TAB>reason` file; a test
+    of `*` stands for the whole unit."""
+    entries = {}
+    if not os.path.exists(path):
+        return entries
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            parts = line.split("\t")
+            if len(parts) != 3 or not all(parts):
+                sys.exit("%s:%d: expected unit<TAB>test<TAB>reason" % (path, n))
+            entries.setdefault(parts[0], {})[parts[1]] = parts[2]
+    return entries
+
+
+def write_list(entries):
+    with open(LIST_FILE) as f:
+        header = [l for l in f.read().splitlines() if l.startswith("#")]
+    with open(LIST_FILE, "w") as f:
+        f.write("\n".join(header) + "\n")
+        for unit in sorted(entries):
+            for test in sorted(entries[unit], key=lambda t: (t != "*", t)):
+                f.write("%s\t%s\t%s\n" % (unit, test, entries[unit][test]))
+
+
+# ---------------------------------------------------------------- servers
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def free_port_range(width=140):
+    """A base port with the `width` ports around it free, and the same
+    10000 above (the suite checks both): its test server listens below its
+    --baseport and the servers it starts above, and its defaults (21079,
+    21111) may be taken by another run."""
+    for _ in range(200):
+        base = 22000 + 200 * (int.from_bytes(os.urandom(2), "little") % 110)
+        socks = []
+        try:
+            for port in range(base - 40, base - 40 + width):
+                for p in (port, port + 10000):
+                    s = socket.socket()
+                    socks.append(s)
+                    s.bind(("127.0.0.1", p))
+            return base
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+    raise RuntimeError("no free port range for the suite")
+
+
+class Server:
+    """One server for a unit in external mode, on a free port."""
+
+    def __init__(self, kind, workdir):
+        self.kind = kind
+        self.port = free_port()
+        binary = LATCHD_BIN if kind == "latchd" else REDIS_BIN
+        self.logpath = os.path.join(workdir, "%s-%d.log" % (kind, self.port))
+        self.logf = open(self.logpath, "w")
+        self.proc = subprocess.Popen([binary, "--port", str(self.port)] + SERVER_FLAGS,
+                                     stdout=self.logf, stderr=subprocess.STDOUT, cwd=workdir)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("%s exited at start (status %s), log %s"
+                                   % (kind, self.proc.returncode, self.logpath))
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
+                return
+            except OSError:
+                time.sleep(0.02)
+        raise RuntimeError("%s did not listen on %d" % (kind, self.port))
+
+    def stop(self):
+        """The server's exit status if it died by itself, else None."""
+        died = self.proc.poll()
+        if died is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.logf.close()
+        return died
+
+
+# ---------------------------------------------------------------- one run
+
+RESULT_RE = re.compile(r"^\[(ok|err|exception|skip|ignore)\]: (.*)$")
+
+
+class Result:
+    def __init__(self):
+        self.ok, self.err, self.skip, self.ignore = [], {}, [], []
+        self.exception = None
+        self.timed_out = None   # the test in progress when the suite gave up
+        self.crash = None
+        self.output = ""
+
+
+def parse(output, res):
+    lines = output.splitlines()
+    for i, line in enumerate(lines):
+        m = RESULT_RE.match(line)
+        if not m:
+            continue
+        status, data = m.groups()
+        if status == "ok":
+            res.ok.append(re.sub(r" \(\d+ ms\)$", "", data))
+        elif status == "err":
+            detail = lines[i + 1] if i + 1 < len(lines) else ""
+            name, n = re.subn(r" in tests/\S+\.tcl$", "", data)
+            if n:
+                res.err[name] = detail
+            elif res.exception is None:
+                # --durable reports a start_server block that failed outside
+                # its tests as an err named by the error: its tests never ran.
+                res.exception = "a server block failed outside its tests: " + data
+        elif status == "exception":
+            res.exception = (data + " " + (lines[i + 1] if i + 1 < len(lines) else "")).strip()
+        elif status == "skip":
+            res.skip.append(data)
+        else:
+            res.ignore.append(data)
+    m = re.search(r"^\[TIMEOUT\].*\n.*\(IN PROGRESS\) (.*)$", output, re.M)
+    if m:
+        res.timed_out = m.group(1).strip()
+        res.exception = "timed out in: " + res.timed_out
+    elif "[TIMEOUT]" in output:
+        res.exception = "timed out"
+
+
+def own_mode_refusal(tree, workdir):
+    """Why latchd cannot stand in for src/redis-server with the suite's
+    default config (tests/assets/default.conf), or None. The suite waits two
+    minutes for Redis's " PID: <pid>" start-up line before it gives up on a
+    server, so this is found out first, in a second."""
+    d = tempfile.mkdtemp(dir=workdir)
+    conf = os.path.join(d, "redis.conf")
+    shutil.copy(os.path.join(tree, "tests", "assets", "default.conf"), conf)
+    with open(conf, "a") as f:
+        f.write("\nport %d\npidfile %s/pid\n" % (free_port(), d))
+    p = subprocess.Popen([LATCHD_BIN, conf], cwd=d, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT)
+    try:
+        out = p.communicate(timeout=1.5)[0]
+    except subprocess.TimeoutExpired:
+        p.terminate()
+        out = p.communicate()[0]
+    shutil.rmtree(d)
+    text = out.decode("utf-8", "replace")
+    if " PID: %d" % p.pid in text:
+        return None
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    if p.returncode not in (None, 0, -signal.SIGTERM) and lines:
+        bad = [l for l in lines if l.startswith(">>>") or "Bad directive" in l]
+        return "latchd refuses the suite's config: " + " ".join(bad[:2] or lines[:2])
+    return "latchd does not log Redis's \" PID: <pid>\" start-up line the suite waits for"
+
+
+def run_unit(tree, kind, unit, skip=(), only=(), workdir=None):
+    """Run one unit against a fresh server of `kind`; a Result. The suite's
+    output is kept in workdir as <kind>-<unit>[-listed].out."""
+    res = Result()
+    own = unit in OWN_MODE_UNITS
+    if own and kind == "latchd":
+        res.exception = own_mode_refusal(tree, workdir)
+        if res.exception:
+            return res
+    server = None
+    if not own:
+        try:
+            server = Server(kind, workdir)
+        except RuntimeError as e:
+            res.exception = str(e)
+            return res
+    argv = ["./runtest", "--single", unit] + RUNTEST_FLAGS + [
+        "--baseport", str(free_port_range()), "--portcount", "100"]
+    if server:
+        argv += ["--host", "127.0.0.1", "--port", str(server.port)]
+    with tempfile.NamedTemporaryFile("w", dir=workdir, suffix=".skip", delete=False) as f:
+        f.write("".join(t + "\n" for t in skip))
+    argv += ["--skipfile", f.name]
+    for t in only:
+        argv += ["--only", t]
+    env = dict(os.environ, TERM="dumb")
+    try:
+        p = subprocess.run(argv, cwd=tree, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=1800, start_new_session=True)
+        res.output = p.stdout.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired as e:
+        res.output = (e.stdout or b"").decode("utf-8", "replace")
+        res.exception = "the unit ran past 30 minutes"
+    parse(res.output, res)
+    os.unlink(f.name)
+    if not (res.exception or "Testing " + unit in res.output):
+        res.exception = "the suite did not start: " + " ".join(res.output.split("\n")[1:3])
+    out = "%s-%s%s.out" % (kind, unit.replace("/", "_"), "-listed" if only else "")
+    with open(os.path.join(workdir, out), "w") as f:
+        f.write(res.output)
+    if server:
+        died = server.stop()
+        if died is not None:
+            res.crash = "%s exited with status %s during the unit (log %s)" % (
+                kind, died, server.logpath)
+    return res
+
+
+# ---------------------------------------------------------------- judging
+
+def reason_for(detail):
+    """A reason for a newly failing test, from the first line of its error."""
+    # A --durable err loses its message's first 10 characters ("ERR unknow").
+    m = re.search(r"(?:unknown|^n) command '([^']*)'", detail)
+    if m:
+        return "needs %s" % m.group(1).upper()
+    m = re.search(r"unknown subcommand '([^']*)'.*?'([A-Za-z|-]+)", detail)
+    if m:
+        return "needs %s %s" % (m.group(2).upper(), m.group(1).upper())
+    m = re.search(r"Unsupported CONFIG parameter: (\S+)|number of arguments for CONFIG SET - '([^']*)'", detail)
+    if m:
+        return "needs config %s" % (m.group(1) or m.group(2))
+    detail = " ".join(detail.split())
+    return detail[:120] or "no detail"
+
+
+def judge_latchd(tree, unit, listed, excluded, workdir, update):
+    """Run one unit against latchd both ways; (problems, ok count, new list)."""
+    problems = []
+    whole = "*" in listed
+    new_listed = dict(listed)
+    skip = list(excluded) + [t for t in listed if t != "*"]
+    main = None
+    # --update-list reruns a unit that timed out in a test with that test
+    # listed, so the tests after it are judged too.
+    for _ in range(8 if update else 1):
+        if whole:
+            break
+        main = run_unit(tree, "latchd", unit, skip=skip, workdir=workdir)
+        if main.crash:
+            problems.append("%s: %s" % (unit, main.crash))
+        for name, detail in main.err.items():
+            if update:
+                new_listed[name] = reason_for(detail)
+            else:
+                problems.append("%s: [err] %s -- %s" % (unit, name, detail.strip()))
+        if main.exception and not update:
+            problems.append("%s: [exception] %s" % (unit, main.exception))
+        elif main.timed_out:
+            new_listed[main.timed_out] = "hangs (the suite's --timeout)"
+            skip.append(main.timed_out)
+            continue
+        elif main.exception:
+            new_listed = {"*": "the unit stops: " + reason_for(main.exception)}
+        break
+    tests = [t for t in listed if t != "*"]
+    if whole or tests:
+        # The listed tests on their own: one that passes must leave the list.
+        other = run_unit(tree, "latchd", unit, skip=list(excluded),
+                         only=[] if whole else tests, workdir=workdir)
+        if other.crash:
+            problems.append("%s: %s" % (unit, other.crash))
+        if whole and not other.exception and other.ok:
+            if update:
+                new_listed = {n: reason_for(d) for n, d in other.err.items()}
+            else:
+                problems.append("%s: listed as a whole but now runs (%d ok): list its failing "
+                                "tests instead (scripts/redis-suite --update-list %s)"
+                                % (unit, len(other.ok), unit))
+        for name in tests:
+            if name in other.ok:
+                if update:
+                    new_listed.pop(name, None)
+                else:
+                    problems.append("%s: listed test now passes, take it off the list: %s"
+                                    % (unit, name))
+    ok = len(main.ok) if main else 0
+    return problems, ok, new_listed
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--server", choices=("latchd", "redis", "both"), default="latchd")
+    ap.add_argument("--update-list", action="store_true",
+                    help="rewrite not-passing.tsv from this run instead of failing")
+    ap.add_argument("--table", help="write the per-unit markdown table here")
+    ap.add_argument("units", nargs="*")
+    opt = ap.parse_args()
+
+    src = fetch_suite()
+    units = opt.units or all_units(src)
+    unknown = [u for u in units if u not in all_units(src)]
+    if unknown:
+        sys.exit("redis-suite: no such unit: %s" % " ".join(unknown))
+    listed = read_tsv(LIST_FILE)
+    excluded = read_tsv(EXCLUDED_FILE)
+    kinds = ["redis", "latchd"] if opt.server == "both" else [opt.server]
+    trees = {k: suite_tree(src, k) for k in kinds}
+    workdir = os.path.join(BUILD, "work")
+    os.makedirs(workdir, exist_ok=True)
+
+    rows, problems = [], []
+    for unit in units:
+        row = {"unit": unit, "listed": len(listed.get(unit, {}))}
+        ex = excluded.get(unit, {})
+        if "redis" in kinds:
+            r = run_unit(trees["redis"], "redis", unit, skip=list(ex), workdir=workdir)
+            row["redis"] = "%d%s" % (len(r.ok), "" if not (r.err or r.exception) else
+                                     " (%d err%s)" % (len(r.err), ", exception" if r.exception else ""))
+            if r.err or r.exception or r.crash:
+                log("redis-suite: %s fails on redis-server too: %s" % (
+                    unit, "; ".join(list(r.err)[:5] + [r.exception or r.crash or ""])))
+        if "latchd" in kinds:
+            started = time.time()
+            probs, ok, new = judge_latchd(trees["latchd"], unit, listed.get(unit, {}), ex,
+                                          workdir, opt.update_list)
+            if opt.update_list:
+                if new:
+                    listed[unit] = new
+                else:
+                    listed.pop(unit, None)
+                row["listed"] = len(new)
+            problems += probs
+            row["latchd"] = str(ok) if "*" not in listed.get(unit, {}) else "-"
+            log("redis-suite: %-28s latchd ok %-5s listed %-4d %s (%.0f s)" % (
+                unit, row["latchd"], row["listed"], "FAIL" if probs else "pass",
+                time.time() - started))
+        else:
+            log("redis-suite: %-28s redis ok %s" % (unit, row["redis"]))
+        rows.append(row)
+
+    if opt.update_list:
+        write_list(listed)
+        log("redis-suite: wrote %s" % os.path.relpath(LIST_FILE, REPO))
+    if opt.table:
+        with open(opt.table, "w") as f:
+            f.write("| unit | redis-server ok | latchd ok | latchd still listed |\n|---|---|---|---|\n")
+            for r in rows:
+                f.write("| %s | %s | %s | %s |\n" % (r["unit"], r.get("redis", ""),
+                                                      r.get("latchd", ""), r["listed"]))
+    for p in problems:
+        log("redis-suite: FAIL " + p)
+    if "latchd" in kinds:
+        total_ok = sum(int(r["latchd"]) for r in rows if r.get("latchd", "-") != "-")
+        total_listed = sum(r["listed"] for r in rows)
+        log("redis-suite: %d units, %d ok on latchd, %d listed, %d problems"
+            % (len(rows), total_ok, total_listed, len(problems)))
+        # The closing line scripts/test sums.
+        log("redis suite: %d passed, %d failed, %d skipped" % (total_ok, len(problems), total_listed))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
