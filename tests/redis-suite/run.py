@@ -255,8 +255,16 @@ class Result:
         self.ok, self.err, self.skip, self.ignore = [], {}, [], []
         self.exception = None
         self.timed_out = None   # the test in progress when the suite gave up
+        self.block_errors = []  # block_key()s of server blocks that failed
         self.crash = None
         self.output = ""
+
+
+def block_key(message):
+    """How the list names a server block that fails outside its tests: "!"
+    and the start of the error (a --durable err loses its first 10
+    characters, so the same cut is made everywhere)."""
+    return "!" + " ".join(message.split())[:100]
 
 
 def parse(output, res):
@@ -273,10 +281,11 @@ def parse(output, res):
             name, n = re.subn(r" in tests/\S+\.tcl$", "", data)
             if n:
                 res.err[name] = detail
-            elif res.exception is None:
+            else:
                 # --durable reports a start_server block that failed outside
-                # its tests as an err named by the error: its tests never ran.
-                res.exception = "a server block failed outside its tests: " + data
+                # its tests as an err named by the error: the rest of that
+                # block never ran, the unit went on.
+                res.block_errors.append(block_key(data))
         elif status == "exception":
             res.exception = (data + " " + (lines[i + 1] if i + 1 < len(lines) else "")).strip()
         elif status == "skip":
@@ -375,22 +384,44 @@ def reason_for(detail):
     m = re.search(r"(?:unknown|^n) command '([^']*)'", detail)
     if m:
         return "needs %s" % m.group(1).upper()
-    m = re.search(r"unknown subcommand '([^']*)'.*?'([A-Za-z|-]+)", detail)
+    m = re.search(r"(?:unknown|^n|: n) subcommand (?:or wrong number of arguments for )?'([^']*)'\. "
+                  r"Try (\S+) HELP", detail)
     if m:
         return "needs %s %s" % (m.group(2).upper(), m.group(1).upper())
     m = re.search(r"Unsupported CONFIG parameter: (\S+)|number of arguments for CONFIG SET - '([^']*)'", detail)
     if m:
         return "needs config %s" % (m.group(1) or m.group(2))
     detail = " ".join(detail.split())
-    return detail[:120] or "no detail"
+    return "differs: " + (detail[:120] or "no detail")
+
+
+def passed(res):
+    """The test names that passed: a name can stand for several tests (unit/
+    scripting runs each of its tests through EVAL and through FCALL), and
+    it passed only if none of them failed."""
+    return set(res.ok) - set(res.err)
+
+
+def passes_again(tree, unit, names, excluded, workdir):
+    """Which of `names` pass when run once more on their own: a timing test
+    on a loaded machine can fail (or pass) once by chance, so a verdict
+    that changes the list or fails the run is taken twice."""
+    if not names:
+        return set()
+    again = run_unit(tree, "latchd", unit, skip=list(excluded), only=list(names), workdir=workdir)
+    return passed(again) & set(names)
 
 
 def judge_latchd(tree, unit, listed, excluded, workdir, update):
-    """Run one unit against latchd both ways; (problems, ok count, new list)."""
+    """Run one unit against latchd both ways: (problems, ok count, new list,
+    listed tests skipped, excluded tests skipped). A unit listed whole counts
+    the tests its listed pass reached (at least 1)."""
     problems = []
+    if update and "*" in listed:
+        listed = {}   # derived again from a run of the whole unit
     whole = "*" in listed
     new_listed = dict(listed)
-    skip = list(excluded) + [t for t in listed if t != "*"]
+    skip = list(excluded) + [t for t in listed if t != "*" and not t.startswith("!")]
     main = None
     # --update-list reruns a unit that timed out in a test with that test
     # listed, so the tests after it are judged too.
@@ -400,11 +431,30 @@ def judge_latchd(tree, unit, listed, excluded, workdir, update):
         main = run_unit(tree, "latchd", unit, skip=skip, workdir=workdir)
         if main.crash:
             problems.append("%s: %s" % (unit, main.crash))
+        flaky = passes_again(tree, unit, main.err, excluded, workdir)
+        for name in sorted(flaky):
+            log("redis-suite: %s: failed once, passed on its own: %s" % (unit, name))
         for name, detail in main.err.items():
+            if name in flaky:
+                continue
             if update:
                 new_listed[name] = reason_for(detail)
             else:
                 problems.append("%s: [err] %s -- %s" % (unit, name, detail.strip()))
+        # A listed block failure must still happen; any other must not.
+        for key in main.block_errors:
+            if key in listed:
+                continue
+            if update:
+                new_listed[key] = "a server block stops: " + reason_for(key[1:])
+            else:
+                problems.append("%s: a server block failed outside its tests: %s" % (unit, key[1:]))
+        for key in [k for k in listed if k.startswith("!") and k not in main.block_errors]:
+            if update:
+                new_listed.pop(key, None)
+            else:
+                problems.append("%s: listed server block failure no longer happens, take it off "
+                                "the list: %s" % (unit, key[1:]))
         if main.exception and not update:
             problems.append("%s: [exception] %s" % (unit, main.exception))
         elif main.timed_out:
@@ -414,7 +464,7 @@ def judge_latchd(tree, unit, listed, excluded, workdir, update):
         elif main.exception:
             new_listed = {"*": "the unit stops: " + reason_for(main.exception)}
         break
-    tests = [t for t in listed if t != "*"]
+    tests = [t for t in listed if t != "*" and not t.startswith("!")]
     if whole or tests:
         # The listed tests on their own: one that passes must leave the list.
         other = run_unit(tree, "latchd", unit, skip=list(excluded),
@@ -428,15 +478,24 @@ def judge_latchd(tree, unit, listed, excluded, workdir, update):
                 problems.append("%s: listed as a whole but now runs (%d ok): list its failing "
                                 "tests instead (scripts/redis-suite --update-list %s)"
                                 % (unit, len(other.ok), unit))
+        ok_once = passed(other)
+        ok_twice = passes_again(tree, unit, [t for t in tests if t in ok_once], excluded, workdir)
         for name in tests:
-            if name in other.ok:
+            if name in ok_once and name not in ok_twice:
+                log("redis-suite: %s: listed test passed once, failed on its own: %s" % (unit, name))
+            elif name in ok_once:
                 if update:
                     new_listed.pop(name, None)
                 else:
                     problems.append("%s: listed test now passes, take it off the list: %s"
                                     % (unit, name))
     ok = len(main.ok) if main else 0
-    return problems, ok, new_listed
+    skipped = main.skip if main else []
+    n_excluded = sum(1 for t in skipped if t in excluded)
+    n_listed = len(skipped) - n_excluded + sum(1 for k in listed if k.startswith("!"))
+    if whole:
+        n_listed = max(1, len(other.ok) + len(other.err))
+    return problems, ok, new_listed, n_listed, n_excluded
 
 
 def main():
@@ -473,8 +532,9 @@ def main():
                     unit, "; ".join(list(r.err)[:5] + [r.exception or r.crash or ""])))
         if "latchd" in kinds:
             started = time.time()
-            probs, ok, new = judge_latchd(trees["latchd"], unit, listed.get(unit, {}), ex,
-                                          workdir, opt.update_list)
+            probs, ok, new, n_listed, n_excluded = judge_latchd(
+                trees["latchd"], unit, listed.get(unit, {}), ex, workdir, opt.update_list)
+            row["skipped"], row["excluded"] = n_listed, n_excluded
             if opt.update_list:
                 if new:
                     listed[unit] = new
@@ -503,11 +563,18 @@ def main():
         log("redis-suite: FAIL " + p)
     if "latchd" in kinds:
         total_ok = sum(int(r["latchd"]) for r in rows if r.get("latchd", "-") != "-")
-        total_listed = sum(r["listed"] for r in rows)
-        log("redis-suite: %d units, %d ok on latchd, %d listed, %d problems"
-            % (len(rows), total_ok, total_listed, len(problems)))
-        # The closing line scripts/test sums.
-        log("redis suite: %d passed, %d failed, %d skipped" % (total_ok, len(problems), total_listed))
+        n_listed = sum(r["skipped"] for r in rows)
+        n_excluded = sum(r["excluded"] for r in rows)
+        whole = sum(1 for r in rows if r.get("latchd") == "-")
+        log("redis-suite: %d units, %d ok on latchd, %d problems" % (len(rows), total_ok, len(problems)))
+        # What scripts/test's summary reads: the skips with their reasons,
+        # then the closing line.
+        log("redis-suite: skipped %d: on the not-yet-passing list (tests/redis-suite/not-passing.tsv; "
+            "%d units listed whole)" % (n_listed, whole))
+        log("redis-suite: skipped %d: fails on redis-server 7.0.15 too (tests/redis-suite/excluded.tsv)"
+            % n_excluded)
+        log("redis suite: %d passed, %d failed, %d skipped" % (total_ok, len(problems),
+                                                               n_listed + n_excluded))
     return 1 if problems else 0
 
 
