@@ -20,7 +20,7 @@ noisy machine hits both alike. Sections (--sections, default all):
   wheel       build/bench_wheel: timing-wheel insert/cancel cost at 1e3, 1e5,
               1e7 timers (ns/op, and callgrind instructions/op), latchd only
 
-Writes build/bench/report.md (the table, the issue's targets with met/missed,
+Writes build/bench/report.md (the table, the targets with met/missed,
 the chart), results.csv and ratios.png (gnuplot), and prints the report.
 
     tests/bench/bench.py [--quick] [--rounds N] [--requests N] [--only REGEX]
@@ -469,7 +469,7 @@ def section_wheel(opt, res):
 # ---- report ----
 
 def target_rows(res, opt, labels):
-    """(figure, measured text, target text, met) for the issue's Targets table."""
+    """(figure, measured text, target text, met) for the Targets table."""
     out = []
 
     def row(figure, measured, target, ok):
@@ -612,7 +612,7 @@ def report(res, opt, labels, started, argv):
         rt = ratio(l, r)
         lines.append("| %s | %s | %s | %s | %s | %s |" % (sec, fig, fmt(l), fmt(r), fmt_ratio(rt),
                                                           unit))
-    lines += ["", "## Targets (issue 7)", "", "| figure | measured | target | |", "|---|---|---|---|"]
+    lines += ["", "## Targets", "", "| figure | measured | target | |", "|---|---|---|---|"]
     for t in target_rows(res, opt, labels):
         lines.append("| %s | %s | %s | %s |" % t)
     if png:
