@@ -98,6 +98,26 @@ static const param params[] = {
     {"client-output-buffer-limit", P_OBUF, FIELD(obuf_limits, obuf_limit[CLIENT_TYPE_OBUF_COUNT]), 1, 0, 0,
      NULL},
     {"notify-keyspace-events", P_NOTIFY, FIELD(notify_keyspace_events, int), 1, 0, 0, NULL},
+    /* Accepted without effect yet (README: Configuration). The ziplist
+     * names are Redis 7.0's aliases, listed by CONFIG GET as it lists them. */
+    {"list-max-listpack-size", P_INT32, FIELD(list_max_listpack_size, int), 1, INT_MIN, INT_MAX, NULL},
+    {"list-max-ziplist-size", P_INT32, FIELD(list_max_listpack_size, int), 1, INT_MIN, INT_MAX, NULL},
+    {"list-compress-depth", P_INT32, FIELD(list_compress_depth, int), 1, 0, INT_MAX, NULL},
+    {"set-max-intset-entries", P_INT64, FIELD(set_max_intset_entries, long long), 1, 0, LLONG_MAX, NULL},
+    {"hash-max-listpack-entries", P_INT64, FIELD(hash_max_listpack_entries, long long), 1, 0, LLONG_MAX, NULL},
+    {"hash-max-ziplist-entries", P_INT64, FIELD(hash_max_listpack_entries, long long), 1, 0, LLONG_MAX, NULL},
+    {"hash-max-listpack-value", P_MEMORY, FIELD(hash_max_listpack_value, long long), 1, 0, LLONG_MAX, NULL},
+    {"hash-max-ziplist-value", P_MEMORY, FIELD(hash_max_listpack_value, long long), 1, 0, LLONG_MAX, NULL},
+    {"zset-max-listpack-entries", P_INT64, FIELD(zset_max_listpack_entries, long long), 1, 0, LLONG_MAX, NULL},
+    {"zset-max-ziplist-entries", P_INT64, FIELD(zset_max_listpack_entries, long long), 1, 0, LLONG_MAX, NULL},
+    {"zset-max-listpack-value", P_MEMORY, FIELD(zset_max_listpack_value, long long), 1, 0, LLONG_MAX, NULL},
+    {"zset-max-ziplist-value", P_MEMORY, FIELD(zset_max_listpack_value, long long), 1, 0, LLONG_MAX, NULL},
+    {"stream-node-max-entries", P_INT64, FIELD(stream_node_max_entries, long long), 1, 0, LLONG_MAX, NULL},
+    {"stream-node-max-bytes", P_MEMORY, FIELD(stream_node_max_bytes, long long), 1, 0, LLONG_MAX, NULL},
+    {"slowlog-log-slower-than", P_INT64, FIELD(slowlog_log_slower_than, long long), 1, -1, LLONG_MAX, NULL},
+    {"slowlog-max-len", P_INT64, FIELD(slowlog_max_len, long long), 1, 0, LLONG_MAX, NULL},
+    {"latency-monitor-threshold", P_INT64, FIELD(latency_monitor_threshold, long long), 1, 0, LLONG_MAX, NULL},
+    {"aof-use-rdb-preamble", P_BOOL, FIELD(aof_use_rdb_preamble, int), 1, 0, 0, NULL},
     /* Test-double switches: fixed at start, as Redis fixes enable-debug-command. */
     {"port-file", P_STRING, FIELD(port_file, char *), 0, 0, 0, NULL},
     {"enable-clock-control", P_BOOL, FIELD(enable_clock_control, int), 0, 0, 0, NULL},
@@ -150,6 +170,17 @@ void config_defaults(latchd_config *cfg)
     cfg->dir = mem_strdup(".");
     cfg->hz = 10;
     cfg->busy_reply_ms = 5000;
+    cfg->list_max_listpack_size = -2;
+    cfg->set_max_intset_entries = 512;
+    cfg->hash_max_listpack_entries = 512;
+    cfg->hash_max_listpack_value = 64;
+    cfg->zset_max_listpack_entries = 128;
+    cfg->zset_max_listpack_value = 64;
+    cfg->stream_node_max_entries = 100;
+    cfg->stream_node_max_bytes = 4096;
+    cfg->slowlog_log_slower_than = 10000;
+    cfg->slowlog_max_len = 128;
+    cfg->aof_use_rdb_preamble = 1;
     cfg->native_scripts = 1;
     cfg->port_file = mem_strdup("");
     cfg->enable_debug_command = CONFIG_PROTECTED_LOCAL;

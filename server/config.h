@@ -51,6 +51,17 @@ typedef struct latchd_config {
     char *port_file;         /* latchd: the bound port is written here, "" = none */
     int enable_clock_control;     /* latchd: LATCHD.CLOCK may move the clock */
     int enable_debug_command;     /* CONFIG_PROTECTED_*: who may run DEBUG */
+    /* Accepted, reported and kept with Redis's names, ranges and defaults,
+     * for the configs and test suites that set them; nothing reads them yet. */
+    int list_max_listpack_size;
+    int list_compress_depth;
+    long long set_max_intset_entries;
+    long long hash_max_listpack_entries, hash_max_listpack_value;
+    long long zset_max_listpack_entries, zset_max_listpack_value;
+    long long stream_node_max_entries, stream_node_max_bytes;
+    long long slowlog_log_slower_than, slowlog_max_len;
+    long long latency_monitor_threshold;
+    int aof_use_rdb_preamble;
 } latchd_config;
 
 /* enable-debug-command's values, as Redis 7 names them. */

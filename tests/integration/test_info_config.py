@@ -486,3 +486,50 @@ def test_command_list_filterby(conn):
 def test_command_docs_several(conn):
     docs = flat_pairs(parse(conn.cmd("COMMAND", "DOCS", "get", "hset", "nosuch")))
     assert sorted(docs) == [b"get", b"hset"]
+
+
+# Parameters kept with Redis's names, defaults, ranges and aliases (latchd
+# does not act on them yet): what CONFIG GET and CONFIG SET answer.
+KEPT = [("list-max-listpack-size", "-2"), ("list-max-ziplist-size", "-2"), ("list-compress-depth", "0"),
+        ("set-max-intset-entries", "512"), ("hash-max-listpack-entries", "512"),
+        ("hash-max-ziplist-entries", "512"), ("hash-max-listpack-value", "64"),
+        ("hash-max-ziplist-value", "64"), ("zset-max-listpack-entries", "128"),
+        ("zset-max-ziplist-entries", "128"), ("zset-max-listpack-value", "64"),
+        ("zset-max-ziplist-value", "64"), ("stream-node-max-entries", "100"),
+        ("stream-node-max-bytes", "4096"), ("slowlog-log-slower-than", "10000"),
+        ("slowlog-max-len", "128"), ("latency-monitor-threshold", "0"), ("aof-use-rdb-preamble", "yes")]
+
+
+def config_get(conn, name):
+    return conn.call("CONFIG", "GET", name)
+
+
+@pytest.mark.parametrize("name,default", KEPT)
+def test_config_kept_parameter_default(conn, name, default):
+    assert config_get(conn, name) == [name.encode(), default.encode()]
+
+
+def set_failed(name, why):
+    return ("-ERR CONFIG SET failed (possibly related to argument '%s') - %s\r\n" % (name, why)).encode()
+
+
+@pytest.mark.parametrize("name,value,reply,shown", [
+    ("list-max-ziplist-size", "1kb", "argument couldn't be parsed into an integer", None),
+    ("list-max-ziplist-size", "-5", None, [("list-max-listpack-size", "-5"), ("list-max-ziplist-size", "-5")]),
+    ("set-max-intset-entries", "-1", "argument must be between 0 and 9223372036854775807 inclusive", None),
+    ("hash-max-ziplist-value", "1kb", None, [("hash-max-listpack-value", "1024")]),
+    ("zset-max-ziplist-value", "-1", "argument must be a memory value", None),
+    ("slowlog-log-slower-than", "-2", "argument must be between -1 and 9223372036854775807 inclusive", None),
+    ("list-compress-depth", "-1", "argument must be between 0 and 2147483647 inclusive", None),
+    ("aof-use-rdb-preamble", "maybe", "argument must be 'yes' or 'no'", None),
+    ("stream-node-max-bytes", "2mb", None, [("stream-node-max-bytes", "2097152")]),
+])
+def test_config_set_kept_parameter(conn, name, value, reply, shown):
+    defaults = dict(KEPT)
+    try:
+        got = conn.cmd("CONFIG", "SET", name, value)
+        assert got == (set_failed(name, reply) if reply else b"+OK\r\n")
+        for shown_name, shown_value in shown or [(name, defaults[name])]:
+            assert config_get(conn, shown_name) == [shown_name.encode(), shown_value.encode()]
+    finally:
+        conn.cmd("CONFIG", "SET", name, defaults[name])
