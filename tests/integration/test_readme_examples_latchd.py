@@ -135,15 +135,23 @@ def pid_alive(pid):
         return f.read().rsplit(")", 1)[1].split()[0] != "Z"
 
 
+def default_signals():
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("signum,status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)],
                          ids=["SIGTERM", "SIGINT"])
 def test_latchd_shell_wrapper_stops_latchd_when_signalled(tmp_path, signum, status):
     # stderr to a file: a latchd left running would hold a pipe open forever.
     # Its own session, so whatever the wrapper leaves behind can be killed.
+    # Default signal dispositions, as a service manager starts it: a shell
+    # cannot trap a signal it inherited ignored (POSIX), and a test run started
+    # in the background inherits SIGINT ignored.
     with open(tmp_path / "stderr", "w") as err:
         wrapper = subprocess.Popen([os.path.join(EXAMPLES, SHELL_WRAPPER), sys.executable, "-c", WAIT_FOREVER],
                                    env=env(), stdout=subprocess.PIPE, stderr=err, text=True,
-                                   start_new_session=True)
+                                   start_new_session=True, preexec_fn=default_signals)
     try:
         port, child = map(int, wrapper.stdout.readline().split())
         assert port_open(port)
