@@ -267,7 +267,10 @@ class Result:
 def block_key(message):
     """How the list names a server block that fails outside its tests: "!"
     and the start of the error (a --durable err loses its first 10
-    characters, so the same cut is made everywhere)."""
+    characters, so the same cut is made everywhere). The arguments an
+    unknown command names are left out (a test may choose them at random),
+    and so is an assertion's context (it names the suite's path)."""
+    message = message.split(", with args beginning with:")[0].split(" (context: ")[0]
     return "!" + " ".join(message.split())[:100]
 
 
@@ -396,6 +399,7 @@ def reason_for(detail):
     if m:
         return "needs config %s" % (m.group(1) or m.group(2))
     detail = " ".join(detail.split())
+    detail = detail.split(" (context: ")[0]   # it names the suite's path
     return "differs: " + (detail[:120] or "no detail")
 
 
