@@ -433,6 +433,9 @@ def judge_latchd(tree, unit, listed, excluded, workdir, update):
     main = None
     # --update-list reruns a unit that timed out in a test with that test
     # listed, so the tests after it are judged too.
+    # --update-list reruns the unit until a run with every listed test
+    # skipped adds nothing: skipping a test can change what later ones meet
+    # (a hang, a block that fails differently).
     for _ in range(8 if update else 1):
         if whole:
             break
@@ -442,36 +445,34 @@ def judge_latchd(tree, unit, listed, excluded, workdir, update):
         flaky = passes_again(tree, unit, main.err, excluded, workdir)
         for name in sorted(flaky):
             log("redis-suite: %s: failed once, passed on its own: %s" % (unit, name))
-        for name, detail in main.err.items():
-            if name in flaky:
-                continue
-            if update:
-                new_listed[name] = reason_for(detail)
-            else:
+        failed = {n: d for n, d in main.err.items() if n not in flaky}
+        if not update:
+            for name, detail in failed.items():
                 problems.append("%s: [err] %s -- %s" % (unit, name, detail.strip()))
-        # A listed block failure must still happen; any other must not.
-        for key in main.block_errors:
-            if key in listed:
-                continue
-            if update:
-                new_listed[key] = "a server block stops: " + reason_for(key[1:])
-            else:
-                problems.append("%s: a server block failed outside its tests: %s" % (unit, key[1:]))
-        for key in [k for k in listed if k.startswith("!") and k not in main.block_errors]:
-            if update:
-                new_listed.pop(key, None)
-            else:
+            # A listed block failure must still happen; any other must not.
+            for key in main.block_errors:
+                if key not in listed:
+                    problems.append("%s: a server block failed outside its tests: %s" % (unit, key[1:]))
+            for key in [k for k in listed if k.startswith("!") and k not in main.block_errors]:
                 problems.append("%s: listed server block failure no longer happens, take it off "
                                 "the list: %s" % (unit, key[1:]))
-        if main.exception and not update:
-            problems.append("%s: [exception] %s" % (unit, main.exception))
-        elif main.timed_out:
+            if main.exception:
+                problems.append("%s: [exception] %s" % (unit, main.exception))
+            break
+        for key in [k for k in new_listed if k.startswith("!")]:
+            del new_listed[key]
+        for key in main.block_errors:
+            new_listed[key] = "a server block stops: " + reason_for(key[1:])
+        for name, detail in failed.items():
+            new_listed[name] = reason_for(detail)
+        if main.timed_out:
             new_listed[main.timed_out] = "hangs (the suite's --timeout)"
-            skip.append(main.timed_out)
-            continue
-        elif main.exception:
+        if main.exception and not main.timed_out:
             new_listed = {"*": "the unit stops: " + reason_for(main.exception)}
-        break
+            break
+        if not failed and not main.timed_out:
+            break
+        skip = list(excluded) + [t for t in new_listed if not t.startswith("!")]
     tests = [t for t in listed if t != "*" and not t.startswith("!")]
     if whole or tests:
         # The listed tests on their own: one that passes must leave the list.
