@@ -86,7 +86,7 @@ static void watch_key(client *c, const resp_slice *key)
     struct watch_entry *e = mem_calloc(1, sizeof(*e));
     e->key = wk;
     e->c = c;
-    e->expired = store_peek(c->srv->db, key->ptr, key->len) == STORE_PRESENT_EXPIRED;
+    e->expired = store_peek(client_db(c), key->ptr, key->len) == STORE_PRESENT_EXPIRED;
     e->knext = wk->head;
     if (wk->head) wk->head->kprev = e;
     wk->head = e;
@@ -163,7 +163,7 @@ void multi_keyspace_flushed(server *s)
 static int watched_key_expired(client *c)
 {
     for (const struct watch_entry *e = c->watched; e; e = e->cnext)
-        if (!e->expired && store_peek(c->srv->db, e->key->name, e->key->len) == STORE_PRESENT_EXPIRED) return 1;
+        if (!e->expired && store_peek(client_db(c), e->key->name, e->key->len) == STORE_PRESENT_EXPIRED) return 1;
     return 0;
 }
 

@@ -333,6 +333,9 @@ void multi_key_changed(server *s, const char *key, size_t klen, int expired);
 /* FLUSHALL / FLUSHDB: every WATCHed key that exists is touched. */
 void multi_keyspace_flushed(server *s);
 
+/* The database c's commands run in (SELECT). */
+static inline store *client_db(const client *c) { return c->srv->db; }
+
 /* reply.c: replies go to c->out unless the client turned replies off */
 int client_replies_on(const client *c);
 resp_buf *client_out(client *c);

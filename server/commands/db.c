@@ -5,7 +5,7 @@
 /* A miss is also a "keymiss" event, where Redis's lookupKeyRead raises it. */
 store_key *db_lookup_read(client *c, const resp_slice *key)
 {
-    store_key *k = store_lookup(c->srv->db, key->ptr, key->len);
+    store_key *k = store_lookup(client_db(c), key->ptr, key->len);
     if (k) {
         c->srv->stat_keyspace_hits++;
     } else {
@@ -17,12 +17,12 @@ store_key *db_lookup_read(client *c, const resp_slice *key)
 
 void db_notify(client *c, int cls, const char *event, const resp_slice *key)
 {
-    store_notify(c->srv->db, cls, event, key->ptr, key->len);
+    store_notify(client_db(c), cls, event, key->ptr, key->len);
 }
 
 store_key *db_lookup_write(client *c, const resp_slice *key)
 {
-    return store_lookup(c->srv->db, key->ptr, key->len);
+    return store_lookup(client_db(c), key->ptr, key->len);
 }
 
 int db_check_type(client *c, const store_key *k, store_type want)
@@ -42,11 +42,11 @@ store_key *db_write_create(client *c, const resp_slice *key, store_type t)
 {
     store_key *k = db_lookup_write(c, key);
     if (!db_check_type(c, k, t)) return NULL;
-    return k ? k : store_create_key(c->srv->db, key->ptr, key->len, t);
+    return k ? k : store_create_key(client_db(c), key->ptr, key->len, t);
 }
 
 void db_delete_emptied(client *c, store_key *k)
 {
-    store_delete_key(c->srv->db, k);
+    store_delete_key(client_db(c), k);
     db_notify(c, STORE_EV_GENERIC, "del", &c->argv[1]);
 }

@@ -21,9 +21,9 @@ static store_key *hash_for_write(client *c)
     if (!db_check_type(c, k, STORE_HASH)) return NULL;
     if (k) return k;
     if (c->argc == 4)
-        return store_create_hash(c->srv->db, key->ptr, key->len, c->argv[2].ptr, c->argv[2].len,
+        return store_create_hash(client_db(c), key->ptr, key->len, c->argv[2].ptr, c->argv[2].len,
                                  c->argv[3].len);
-    return store_create_key(c->srv->db, key->ptr, key->len, STORE_HASH);
+    return store_create_key(client_db(c), key->ptr, key->len, STORE_HASH);
 }
 
 static const char *field_get(const store_key *k, const resp_slice *f, size_t *vlen)
@@ -34,7 +34,7 @@ static const char *field_get(const store_key *k, const resp_slice *f, size_t *vl
 
 static int field_set(client *c, store_key *k, const resp_slice *f, const resp_slice *v)
 {
-    return store_hash_set(c->srv->db, k, f->ptr, f->len, v->ptr, v->len);
+    return store_hash_set(client_db(c), k, f->ptr, f->len, v->ptr, v->len);
 }
 
 static void reply_field(client *c, const store_key *k, const resp_slice *f)
@@ -118,7 +118,7 @@ void cmd_hlen(client *c)
 
 void cmd_hdel(client *c)
 {
-    store *db = c->srv->db;
+    store *db = client_db(c);
     store_key *k = db_lookup_write(c, &c->argv[1]);
     long long n = 0;
     if (!db_check_type(c, k, STORE_HASH)) return;
@@ -138,7 +138,7 @@ void cmd_hincrby(client *c)
     if (!arg_ll_or_reply(c, &c->argv[3], &incr)) return;
     store_key *k = hash_for_write(c);
     if (!k) return;
-    int rc = store_hash_incrby(c->srv->db, k, c->argv[2].ptr, c->argv[2].len, incr, &v);
+    int rc = store_hash_incrby(client_db(c), k, c->argv[2].ptr, c->argv[2].len, incr, &v);
     if (rc == STORE_ERR_NOT_INT) {
         reply_error(c, "ERR hash value is not an integer");
     } else if (rc == STORE_ERR_OVERFLOW) {

@@ -28,7 +28,7 @@ void cmd_del(client *c)
 {
     long long n = 0;
     for (int i = 1; i < c->argc; i++) {
-        if (!store_delete(c->srv->db, c->argv[i].ptr, c->argv[i].len)) continue;
+        if (!store_delete(client_db(c), c->argv[i].ptr, c->argv[i].len)) continue;
         db_notify(c, STORE_EV_GENERIC, "del", &c->argv[i]);
         n++;
     }
@@ -106,7 +106,7 @@ void cmd_keys(client *c)
 {
     keyset ks;
     keyset_init(&ks, &c->argv[1]);
-    store_foreach(c->srv->db, keyset_add, &ks);
+    store_foreach(client_db(c), keyset_add, &ks);
     reply_keyset(c, &ks);
     keyset_free(&ks);
 }
@@ -201,7 +201,7 @@ void cmd_scan(client *c)
      * so a sparse table doesn't make one call walk it all. */
     long long maxiter = o.count > LLONG_MAX / 10 ? LLONG_MAX : o.count * 10;
     do {
-        cursor = store_scan(c->srv->db, cursor, keyset_add, &ks);
+        cursor = store_scan(client_db(c), cursor, keyset_add, &ks);
     } while (cursor && maxiter-- && ks.n < (unsigned long long)o.count);
     scan_filter(c, &ks, &o);
     reply_array(c, 2);
@@ -238,7 +238,7 @@ static void rename_generic(client *c, int nx)
         reply_renamed(c, nx, 0);
         return;
     }
-    store_rename(c->srv->db, k, dst->ptr, dst->len);
+    store_rename(client_db(c), k, dst->ptr, dst->len);
     db_notify(c, STORE_EV_GENERIC, "rename_from", src);
     db_notify(c, STORE_EV_GENERIC, "rename_to", dst);
     reply_renamed(c, nx, 1);
@@ -332,7 +332,7 @@ static int expire_allowed(int flags, int64_t cur, long long when)
 
 static void expire_generic(client *c, int seconds, int relative)
 {
-    store *db = c->srv->db;
+    store *db = client_db(c);
     long long when, base = relative ? (long long)store_now(db) : 0;
     int flags;
     if (!parse_expire_flags(c, &flags) || !parse_deadline(c, seconds, base, &when)) return;
@@ -371,7 +371,7 @@ static void ttl_generic(client *c, int ms, int absolute)
         reply_int(c, -1);
         return;
     }
-    long long t = absolute ? deadline : deadline - (long long)store_now(c->srv->db);
+    long long t = absolute ? deadline : deadline - (long long)store_now(client_db(c));
     if (t < 0) t = 0;
     /* seconds round to nearest, as Redis's (t+500)/1000, without its
      * overflow near LLONG_MAX */
@@ -388,7 +388,7 @@ void cmd_persist(client *c)
     store_key *k = db_lookup_write(c, &c->argv[1]);
     int had = k && store_key_deadline(k) != STORE_NO_DEADLINE;
     if (had) {
-        store_key_set_deadline(c->srv->db, k, STORE_NO_DEADLINE);
+        store_key_set_deadline(client_db(c), k, STORE_NO_DEADLINE);
         db_notify(c, STORE_EV_GENERIC, "persist", &c->argv[1]);
     }
     reply_int(c, had);

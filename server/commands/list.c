@@ -11,7 +11,7 @@ static void push_generic(client *c, int where)
     store_key *k = db_write_create(c, &c->argv[1], STORE_LIST);
     if (!k) return;
     for (int i = 2; i < c->argc; i++)
-        store_list_push(c->srv->db, k, where, c->argv[i].ptr, c->argv[i].len);
+        store_list_push(client_db(c), k, where, c->argv[i].ptr, c->argv[i].len);
     db_notify(c, STORE_EV_LIST, where == STORE_HEAD ? "lpush" : "rpush", &c->argv[1]);
     reply_int(c, (long long)store_list_len(k));
 }
@@ -46,7 +46,7 @@ static void pop_generic(client *c, int where)
     size_t len = store_list_len(k), n = (unsigned long long)count < len ? (size_t)count : len;
     if (has_count) reply_array(c, (long long)n);
     store_list_range(k, head ? 0 : len - 1, n, !head, emit_elem, c);
-    store_list_del_range(c->srv->db, k, head ? 0 : len - n, n);
+    store_list_del_range(client_db(c), k, head ? 0 : len - n, n);
     db_notify(c, STORE_EV_LIST, head ? "lpop" : "rpop", &c->argv[1]);
     if (n == len) db_delete_emptied(c, k);
 }
@@ -108,7 +108,7 @@ void cmd_lset(client *c)
         return;
     }
     if (!db_check_type(c, k, STORE_LIST) || !arg_ll_or_reply(c, &c->argv[2], &idx)) return;
-    if (!store_list_set(c->srv->db, k, idx, c->argv[3].ptr, c->argv[3].len)) {
+    if (!store_list_set(client_db(c), k, idx, c->argv[3].ptr, c->argv[3].len)) {
         reply_error(c, "ERR index out of range");
         return;
     }
@@ -133,7 +133,7 @@ void cmd_linsert(client *c)
         reply_int(c, 0);
         return;
     }
-    long long len = store_list_insert(c->srv->db, k, after, c->argv[3].ptr, c->argv[3].len,
+    long long len = store_list_insert(client_db(c), k, after, c->argv[3].ptr, c->argv[3].len,
                                       c->argv[4].ptr, c->argv[4].len);
     if (len > 0) db_notify(c, STORE_EV_LIST, "linsert", &c->argv[1]);
     reply_int(c, len);
@@ -145,7 +145,7 @@ void cmd_lrem(client *c)
     if (!arg_ll_or_reply(c, &c->argv[2], &count)) return;
     store_key *k = db_lookup_write(c, &c->argv[1]);
     if (!db_check_type(c, k, STORE_LIST)) return;
-    size_t removed = k ? store_list_remove(c->srv->db, k, count, c->argv[3].ptr, c->argv[3].len) : 0;
+    size_t removed = k ? store_list_remove(client_db(c), k, count, c->argv[3].ptr, c->argv[3].len) : 0;
     if (removed) {
         db_notify(c, STORE_EV_LIST, "lrem", &c->argv[1]);
         if (store_list_len(k) == 0) db_delete_emptied(c, k);
@@ -163,8 +163,8 @@ void cmd_ltrim(client *c)
     if (k) {
         size_t len = store_list_len(k);
         if (!arg_index_range(start, end, len, &first, &n)) first = n = 0;
-        store_list_del_range(c->srv->db, k, first + n, len - first - n);   /* the tail first */
-        store_list_del_range(c->srv->db, k, 0, first);
+        store_list_del_range(client_db(c), k, first + n, len - first - n);   /* the tail first */
+        store_list_del_range(client_db(c), k, 0, first);
         db_notify(c, STORE_EV_LIST, "ltrim", &c->argv[1]);
         if (n == 0) db_delete_emptied(c, k);
     }

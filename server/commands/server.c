@@ -314,7 +314,7 @@ void cmd_time(client *c)
     reply_bulk_ll(c, (long long)(now_us % 1000000u));
 }
 
-void cmd_dbsize(client *c) { reply_int(c, (long long)store_size(c->srv->db)); }
+void cmd_dbsize(client *c) { reply_int(c, (long long)store_size(client_db(c))); }
 
 /* ASYNC and SYNC are the same thing for us: freeing is quick. */
 static int flush_mode_ok(client *c, int first)
@@ -329,7 +329,7 @@ void cmd_flushall(client *c)
 {
     if (!flush_mode_ok(c, 1)) return;
     multi_keyspace_flushed(c->srv);
-    store_flush(c->srv->db);
+    store_flush(client_db(c));
     reply_ok(c);
 }
 

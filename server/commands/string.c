@@ -32,7 +32,7 @@ static int get_generic(client *c, store_key **kp)
  * Any value is replaced; the TTL goes unless kept. */
 static store_key *set_key(client *c, const resp_slice *key, store_key *k, const resp_slice *val, int keepttl)
 {
-    store *db = c->srv->db;
+    store *db = client_db(c);
     if (!k) k = store_create_key(db, key->ptr, key->len, STORE_STRING);
     store_string_set(db, k, val->ptr, val->len);
     if (!keepttl) store_key_set_deadline(db, k, STORE_NO_DEADLINE);
@@ -49,7 +49,7 @@ void cmd_getdel(client *c)
 {
     store_key *k;
     if (!get_generic(c, &k) || !k) return;
-    store_delete_key(c->srv->db, k);
+    store_delete_key(client_db(c), k);
     db_notify(c, STORE_EV_GENERIC, "del", &c->argv[1]);
 }
 
@@ -121,7 +121,7 @@ static int set_deadline(client *c, const set_args *a, long long *out)
     if (v <= 0 || (seconds && v > LLONG_MAX / 1000)) goto bad;
     if (seconds) v *= 1000;
     if (a->flags & (SET_EX | SET_PX)) {
-        long long now = (long long)store_now(c->srv->db);
+        long long now = (long long)store_now(client_db(c));
         if (v > LLONG_MAX - now) goto bad;
         v += now;
     }
@@ -160,7 +160,7 @@ static void set_generic(client *c, const set_args *a, const resp_slice *val)
     k = set_key(c, key, k, val, a->expire || (a->flags & SET_KEEPTTL));
     db_notify(c, STORE_EV_STRING, "set", key);
     if (a->expire) {
-        store_key_set_deadline(c->srv->db, k, deadline);
+        store_key_set_deadline(client_db(c), k, deadline);
         db_notify(c, STORE_EV_GENERIC, "expire", key);
     }
     reply_set_outcome(c, a, 1);
@@ -205,7 +205,7 @@ static void incr_generic(client *c, long long delta)
         set_key(c, key, NULL, &s, 0);
         v = delta;
     } else {
-        int rc = store_string_incrby(c->srv->db, k, delta, &v);
+        int rc = store_string_incrby(client_db(c), k, delta, &v);
         if (rc == STORE_ERR_NOT_INT) {
             reply_not_integer(c);
             return;

@@ -100,11 +100,11 @@ static void zadd_generic(client *c, int flags)
     store_key *k = db_lookup_write(c, &c->argv[1]);
     if (!db_check_type(c, k, STORE_ZSET)) return;
     if (!k && !(flags & STORE_ZADD_XX))   /* XX on a missing key: nothing to do */
-        k = store_create_key(c->srv->db, c->argv[1].ptr, c->argv[1].len, STORE_ZSET);
+        k = store_create_key(client_db(c), c->argv[1].ptr, c->argv[1].len, STORE_ZSET);
     for (int i = first; k && i < c->argc; i += 2) {
         const resp_slice *m = &c->argv[i + 1];
         score_arg(&c->argv[i], &score);
-        if (store_zset_add(c->srv->db, k, score, m->ptr, m->len, flags, &out, &newscore) != STORE_OK) {
+        if (store_zset_add(client_db(c), k, score, m->ptr, m->len, flags, &out, &newscore) != STORE_OK) {
             reply_error(c, "ERR resulting score is not a number (NaN)");
             return;   /* only INCR gets here, and before changing anything */
         }
@@ -178,7 +178,7 @@ void cmd_zrem(client *c)
     store_key *k = db_lookup_write(c, &c->argv[1]);
     if (!db_check_type(c, k, STORE_ZSET)) return;
     for (int i = 2; k && i < c->argc && !emptied; i++) {
-        deleted += store_zset_del(c->srv->db, k, c->argv[i].ptr, c->argv[i].len);
+        deleted += store_zset_del(client_db(c), k, c->argv[i].ptr, c->argv[i].len);
         emptied = store_zset_len(k) == 0;
     }
     if (deleted) db_notify(c, STORE_EV_ZSET, "zrem", &c->argv[1]);
@@ -358,7 +358,7 @@ static void zremrange_generic(client *c, int by, const char *event)
     if (k && by == BY_RANK && !arg_index_range(start, end, store_zset_len(k), &first, &n)) n = 0;
     if (k && by != BY_RANK) first = store_zset_span(k, &r, &n);
     if (n) {
-        store_zset_del_ranks(c->srv->db, k, first, n);
+        store_zset_del_ranks(client_db(c), k, first, n);
         db_notify(c, STORE_EV_ZSET, event, &c->argv[1]);
         if (store_zset_len(k) == 0) db_delete_emptied(c, k);
     }
@@ -388,7 +388,7 @@ static void zpop_generic(client *c, int max)
     size_t len = store_zset_len(k), n = count < 0 ? 1 : (unsigned long long)count < len ? (size_t)count : len;
     size_t first = max ? len - n : 0;
     reply_members(c, k, max ? len - 1 : 0, n, max, count < 0 ? FLAT_SCORES : WITH_SCORES);
-    store_zset_del_ranks(c->srv->db, k, first, n);
+    store_zset_del_ranks(client_db(c), k, first, n);
     db_notify(c, STORE_EV_ZSET, max ? "zpopmax" : "zpopmin", &c->argv[1]);
     if (n == len) db_delete_emptied(c, k);
 }

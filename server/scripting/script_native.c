@@ -20,7 +20,7 @@ static int ttl_arg(const script_call *call, int i, long long *ms)
     return store_lock_parse_ttl(ARG(i)->ptr, ARG(i)->len, ms);
 }
 
-static store *db(const script_call *call) { return call->c->srv->db; }
+static store *db(const script_call *call) { return client_db(call->c); }
 
 /* What scripts that hard-code redis.call('publish', ...) name. */
 static const resp_slice publish = {"publish", 7};
