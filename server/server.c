@@ -77,6 +77,11 @@ uint64_t server_now_ms(server *s)
 }
 
 /* Keys, values and client structures; buffers are not walked per command. */
+store *server_db(server *s, long long id)
+{
+    return id == 0 ? s->db : NULL;
+}
+
 size_t server_used_memory(const server *s)
 {
     return store_used_memory(s->db) + s->nclients * sizeof(client);

@@ -333,6 +333,9 @@ void multi_key_changed(server *s, const char *key, size_t klen, int expired);
 /* FLUSHALL / FLUSHDB: every WATCHed key that exists is touched. */
 void multi_keyspace_flushed(server *s);
 
+/* Database id (0 .. databases-1), made on first use so that an unused
+ * one costs nothing; NULL when id is out of range. */
+store *server_db(server *s, long long id);
 /* The database c's commands run in (SELECT). */
 static inline store *client_db(const client *c) { return c->srv->db; }
 
