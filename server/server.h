@@ -174,10 +174,20 @@ struct client {
 
 /* ---- server ---- */
 
+/* One of the numbered databases. Its store is made on first use (an
+ * unused database costs one slot); the hooks of the store in slot i get
+ * &dbs[i], so a keyspace event knows its database number. */
+typedef struct server_db_slot {
+    store *st;
+    server *srv;
+    int id;
+} server_db_slot;
+
 struct server {
     uv_loop_t *loop;
     latchd_config cfg;
-    store *db;
+    server_db_slot *dbs;         /* cfg.databases of them; dbs[0].st always exists */
+    int ndbs;
     uv_tcp_t listeners[8];
     int listener_slots;          /* initialised handles, listening or not */
     int nlisteners;              /* those listening */
@@ -329,15 +339,22 @@ unsigned multi_oom_flags(const client *c, const command *cmd);
 void multi_client_reset(client *c);
 /* A key changed (any keyspace event but keymiss); expired: it was
  * reclaimed past its deadline. The caller tests s->watched_keys first. */
-void multi_key_changed(server *s, const char *key, size_t klen, int expired);
-/* FLUSHALL / FLUSHDB: every WATCHed key that exists is touched. */
-void multi_keyspace_flushed(server *s);
+void multi_key_changed(server *s, int db, const char *key, size_t klen, int expired);
+/* FLUSHDB (db) / FLUSHALL (db -1) is about to empty it, or SWAPDB to
+ * exchange it: every WATCHed key of it that exists is touched. */
+void multi_db_touched(server *s, int db);
 
 /* Database id (0 .. databases-1), made on first use so that an unused
  * one costs nothing; NULL when id is out of range. */
 store *server_db(server *s, long long id);
-/* The database c's commands run in (SELECT). */
-static inline store *client_db(const client *c) { return c->srv->db; }
+/* Database id if it was ever used, else NULL (id must be in range):
+ * readers of every database skip the unused ones. */
+static inline store *server_db_if_used(const server *s, int id) { return s->dbs[id].st; }
+/* Exchange two databases' contents (SWAPDB): clients stay on their numbers. */
+void server_db_swap(server *s, int a, int b);
+/* The database c's commands run in (SELECT): c->db's store always exists,
+ * because selecting a database makes it. */
+static inline store *client_db(const client *c) { return c->srv->dbs[c->db].st; }
 
 /* reply.c: replies go to c->out unless the client turned replies off */
 int client_replies_on(const client *c);
@@ -406,8 +423,8 @@ enum {
  * back, as CONFIG GET shows them (dst holds at least 16 bytes). */
 int notify_flags_parse(const char *s, size_t len);
 void notify_flags_format(int flags, char *dst);
-/* The store's event hook (store_set_event_hook), ctx being the server. */
-void notify_keyspace_event(int cls, const char *event, const char *key, size_t klen, void *ctx);
+/* Publish a keyspace event of database db as notify-keyspace-events asks. */
+void notify_keyspace_event(server *s, int db, int cls, const char *event, const char *key, size_t klen);
 
 /* glob.c: Redis's stringmatchlen */
 int glob_match(const char *pat, size_t plen, const char *str, size_t slen, int nocase);

@@ -44,6 +44,8 @@ void cmd_command(client *c);
 void cmd_time(client *c);
 void cmd_dbsize(client *c);
 void cmd_flushall(client *c);
+void cmd_flushdb(client *c);
+void cmd_swapdb(client *c);
 void cmd_function(client *c);
 void cmd_wait(client *c);
 void cmd_lastsave(client *c);

@@ -43,11 +43,11 @@ void cmd_select(client *c)
         reply_errorf(c, "ERR value is out of range, value must between %d and %d", INT_MIN, INT_MAX);
         return;
     }
-    if (db != 0) {
+    if (!server_db(c->srv, db)) {
         reply_error(c, "ERR DB index is out of range");
         return;
     }
-    c->db = 0;
+    c->db = (int)db;
     reply_ok(c);
 }
 

@@ -325,11 +325,56 @@ static int flush_mode_ok(client *c, int first)
     return 0;
 }
 
+void cmd_flushdb(client *c)
+{
+    if (!flush_mode_ok(c, 1)) return;
+    multi_db_touched(c->srv, c->db);
+    store_flush(client_db(c));
+    reply_ok(c);
+}
+
 void cmd_flushall(client *c)
 {
     if (!flush_mode_ok(c, 1)) return;
-    multi_keyspace_flushed(c->srv);
-    store_flush(client_db(c));
+    multi_db_touched(c->srv, -1);
+    for (int i = 0; i < c->srv->ndbs; i++) {
+        store *db = server_db_if_used(c->srv, i);
+        if (db) store_flush(db);
+    }
+    reply_ok(c);
+}
+
+/* Redis's getIntFromObjectOrReply with a message: one error for any bad index. */
+static int db_index_or_reply(client *c, const resp_slice *a, const char *err, int *out)
+{
+    long long v;
+    if (!store_str2ll(a->ptr, a->len, &v) || v < INT_MIN || v > INT_MAX) {
+        reply_error(c, err);
+        return 0;
+    }
+    *out = (int)v;
+    return 1;
+}
+
+/* Clients stay on their numbers and see the other contents; a WATCHed
+ * key is touched if it exists on either side, as Redis's
+ * touchAllWatchedKeysInDb does, so both are checked before and after. */
+void cmd_swapdb(client *c)
+{
+    int a, b;
+    if (!db_index_or_reply(c, &c->argv[1], "ERR invalid first DB index", &a)) return;
+    if (!db_index_or_reply(c, &c->argv[2], "ERR invalid second DB index", &b)) return;
+    if (a < 0 || a >= c->srv->ndbs || b < 0 || b >= c->srv->ndbs) {
+        reply_error(c, "ERR DB index is out of range");
+        return;
+    }
+    if (a != b) {
+        multi_db_touched(c->srv, a);
+        multi_db_touched(c->srv, b);
+        server_db_swap(c->srv, a, b);
+        multi_db_touched(c->srv, a);
+        multi_db_touched(c->srv, b);
+    }
     reply_ok(c);
 }
 
