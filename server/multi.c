@@ -161,25 +161,49 @@ void multi_key_changed(server *s, int db, const char *key, size_t klen, int expi
     }
 }
 
-/* No entry is removed while the registry is walked: a dirty client keeps
- * its entries until it unwatches, which costs nothing but memory. */
-static void touch_if_present(store_dict_node *n, void *ctx)
+struct db_touch {
+    store *emptied;    /* the database whose contents go */
+    store *with;       /* what replaces them (SWAPDB), or NULL (FLUSHDB) */
+};
+
+static store_presence presence(store *db, const watched_key *wk)
 {
+    return db ? store_peek(db, wk->name, wk->len) : STORE_ABSENT;
+}
+
+/* Redis's touchAllWatchedKeysInDb: a watched key that exists on either
+ * side changes, unless it is dead before and after (a key past its
+ * deadline that goes, or is replaced by another past its deadline). No
+ * entry is removed while the registry is walked: a dirty client keeps its
+ * entries until it unwatches, which costs nothing but memory. */
+static void touch_watched(store_dict_node *n, void *ctx)
+{
+    const struct db_touch *t = ctx;
     watched_key *wk = (watched_key *)n;
-    store *st = server_db_if_used(ctx, wk->db);
-    if (!st || store_peek(st, wk->name, wk->len) == STORE_ABSENT) return;
+    store_presence before = presence(t->emptied, wk), after = presence(t->with, wk);
+    if (before == STORE_ABSENT && after == STORE_ABSENT) return;
     for (struct watch_entry *e = wk->head; e; e = e->knext) {
-        if (e->expired) e->expired = 0;   /* an expired key flushed away: no change */
-        else e->c->flags |= CLIENT_DIRTY_CAS;
+        if (e->expired) {
+            if (after == STORE_ABSENT) {
+                e->expired = 0;   /* the dead key is gone: no logical change */
+                continue;
+            }
+            if (after == STORE_PRESENT_EXPIRED) continue;
+        } else if (before == STORE_ABSENT && after == STORE_PRESENT_EXPIRED) {
+            e->expired = 1;   /* nothing became a dead key: still nothing */
+            continue;
+        }
+        e->c->flags |= CLIENT_DIRTY_CAS;
     }
 }
 
-void multi_db_touched(server *s, int db)
+void multi_db_touched(server *s, int db, int with)
 {
     if (!s->watched_keys) return;
     for (int i = db < 0 ? 0 : db; i < (db < 0 ? s->ndbs : db + 1); i++) {
         store_dict *d = db_watched(s, i, 0);
-        if (d) store_dict_foreach(d, touch_if_present, s);
+        struct db_touch t = {server_db_if_used(s, i), with < 0 ? NULL : server_db_if_used(s, with)};
+        if (d) store_dict_foreach(d, touch_watched, &t);
     }
 }
 

@@ -340,9 +340,10 @@ void multi_client_reset(client *c);
 /* A key changed (any keyspace event but keymiss); expired: it was
  * reclaimed past its deadline. The caller tests s->watched_keys first. */
 void multi_key_changed(server *s, int db, const char *key, size_t klen, int expired);
-/* FLUSHDB (db) / FLUSHALL (db -1) is about to empty it, or SWAPDB to
- * exchange it: every WATCHed key of it that exists is touched. */
-void multi_db_touched(server *s, int db);
+/* Database db (every one when -1) is about to be emptied (FLUSHDB,
+ * FLUSHALL: with -1) or to get database with's contents (SWAPDB): its
+ * WATCHed keys that change are touched. */
+void multi_db_touched(server *s, int db, int with);
 
 /* Database id (0 .. databases-1), made on first use so that an unused
  * one costs nothing; NULL when id is out of range. */

@@ -328,7 +328,7 @@ static int flush_mode_ok(client *c, int first)
 void cmd_flushdb(client *c)
 {
     if (!flush_mode_ok(c, 1)) return;
-    multi_db_touched(c->srv, c->db);
+    multi_db_touched(c->srv, c->db, -1);
     store_flush(client_db(c));
     reply_ok(c);
 }
@@ -336,7 +336,7 @@ void cmd_flushdb(client *c)
 void cmd_flushall(client *c)
 {
     if (!flush_mode_ok(c, 1)) return;
-    multi_db_touched(c->srv, -1);
+    multi_db_touched(c->srv, -1, -1);
     for (int i = 0; i < c->srv->ndbs; i++) {
         store *db = server_db_if_used(c->srv, i);
         if (db) store_flush(db);
@@ -356,9 +356,7 @@ static int db_index_or_reply(client *c, const resp_slice *a, const char *err, in
     return 1;
 }
 
-/* Clients stay on their numbers and see the other contents; a WATCHed
- * key is touched if it exists on either side, as Redis's
- * touchAllWatchedKeysInDb does, so both are checked before and after. */
+/* Clients stay on their numbers and see the other contents. */
 void cmd_swapdb(client *c)
 {
     int a, b;
@@ -369,11 +367,9 @@ void cmd_swapdb(client *c)
         return;
     }
     if (a != b) {
-        multi_db_touched(c->srv, a);
-        multi_db_touched(c->srv, b);
+        multi_db_touched(c->srv, a, b);
+        multi_db_touched(c->srv, b, a);
         server_db_swap(c->srv, a, b);
-        multi_db_touched(c->srv, a);
-        multi_db_touched(c->srv, b);
     }
     reply_ok(c);
 }

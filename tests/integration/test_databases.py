@@ -222,3 +222,43 @@ def test_select_inside_a_script_leaves_the_caller_where_it_was(server):
     assert c.eval("redis.call('select', 9); redis.call('set', KEYS[1], 'nine'); return 1", 1, "k") == 1
     assert c.get("k") == b"two"
     assert server.client(db=9).get("k") == b"nine"
+
+
+def _exec_ping(w):
+    assert w.cmd("MULTI") == b"+OK\r\n"
+    assert w.cmd("PING") == b"+QUEUED\r\n"
+    return w.cmd("EXEC")
+
+
+@pytest.mark.parametrize("stale_in", ["source only", "both"])
+def test_swapdb_stale_key_for_missing_or_stale_is_no_change(server, stale_in):
+    admin = server.raw()
+    assert admin.cmd("DEBUG", "SET-ACTIVE-EXPIRE", "0") == b"+OK\r\n"
+    try:
+        server.client(db=0).set("x", "foo", px=1)
+        if stale_in == "both":
+            server.client(db=1).set("x", "bar", px=1)
+        time.sleep(0.01)
+        w = server.raw()
+        assert w.cmd("SELECT", "1") == b"+OK\r\n"
+        assert w.cmd("WATCH", "x") == b"+OK\r\n"
+        admin.cmd("SWAPDB", "0", "1")
+        assert _exec_ping(w) == b"*1\r\n+PONG\r\n"
+    finally:
+        admin.cmd("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+
+
+def test_swapdb_live_key_for_stale_key_is_a_change(server):
+    admin = server.raw()
+    assert admin.cmd("DEBUG", "SET-ACTIVE-EXPIRE", "0") == b"+OK\r\n"
+    try:
+        server.client(db=0).set("x", "foo", px=1)
+        server.client(db=1).set("x", "live")
+        time.sleep(0.01)
+        w = server.raw()
+        assert w.cmd("SELECT", "1") == b"+OK\r\n"
+        assert w.cmd("WATCH", "x") == b"+OK\r\n"
+        admin.cmd("SWAPDB", "0", "1")
+        assert _exec_ping(w) == b"*-1\r\n"
+    finally:
+        admin.cmd("DEBUG", "SET-ACTIVE-EXPIRE", "1")
