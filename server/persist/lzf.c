@@ -21,16 +21,31 @@ static unsigned lzf_idx(unsigned h)
     return ((h >> (3 * 8 - LZF_HLOG)) - h * 5) & (LZF_HSIZE - 1);
 }
 
-size_t persist_lzf_compress(const void *in, size_t inlen, void *out, size_t outcap)
+struct persist_lzf_table {
+    uint32_t slot[LZF_HSIZE];   /* a position + 1 (0: empty), as offsets: half of liblzf's pointers */
+};
+
+persist_lzf_table *persist_lzf_table_new(void) { return mem_calloc(1, sizeof(persist_lzf_table)); }
+
+void persist_lzf_table_free(persist_lzf_table *t) { free(t); }
+
+/* Every slot a call wrote is the hash of some 3-byte window of its input:
+ * clearing those leaves the table as it was made, in O(inlen). */
+static void lzf_table_reset(persist_lzf_table *t, const unsigned char *in, size_t inlen)
+{
+    for (size_t i = 0; i + 2 < inlen; i++)
+        t->slot[lzf_idx(((unsigned)in[i] << 16) | ((unsigned)in[i + 1] << 8) | in[i + 2])] = 0;
+}
+
+size_t persist_lzf_compress(persist_lzf_table *t, const void *in, size_t inlen, void *out,
+                            size_t outcap)
 {
     if (inlen == 0 || outcap == 0 || inlen > UINT32_MAX - 1) return 0;
     const unsigned char *base = in, *ip = base, *in_end = base + inlen;
     unsigned char *o0 = out, *op = o0, *out_end = o0 + outcap;
-    /* Positions + 1 (0: empty), as offsets so the table is half the size
-     * of liblzf's pointers; on the heap, not 256 KiB of an embedder's stack.
-     * Redis leaves its table uninitialised: an empty slot never matches
+    /* Redis leaves its table uninitialised: an empty slot never matches
      * there either (the "ref > in_data" test), so the output is the same. */
-    uint32_t *htab = mem_calloc(LZF_HSIZE, sizeof(uint32_t));
+    uint32_t *htab = t->slot;
     size_t result = 0;
     int lit = 0;
     op++;   /* room for the first run's length byte */
@@ -114,7 +129,7 @@ size_t persist_lzf_compress(const void *in, size_t inlen, void *out, size_t outc
     op -= !lit;
     result = (size_t)(op - o0);
 done:
-    free(htab);
+    lzf_table_reset(t, base, inlen);
     return result;
 }
 

@@ -53,10 +53,16 @@ void persist_buf_free(persist_buf *b);
 uint64_t persist_crc64(uint64_t crc, const void *p, size_t len);
 
 /* ---- LZF (liblzf's format, as Redis writes and reads it) ---- */
-/* Compress in into out (outcap bytes). Returns the compressed length, or
- * 0 when the result would not fit in outcap (callers pass less than inlen
- * to demand a saving) or inlen is 0. */
-size_t persist_lzf_compress(const void *in, size_t inlen, void *out, size_t outcap);
+/* The compressor's 256 KiB hash table: zeroed once when made, and left
+ * zeroed by every call, so encoding many strings pays for it once. */
+typedef struct persist_lzf_table persist_lzf_table;
+persist_lzf_table *persist_lzf_table_new(void);
+void persist_lzf_table_free(persist_lzf_table *t);   /* NULL is fine */
+/* Compress in into out (outcap bytes) with table t. Returns the
+ * compressed length, or 0 when the result would not fit in outcap
+ * (callers pass less than inlen to demand a saving) or inlen is 0. */
+size_t persist_lzf_compress(persist_lzf_table *t, const void *in, size_t inlen, void *out,
+                            size_t outcap);
 /* Decompress in into out. Returns the decompressed length, or 0 when the
  * input is malformed (a back reference before the start, truncated) or
  * the output would exceed outcap. */

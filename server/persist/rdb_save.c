@@ -25,6 +25,13 @@ enum {
  * (Redis 7.0's packed_threshold default, 1 GiB). */
 #define PERSIST_PLAIN_THRESHOLD ((size_t)1 << 30)
 
+/* One value's encoding: the options, and the LZF table every string of
+ * it shares (made on the first string worth compressing). */
+typedef struct saver {
+    const persist_opts *o;
+    persist_lzf_table *lzf;
+} saver;
+
 static void put_byte(persist_buf *b, unsigned v)
 {
     unsigned char c = (unsigned char)v;
@@ -53,7 +60,7 @@ static void put_len(persist_buf *b, uint64_t len)
 /* rdbSaveRawString: short canonical integers that fit 32 bits as
  * integers, long strings LZF-compressed when that saves 4 bytes or more,
  * the rest as length + bytes. */
-static void put_string(persist_buf *b, const persist_opts *o, const void *p, size_t len)
+static void put_string(persist_buf *b, saver *sv, const void *p, size_t len)
 {
     long long v;
     if (len <= 11 && store_str2ll(p, len, &v) && v >= INT32_MIN && v <= INT32_MAX) {
@@ -64,9 +71,10 @@ static void put_string(persist_buf *b, const persist_opts *o, const void *p, siz
         persist_buf_put(b, h, 1 + n);
         return;
     }
-    if (o->rdbcompression && len > 20) {
+    if (sv->o->rdbcompression && len > 20) {
         unsigned char *out = mem_alloc(len - 4);
-        size_t clen = persist_lzf_compress(p, len, out, len - 4);
+        if (!sv->lzf) sv->lzf = persist_lzf_table_new();
+        size_t clen = persist_lzf_compress(sv->lzf, p, len, out, len - 4);
         if (clen) {
             put_byte(b, RDB_ENC_LZF);
             put_len(b, clen);
@@ -101,25 +109,26 @@ static void hash_to_lp(const char *f, size_t flen, const char *v, size_t vlen, v
 
 typedef struct dict_out {
     persist_buf *b;
-    const persist_opts *o;
+    saver *sv;
 } dict_out;
 
 static void hash_to_dict(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
 {
     dict_out *d = ctx;
-    put_string(d->b, d->o, f, flen);
-    put_string(d->b, d->o, v, vlen);
+    put_string(d->b, d->sv, f, flen);
+    put_string(d->b, d->sv, v, vlen);
 }
 
 /* The listpack bytes of a value, then saved as one RDB string. */
-static void put_lp_string(persist_buf *b, const persist_opts *o, persist_buf *lp)
+static void put_lp_string(persist_buf *b, saver *sv, persist_buf *lp)
 {
-    put_string(b, o, lp->p, lp->len);
+    put_string(b, sv, lp->p, lp->len);
     persist_buf_free(lp);
 }
 
-static void encode_hash(const store_key *k, const persist_opts *o, persist_buf *b)
+static void encode_hash(const store_key *k, saver *sv, persist_buf *b)
 {
+    const persist_opts *o = sv->o;
     size_t n = store_hash_len(k);
     hash_scan h = {o->hash_max_listpack_value, (long long)n <= o->hash_max_listpack_entries};
     if (h.fits) store_hash_foreach(k, hash_fits, &h);
@@ -130,10 +139,10 @@ static void encode_hash(const store_key *k, const persist_opts *o, persist_buf *
         persist_lp_begin(&w, &lp);
         store_hash_foreach(k, hash_to_lp, &w);
         persist_lp_end(&w);
-        put_lp_string(b, o, &lp);
+        put_lp_string(b, sv, &lp);
         return;
     }
-    dict_out d = {b, o};
+    dict_out d = {b, sv};
     put_byte(b, PERSIST_TYPE_HASH);
     put_len(b, n);
     store_hash_foreach(k, hash_to_dict, &d);
@@ -157,7 +166,7 @@ typedef struct zset_scan {
     int fits;
     persist_lp_writer *w;
     persist_buf *b;
-    const persist_opts *o;
+    saver *sv;
 } zset_scan;
 
 static void zset_fits(const char *m, size_t mlen, double score, void *ctx)
@@ -182,14 +191,15 @@ static void zset_to_skiplist(const char *m, size_t mlen, double score, void *ctx
     uint64_t u;
     memcpy(&u, &score, 8);
     for (int i = 0; i < 8; i++) d[i] = (unsigned char)(u >> (8 * i));   /* little-endian */
-    put_string(z->b, z->o, m, mlen);
+    put_string(z->b, z->sv, m, mlen);
     persist_buf_put(z->b, d, 8);
 }
 
-static void encode_zset(const store_key *k, const persist_opts *o, persist_buf *b)
+static void encode_zset(const store_key *k, saver *sv, persist_buf *b)
 {
+    const persist_opts *o = sv->o;
     size_t n = store_zset_len(k);
-    zset_scan z = {o->zset_max_listpack_value, (long long)n <= o->zset_max_listpack_entries, NULL, b, o};
+    zset_scan z = {o->zset_max_listpack_value, (long long)n <= o->zset_max_listpack_entries, NULL, b, sv};
     if (z.fits) store_zset_visit(k, 0, n, 0, zset_fits, &z);
     if (z.fits) {
         persist_buf lp = {0};
@@ -199,7 +209,7 @@ static void encode_zset(const store_key *k, const persist_opts *o, persist_buf *
         persist_lp_begin(&w, &lp);
         store_zset_visit(k, 0, n, 0, zset_to_lp, &z);
         persist_lp_end(&w);
-        put_lp_string(b, o, &lp);
+        put_lp_string(b, sv, &lp);
         return;
     }
     /* highest first, as Redis walks its skiplist from the tail */
@@ -212,7 +222,7 @@ static void encode_zset(const store_key *k, const persist_opts *o, persist_buf *
 
 typedef struct list_out {
     persist_buf *b;
-    const persist_opts *o;
+    saver *sv;
     persist_buf nodes;     /* the encoded nodes, counted in nnodes */
     size_t nnodes;
     persist_buf lp;        /* the node being filled */
@@ -225,7 +235,7 @@ static void list_close_node(list_out *l)
     if (!l->open) return;
     persist_lp_end(&l->w);
     put_len(&l->nodes, QL_PACKED);
-    put_string(&l->nodes, l->o, l->lp.p, l->lp.len);
+    put_string(&l->nodes, l->sv, l->lp.p, l->lp.len);
     l->lp.len = 0;
     l->open = 0;
     l->nnodes++;
@@ -238,7 +248,7 @@ static void list_close_node(list_out *l)
 static int list_node_full(const list_out *l, size_t len)
 {
     static const size_t classes[] = {4096, 8192, 16384, 32768, 65536};
-    int fill = l->o->list_max_listpack_size;
+    int fill = l->sv->o->list_max_listpack_size;
     size_t bytes = l->lp.len + 1 + len + 8;   /* the node's listpack has its terminator */
     if (fill < 0 && (size_t)-(long long)fill - 1 < 5) {
         if (bytes <= classes[-fill - 1]) return 0;
@@ -253,7 +263,7 @@ static void list_elem(const char *v, size_t len, void *ctx)
     if (len >= PERSIST_PLAIN_THRESHOLD) {
         list_close_node(l);
         put_len(&l->nodes, QL_PLAIN);
-        put_string(&l->nodes, l->o, v, len);
+        put_string(&l->nodes, l->sv, v, len);
         l->nnodes++;
         return;
     }
@@ -265,9 +275,9 @@ static void list_elem(const char *v, size_t len, void *ctx)
     persist_lp_append(&l->w, v, len);
 }
 
-static void encode_list(const store_key *k, const persist_opts *o, persist_buf *b)
+static void encode_list(const store_key *k, saver *sv, persist_buf *b)
 {
-    list_out l = {.b = b, .o = o};
+    list_out l = {.b = b, .sv = sv};
     store_list_range(k, 0, store_list_len(k), 0, list_elem, &l);
     list_close_node(&l);
     put_byte(b, PERSIST_TYPE_LIST_QUICKLIST_2);
@@ -279,18 +289,20 @@ static void encode_list(const store_key *k, const persist_opts *o, persist_buf *
 
 void persist_value_encode(const store_key *k, const persist_opts *o, persist_buf *out)
 {
+    saver sv = {o, NULL};
     switch (store_key_type(k)) {
     case STORE_STRING: {
         size_t len;
         const char *v = store_string_get(k, &len);
         put_byte(out, PERSIST_TYPE_STRING);
-        put_string(out, o, v, len);
+        put_string(out, &sv, v, len);
         break;
     }
-    case STORE_HASH: encode_hash(k, o, out); break;
-    case STORE_LIST: encode_list(k, o, out); break;
-    case STORE_ZSET: encode_zset(k, o, out); break;
+    case STORE_HASH: encode_hash(k, &sv, out); break;
+    case STORE_LIST: encode_list(k, &sv, out); break;
+    case STORE_ZSET: encode_zset(k, &sv, out); break;
     }
+    persist_lzf_table_free(sv.lzf);
 }
 
 void persist_dump(const store_key *k, const persist_opts *o, persist_buf *out)
