@@ -360,13 +360,6 @@ static int load_zipmap(persist_value *v, const pstr *blob)
 
 /* ---- the types ---- */
 
-static int load_pairs_blob(reader *r, int (*load)(persist_value *, const pstr *))
-{
-    pstr blob;
-    if (rd_string(r, &blob) || load(r->v, &blob)) return FAIL;
-    return r->v->n % 2 ? FAIL : PERSIST_OK;
-}
-
 /* A zset held as member, score, ... items: split into members and scores. */
 static int split_scores(persist_value *v)
 {
@@ -453,10 +446,37 @@ static int load_quicklist(reader *r, int v2)
     return PERSIST_OK;
 }
 
+/* The types held in one packed blob (a listpack, ziplist or zipmap): a
+ * list's elements, a hash's field/value pairs, a zset's member/score pairs. */
+static const struct packed_type {
+    unsigned char rdb;
+    store_type type;
+    int (*load)(persist_value *v, const pstr *blob);
+} packed_types[] = {
+    {PERSIST_TYPE_LIST_ZIPLIST, STORE_LIST, load_ziplist},
+    {PERSIST_TYPE_HASH_ZIPMAP, STORE_HASH, load_zipmap},
+    {PERSIST_TYPE_HASH_ZIPLIST, STORE_HASH, load_ziplist},
+    {PERSIST_TYPE_HASH_LISTPACK, STORE_HASH, load_listpack},
+    {PERSIST_TYPE_ZSET_ZIPLIST, STORE_ZSET, load_ziplist},
+    {PERSIST_TYPE_ZSET_LISTPACK, STORE_ZSET, load_listpack},
+};
+
+static int load_packed(reader *r, const struct packed_type *pt)
+{
+    pstr blob;
+    r->v->type = pt->type;
+    if (rd_string(r, &blob) || pt->load(r->v, &blob)) return FAIL;
+    if (pt->type == STORE_LIST) return PERSIST_OK;
+    if (r->v->n % 2) return FAIL;
+    return pt->type == STORE_ZSET ? split_scores(r->v) : PERSIST_OK;
+}
+
 static int load_body(reader *r, unsigned type)
 {
     persist_value *v = r->v;
     uint64_t n;
+    for (size_t i = 0; i < sizeof packed_types / sizeof packed_types[0]; i++)
+        if (packed_types[i].rdb == type) return load_packed(r, &packed_types[i]);
     switch (type) {
     case PERSIST_TYPE_STRING:
         v->type = STORE_STRING;
@@ -465,11 +485,6 @@ static int load_body(reader *r, unsigned type)
         v->type = STORE_LIST;
         if (rd_count(r, &n) || n == 0) return FAIL;
         return load_strings(r, n);
-    case PERSIST_TYPE_LIST_ZIPLIST: {
-        pstr blob;
-        v->type = STORE_LIST;
-        return rd_string(r, &blob) || load_ziplist(v, &blob) ? FAIL : PERSIST_OK;
-    }
     case PERSIST_TYPE_LIST_QUICKLIST:
     case PERSIST_TYPE_LIST_QUICKLIST_2:
         v->type = STORE_LIST;
@@ -478,25 +493,10 @@ static int load_body(reader *r, unsigned type)
         v->type = STORE_HASH;
         if (rd_count(r, &n) || n == 0 || n > SIZE_MAX / 2) return FAIL;
         return load_strings(r, n * 2);
-    case PERSIST_TYPE_HASH_ZIPMAP:
-        v->type = STORE_HASH;
-        return load_pairs_blob(r, load_zipmap);
-    case PERSIST_TYPE_HASH_ZIPLIST:
-        v->type = STORE_HASH;
-        return load_pairs_blob(r, load_ziplist);
-    case PERSIST_TYPE_HASH_LISTPACK:
-        v->type = STORE_HASH;
-        return load_pairs_blob(r, load_listpack);
     case PERSIST_TYPE_ZSET:
     case PERSIST_TYPE_ZSET_2:
         v->type = STORE_ZSET;
         return load_zset(r, type == PERSIST_TYPE_ZSET_2);
-    case PERSIST_TYPE_ZSET_ZIPLIST:
-        v->type = STORE_ZSET;
-        return load_pairs_blob(r, load_ziplist) || split_scores(v);
-    case PERSIST_TYPE_ZSET_LISTPACK:
-        v->type = STORE_ZSET;
-        return load_pairs_blob(r, load_listpack) || split_scores(v);
     }
     return FAIL;   /* sets, streams, modules: latchd has no such values yet */
 }
