@@ -77,6 +77,10 @@ void cmd_evalsha_ro(client *c);
 void cmd_script(client *c);
 extern const command script_subcommands[];
 
+/* dump.c */
+void cmd_dump(client *c);
+void cmd_restore(client *c);
+
 /* keys.c */
 void cmd_exists(client *c);
 void cmd_del(client *c);

@@ -83,6 +83,8 @@ static const command table[] = {
     {"expiretime", cmd_expiretime, 2, R | F, 1, 1, 1, "generic", "7.0.0", "Get the expiration Unix timestamp for a key", "key", NULL},
     {"pexpiretime", cmd_pexpiretime, 2, R | F, 1, 1, 1, "generic", "7.0.0", "Get the expiration Unix timestamp for a key in milliseconds", "key", NULL},
     {"persist", cmd_persist, 2, W | F, 1, 1, 1, "generic", "2.2.0", "Remove the expiration from a key", "key", NULL},
+    {"dump", cmd_dump, 2, R, 1, 1, 1, "generic", "2.6.0", "Return a serialized version of the value stored at the specified key.", "key", NULL},
+    {"restore", cmd_restore, -4, W | DO, 1, 1, 1, "generic", "2.6.0", "Create a key using the provided serialized value, previously obtained using DUMP.", "key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]", NULL},
     /* strings */
     {"get", cmd_get, 2, R | F, 1, 1, 1, "string", "1.0.0", "Get the value of a key", "key", NULL},
     {"set", cmd_set, -3, W | DO, 1, 1, 1, "string", "1.0.0", "Set the string value of a key", "key value [NX|XX] [GET] [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT unix-time-milliseconds|KEEPTTL]", NULL},
