@@ -92,6 +92,12 @@ void cmd_pttl(client *c);
 void cmd_expiretime(client *c);
 void cmd_pexpiretime(client *c);
 void cmd_persist(client *c);
+void cmd_copy(client *c);
+void cmd_randomkey(client *c);
+
+/* sort.c */
+void cmd_sort(client *c);
+void cmd_sort_ro(client *c);
 
 /* string.c */
 void cmd_get(client *c);

@@ -145,7 +145,7 @@ static void reply_flags(client *c, const command *cmd)
         {CMD_WRITE, "write"}, {CMD_READONLY, "readonly"}, {CMD_DENYOOM, "denyoom"}, {CMD_ADMIN, "admin"},
         {CMD_PUBSUB, "pubsub"}, {CMD_NOSCRIPT, "noscript"}, {CMD_LOADING, "loading"}, {CMD_STALE, "stale"},
         {CMD_SKIP_SLOWLOG, "skip_slowlog"}, {CMD_FAST, "fast"}, {CMD_NOAUTH, "no_auth"}, {CMD_NO_MULTI, "no_multi"},
-        {CMD_ALLOW_BUSY, "allow_busy"},
+        {CMD_MOVABLE_KEYS, "movablekeys"}, {CMD_ALLOW_BUSY, "allow_busy"},
     };
     long long n = 0;
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) n += (cmd->flags & names[i].flag) != 0;
