@@ -86,7 +86,7 @@ static int parse(client *c, int readonly, sort_req *r)
 static size_t arena_put(sort_run *s, const char *p, size_t len)
 {
     size_t off = s->arena.len;
-    if (len && p >= s->arena.data && p < s->arena.data + off) {
+    if (len && off && p >= s->arena.data && p < s->arena.data + off) {
         size_t at = (size_t)(p - s->arena.data);
         resp_buf_reserve(&s->arena, len + 1);
         p = s->arena.data + at;
