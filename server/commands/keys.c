@@ -396,14 +396,15 @@ void cmd_persist(client *c)
 
 /* ---- COPY and RANDOMKEY ---- */
 
-/* COPY's DB: an int, as Redis's getIntFromObjectOrReply reads it, naming
- * a database that exists. NULL after the error reply. */
+/* COPY's DB: an int, as Redis's getIntFromObjectOrReply reads it (a long
+ * long first, then its own range error), naming a database that exists.
+ * NULL after the error reply. */
 static store *copy_target_db(client *c, const resp_slice *a)
 {
     long long id;
     if (!arg_ll_or_reply(c, a, &id)) return NULL;
     if (id < INT_MIN || id > INT_MAX) {
-        reply_error(c, "ERR value is not an integer or out of range");
+        reply_error(c, "ERR value is out of range, value must between -2147483648 and 2147483647");
         return NULL;
     }
     store *db = server_db(c->srv, id);
