@@ -167,16 +167,17 @@ int store_hash_incrby(store *s, store_key *k, const char *field, size_t flen,
     return STORE_OK;
 }
 
+static void put_one(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    hone_put(ctx, f, flen, v, vlen);
+}
+
 /* Each representation is copied as it is: a hash that grew into a dict
  * stays one in the copy, as Redis's hashTypeDup keeps the encoding. */
 void store_hash_dup(store *s, store_key *dst, const store_key *src)
 {
     if (src->enc == STORE_ENC_HASH_ONE) {
-        const char *f, *v;
-        size_t flen, vlen;
-        hone_buf buf;
-        hone_read(src, buf, &f, &flen, &v, &vlen);
-        hone_put(dst, f, flen, v, vlen);
+        store_hash_foreach(src, put_one, dst);
     } else if (src->enc == STORE_ENC_HASH_SMALL) {
         const store_hsmall *h = &STORE_KV(src)->hs;
         store_hsmall *d = &STORE_KV(dst)->hs;
