@@ -241,6 +241,87 @@ static int compare(const void *pa, const void *pb, void *ctx)
     return s->desc ? -cmp : cmp;
 }
 
+/* Redis sorts with BY and a LIMIT window by a partial quicksort (Bentley
+ * and McIlroy's, leaving alone the parts that lie outside the window), so
+ * equal elements (an ALPHA BY value two share, or both missing) come out
+ * of it in another order than from qsort. The same algorithm, so that they
+ * come out in Redis's order. */
+static int cmp_at(sort_run *s, size_t i, size_t j) { return compare(&s->items[i], &s->items[j], s); }
+
+static void swap_at(sort_item *v, size_t i, size_t j)
+{
+    sort_item t = v[i];
+    v[i] = v[j];
+    v[j] = t;
+}
+
+static void swap_run(sort_item *v, size_t i, size_t j, size_t n)
+{
+    while (n--) swap_at(v, i++, j++);
+}
+
+static size_t median3(sort_run *s, size_t a, size_t b, size_t c)
+{
+    if (cmp_at(s, a, b) < 0) return cmp_at(s, b, c) < 0 ? b : cmp_at(s, a, c) < 0 ? c : a;
+    return cmp_at(s, b, c) > 0 ? b : cmp_at(s, a, c) < 0 ? a : c;
+}
+
+/* The window [l, r] (element indexes) has no element in [p, p + k). */
+static int window_misses(long long l, long long r, size_t p, size_t k)
+{
+    long long lo = (long long)p, hi = (long long)(p + k);
+    return (l < lo && r < lo) || (l >= hi && r >= hi);
+}
+
+static void partial_sort(sort_run *s, size_t lo, size_t n, long long l, long long r)
+{
+    sort_item *v = s->items;
+    for (;;) {
+        if (n < 7) {   /* insertion sort */
+            for (size_t m = lo + 1; m < lo + n; m++)
+                for (size_t i = m; i > lo && cmp_at(s, i - 1, i) > 0; i--) swap_at(v, i, i - 1);
+            return;
+        }
+        size_t pm = lo + n / 2;
+        if (n > 7) {   /* the pivot: a median of three, of nine when big */
+            size_t pl = lo, pn = lo + n - 1;
+            if (n > 40) {
+                size_t d = n / 8;
+                pl = median3(s, pl, pl + d, pl + 2 * d);
+                pm = median3(s, pm - d, pm, pm + d);
+                pn = median3(s, pn - 2 * d, pn - d, pn);
+            }
+            pm = median3(s, pl, pm, pn);
+        }
+        swap_at(v, lo, pm);
+        /* three-way partition: elements equal to the pivot gather at both
+         * ends ([lo, pa) and (pd, end)), then move to the middle */
+        size_t pa = lo + 1, pb = pa, pc = lo + n - 1, pd = pc, end = lo + n;
+        for (;;) {
+            int c;
+            while (pb <= pc && (c = cmp_at(s, pb, lo)) <= 0) {
+                if (c == 0) swap_at(v, pa++, pb);
+                pb++;
+            }
+            while (pb <= pc && (c = cmp_at(s, pc, lo)) >= 0) {
+                if (c == 0) swap_at(v, pc, pd--);
+                pc--;
+            }
+            if (pb > pc) break;
+            swap_at(v, pb++, pc--);
+        }
+        size_t k = pa - lo < pb - pa ? pa - lo : pb - pa;
+        swap_run(v, lo, pb - k, k);
+        k = pd - pc < end - pd - 1 ? pd - pc : end - pd - 1;
+        swap_run(v, pb, end - k, k);
+        if ((k = pb - pa) > 1 && !window_misses(l, r, lo, k)) partial_sort(s, lo, k, l, r);
+        if ((k = pd - pc) <= 1) return;
+        lo = end - k;   /* the part above the pivot: a loop, not recursion */
+        n = k;
+        if (window_misses(l, r, lo, n)) return;
+    }
+}
+
 /* ---- output ---- */
 
 static void reply_sorted(sort_run *s, const sort_req *r, long long start, long long end,
@@ -342,7 +423,10 @@ static void sort_generic(client *c, int readonly)
         s.alpha = r.alpha;
         s.by_pattern = r.by != NULL;
         s.binary = r.store != NULL;
-        if (s.n > 1) qsort_r(s.items, s.n, sizeof(*s.items), compare, &s);
+        if (r.by && (start != 0 || end != len - 1))
+            partial_sort(&s, 0, s.n, start, end);
+        else if (s.n > 1)
+            qsort_r(s.items, s.n, sizeof(*s.items), compare, &s);
     }
 
     long long outlen = (r.ngets ? r.ngets : 1) * (end - start + 1);
