@@ -247,6 +247,15 @@ static void seed_hashing(void)
 
 static pthread_once_t seed_once = PTHREAD_ONCE_INIT;
 
+/* splitmix64: cheap, and every seed gives a full-period sequence. */
+uint64_t server_random(server *s)
+{
+    uint64_t z = (s->rng += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
 int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
 {
     memset(s, 0, sizeof(*s));
@@ -261,6 +270,7 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     s->expire_timer_due = UINT64_MAX;
     s->active_expire = 1;
     make_run_id(s->run_id);
+    if (uv_random(NULL, NULL, &s->rng, sizeof(s->rng), 0, NULL) != 0) s->rng = s->clock_mono0_us;
     pthread_once(&seed_once, seed_hashing);
     command_table_init();
     pubsub_init(s);

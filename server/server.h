@@ -44,6 +44,7 @@ enum {
     CMD_SKIP_SLOWLOG = 1 << 16,  /* COMMAND INFO's "skip_slowlog" (EXEC) */
     CMD_NO_MULTI = 1 << 17,      /* refused inside MULTI */
     CMD_TRANSACTION = 1 << 18,   /* MULTI EXEC DISCARD WATCH QUIT RESET: run at once inside MULTI (not shown) */
+    CMD_MOVABLE_KEYS = 1 << 19,  /* COMMAND INFO's "movablekeys": which arguments are keys depends on the rest (SORT's STORE, BY, GET) */
 };
 
 typedef void (*command_proc)(client *c);
@@ -215,6 +216,7 @@ struct server {
     uv_buf_t *iov;               /* scratch for gathering one client's output */
     size_t iov_cap;
     uint64_t next_client_id;
+    uint64_t rng;                /* server_random's state */
     int port;                    /* actual TCP port bound */
     int shutting_down;
     /* clock: wall time at start + monotonic elapsed, never goes backwards */
@@ -356,6 +358,9 @@ void server_db_swap(server *s, int a, int b);
 /* The database c's commands run in (SELECT): c->db's store always exists,
  * because selecting a database makes it. */
 static inline store *client_db(const client *c) { return c->srv->dbs[c->db].st; }
+/* A random word (RANDOMKEY's draw): the server's own generator, seeded
+ * at start, so servers on different threads share no state. */
+uint64_t server_random(server *s);
 
 /* reply.c: replies go to c->out unless the client turned replies off */
 int client_replies_on(const client *c);

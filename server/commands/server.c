@@ -145,7 +145,7 @@ static void reply_flags(client *c, const command *cmd)
         {CMD_WRITE, "write"}, {CMD_READONLY, "readonly"}, {CMD_DENYOOM, "denyoom"}, {CMD_ADMIN, "admin"},
         {CMD_PUBSUB, "pubsub"}, {CMD_NOSCRIPT, "noscript"}, {CMD_LOADING, "loading"}, {CMD_STALE, "stale"},
         {CMD_SKIP_SLOWLOG, "skip_slowlog"}, {CMD_FAST, "fast"}, {CMD_NOAUTH, "no_auth"}, {CMD_NO_MULTI, "no_multi"},
-        {CMD_ALLOW_BUSY, "allow_busy"},
+        {CMD_MOVABLE_KEYS, "movablekeys"}, {CMD_ALLOW_BUSY, "allow_busy"},
     };
     long long n = 0;
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) n += (cmd->flags & names[i].flag) != 0;
@@ -345,7 +345,7 @@ void cmd_flushall(client *c)
 }
 
 /* Redis's getIntFromObjectOrReply with a message: one error for any bad index. */
-static int db_index_or_reply(client *c, const resp_slice *a, const char *err, int *out)
+static int swapdb_index_or_reply(client *c, const resp_slice *a, const char *err, int *out)
 {
     long long v;
     if (!store_str2ll(a->ptr, a->len, &v) || v < INT_MIN || v > INT_MAX) {
@@ -360,8 +360,8 @@ static int db_index_or_reply(client *c, const resp_slice *a, const char *err, in
 void cmd_swapdb(client *c)
 {
     int a, b;
-    if (!db_index_or_reply(c, &c->argv[1], "ERR invalid first DB index", &a)) return;
-    if (!db_index_or_reply(c, &c->argv[2], "ERR invalid second DB index", &b)) return;
+    if (!swapdb_index_or_reply(c, &c->argv[1], "ERR invalid first DB index", &a)) return;
+    if (!swapdb_index_or_reply(c, &c->argv[2], "ERR invalid second DB index", &b)) return;
     if (a < 0 || a >= c->srv->ndbs || b < 0 || b >= c->srv->ndbs) {
         reply_error(c, "ERR DB index is out of range");
         return;

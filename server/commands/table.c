@@ -25,6 +25,7 @@
 #define SL CMD_SKIP_SLOWLOG
 #define NM CMD_NO_MULTI
 #define TX CMD_TRANSACTION
+#define MK CMD_MOVABLE_KEYS
 
 static const command table[] = {
     /* connection */
@@ -82,6 +83,13 @@ static const command table[] = {
     {"pttl", cmd_pttl, 2, R | F, 1, 1, 1, "generic", "2.6.0", "Get the time to live for a key in milliseconds", "key", NULL},
     {"expiretime", cmd_expiretime, 2, R | F, 1, 1, 1, "generic", "7.0.0", "Get the expiration Unix timestamp for a key", "key", NULL},
     {"pexpiretime", cmd_pexpiretime, 2, R | F, 1, 1, 1, "generic", "7.0.0", "Get the expiration Unix timestamp for a key in milliseconds", "key", NULL},
+    {"copy", cmd_copy, -3, W | DO, 1, 2, 1, "generic", "6.2.0", "Copy a key", "source destination [DB destination-db] [REPLACE]", NULL},
+    {"randomkey", cmd_randomkey, 1, R, 0, 0, 0, "generic", "1.0.0", "Return a random key from the keyspace", NULL, NULL},
+    {"move", cmd_move, 3, W | F, 1, 1, 1, "generic", "1.0.0", "Move a key to another database", "key db", NULL},
+    {"sort", cmd_sort, -2, W | DO | MK, 1, 1, 1, "generic", "1.0.0", "Sort the elements in a list, set or sorted set",
+     "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA] [STORE destination]", NULL},
+    {"sort_ro", cmd_sort_ro, -2, R | MK, 1, 1, 1, "generic", "7.0.0", "Sort the elements in a list, set or sorted set. Read-only variant of SORT.",
+     "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA]", NULL},
     {"persist", cmd_persist, 2, W | F, 1, 1, 1, "generic", "2.2.0", "Remove the expiration from a key", "key", NULL},
     {"dump", cmd_dump, 2, R, 1, 1, 1, "generic", "2.6.0", "Return a serialized version of the value stored at the specified key.", "key", NULL},
     {"restore", cmd_restore, -4, W | DO, 1, 1, 1, "generic", "2.6.0", "Create a key using the provided serialized value, previously obtained using DUMP.", "key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]", NULL},

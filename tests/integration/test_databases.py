@@ -262,3 +262,77 @@ def test_swapdb_live_key_for_stale_key_is_a_change(server):
         assert _exec_ping(w) == b"*-1\r\n"
     finally:
         admin.cmd("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+
+
+# ---------------------------------------------------------------- MOVE
+
+def test_move_carries_value_and_ttl(server):
+    a, b = server.client(db=0), server.client(db=10)
+    a.set("s", "v", px=100000)
+    a.rpush("l", "x", "y")
+    a.zadd("z", {"m": 1.5})
+    a.hset("h", mapping={"f": "v", "g": "w"})
+    for k in ("s", "l", "z", "h"):
+        assert a.move(k, 10) is True
+        assert a.exists(k) == 0
+    assert b.get("s") == b"v" and 0 < b.pttl("s") <= 100000
+    assert b.lrange("l", 0, -1) == [b"x", b"y"]
+    assert b.zrange("z", 0, -1, withscores=True) == [(b"m", 1.5)]
+    assert b.hgetall("h") == {b"f": b"v", b"g": b"w"}
+    assert b.ttl("l") == -1
+
+
+def test_move_refuses_existing_target_and_missing_source(server):
+    a, b = server.client(db=0), server.client(db=1)
+    a.set("k", "src")
+    b.set("k", "dst")
+    assert a.move("k", 1) is False
+    assert a.get("k") == b"src" and b.get("k") == b"dst"
+    assert a.move("nosuch", 1) is False
+
+
+@pytest.mark.parametrize("args,err", [
+    (("k", "0"), b"-ERR source and destination objects are the same\r\n"),
+    (("k", "16"), b"-ERR DB index is out of range\r\n"),
+    (("k", "-1"), b"-ERR DB index is out of range\r\n"),
+    (("k", "x"), b"-ERR value is not an integer or out of range\r\n"),
+    (("k", "2147483648"), b"-ERR value is out of range, value must between -2147483648 and 2147483647\r\n"),
+    (("k",), b"-ERR wrong number of arguments for 'move' command\r\n"),
+])
+def test_move_errors(conn, args, err):
+    conn.cmd("SET", "k", "v")
+    assert conn.cmd("MOVE", *args) == err
+
+
+def test_move_events_and_watch(server):
+    admin = server.client()
+    admin.config_set("notify-keyspace-events", "KEg")
+    try:
+        sub = server.client().pubsub()
+        sub.psubscribe("__key*")
+        assert sub.get_message(timeout=2)["type"] == "psubscribe"
+        w = server.raw()
+        assert w.cmd("SELECT", "3") == b"+OK\r\n"
+        assert w.cmd("WATCH", "k") == b"+OK\r\n"
+        c = server.client(db=2)
+        c.set("k", 1)
+        assert c.move("k", 3) is True
+        got = []
+        for _ in range(4):
+            m = sub.get_message(timeout=2)
+            got.append((m["channel"], m["data"]))
+        assert sorted(got) == sorted([(b"__keyspace@2__:k", b"move_from"), (b"__keyevent@2__:move_from", b"k"),
+                                      (b"__keyspace@3__:k", b"move_to"), (b"__keyevent@3__:move_to", b"k")])
+        sub.close()
+        assert _exec_ping(w) == b"*-1\r\n"
+    finally:
+        admin.config_set("notify-keyspace-events", "")
+
+
+def test_move_of_a_held_lock_keeps_it_held(server):
+    c = server.client(db=0)
+    c.hset("lock", "owner:1", 1)
+    c.pexpire("lock", 30000)
+    assert c.move("lock", 4) is True
+    d = server.client(db=4)
+    assert d.hget("lock", "owner:1") == b"1" and 0 < d.pttl("lock") <= 30000
