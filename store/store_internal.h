@@ -88,7 +88,10 @@ struct store_key {
     store_dict_node node;       /* its key is name (store_create's dict) */
     wheel_node timer;           /* armed iff the key has a deadline, which is
                                    timer.deadline (the wheel keeps it exact) */
-    uint8_t type : 4;           /* store_type */
+    uint8_t type : 3;           /* store_type */
+    uint8_t big : 1;            /* Redis would have converted this hash or
+                                   zset to hashtable / skiplist by now: one
+                                   way, as there (access.c) */
     uint8_t enc : 4;            /* store_enc */
     uint8_t slen;               /* inline string length; a one-field hash's
                                    value length */
@@ -98,10 +101,16 @@ struct store_key {
 
 #define STORE_KEY_HDR offsetof(struct store_key, name)
 
+/* The last bytes of every value area hold the key's access clock, Redis's
+ * 24-bit robj.lru (access.c); values never use them. A held lock's area
+ * has that room in its pool class already (88 bytes, see above). */
+#define STORE_CLOCK_BYTES 3
+
 /* The 88-byte lock above, on a 64-bit target: a 43-byte header puts a
  * 20-byte name's value area at 64, leaving 24 bytes for the packed field
- * (hash_one.c); every area is at least a store_value, so that must fit
- * them too. */
+ * (hash_one.c: 21 for "<uuid>:<thread id under 100>" = "1") and the access
+ * clock (3); every area is at least a store_value, so that must fit them
+ * too. */
 _Static_assert(sizeof(void *) != 8 || STORE_KEY_HDR == 43, "store_key header is not 43 bytes: a lock no longer fits 88");
 _Static_assert(sizeof(void *) != 8 || ((STORE_KEY_HDR + 20 + 1 + 7) & ~(size_t)7) == 64,
                "a 20-byte name's value area no longer starts at 64");
@@ -127,6 +136,8 @@ struct store {
     size_t used_memory;   /* malloc_usable_size of key/value allocations */
     size_t expires;       /* keys with a deadline */
     uint64_t zsl_rng;     /* skiplist levels: per store, so stores on two threads never share it */
+    uint64_t lfu_rng;     /* the LFU counter's coin (Redis's rand()) */
+    const store_env *env; /* NULL: Redis's defaults, the store's own clock */
     store_pool key_pool;  /* key entries up to STORE_KEY_POOLED bytes */
     wheel wheel;          /* last: it is large (slot heads) */
 };
@@ -158,6 +169,15 @@ size_t store_value_room(const store_key *k);
 /* Release the value and the entry (already unlinked, timer cleared). */
 void store_key_free(store *s, store_key *k);
 void store_value_free(store *s, store_key *k);
+
+/* The thresholds and clock the store reads (store_env; the defaults
+ * without one). */
+const store_env *store_env_of(const store *s);
+/* Set k's access clock as a new key's: now, or LFU's initial counter. */
+void store_key_clock_init(store *s, store_key *k);
+/* Under these thresholds a hash this long, just given field = value,
+ * would be a hashtable in Redis: mark k big (hashTypeSet's checks). */
+void store_hash_note_set(store *s, store_key *k, size_t flen, size_t vlen);
 
 /* ---- expire.c ---- */
 int store_key_is_expired(const store_key *k, uint64_t now);
