@@ -76,6 +76,19 @@ uint64_t server_now_ms(server *s)
     return server_clock_ms(s);
 }
 
+void server_env_sync(server *s)
+{
+    const latchd_config *cfg = &s->cfg;
+    s->env.hash_max_listpack_entries = cfg->hash_max_listpack_entries;
+    s->env.hash_max_listpack_value = cfg->hash_max_listpack_value;
+    s->env.zset_max_listpack_entries = cfg->zset_max_listpack_entries;
+    s->env.zset_max_listpack_value = cfg->zset_max_listpack_value;
+    s->env.lfu = cfg->maxmemory_policy == CONFIG_MAXMEMORY_VOLATILE_LFU ||
+                 cfg->maxmemory_policy == CONFIG_MAXMEMORY_ALLKEYS_LFU;
+    s->env.lfu_log_factor = cfg->lfu_log_factor;
+    s->env.lfu_decay_time = cfg->lfu_decay_time;
+}
+
 /* Keys, values and client structures; buffers are not walked per command. */
 store *server_db(server *s, long long id)
 {
@@ -218,6 +231,9 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     pubsub_init(s);
     multi_init(s);
     s->db = store_create(store_clock, s);
+    server_env_sync(s);
+    s->env.clock_ms = server_now_ms(s);
+    store_set_env(s->db, &s->env);
     scripts_init(s);
     store_set_expired_hook(s->db, on_key_expired, s);
     store_set_event_hook(s->db, on_key_event, s);

@@ -81,6 +81,8 @@ static const command table[] = {
     {"pttl", cmd_pttl, 2, R | F, 1, 1, 1, "generic", "2.6.0", "Get the time to live for a key in milliseconds", "key", NULL},
     {"expiretime", cmd_expiretime, 2, R | F, 1, 1, 1, "generic", "7.0.0", "Get the expiration Unix timestamp for a key", "key", NULL},
     {"pexpiretime", cmd_pexpiretime, 2, R | F, 1, 1, 1, "generic", "7.0.0", "Get the expiration Unix timestamp for a key in milliseconds", "key", NULL},
+    {"object", cmd_object, -2, CT, 0, 0, 0, "generic", "2.2.3", "A container for object introspection commands", NULL, object_subcommands},
+    {"touch", cmd_touch, -2, R | F, 1, -1, 1, "generic", "3.2.1", "Alters the last access time of a key(s). Returns the number of existing keys specified.", "key [key ...]", NULL},
     {"persist", cmd_persist, 2, W | F, 1, 1, 1, "generic", "2.2.0", "Remove the expiration from a key", "key", NULL},
     /* strings */
     {"get", cmd_get, 2, R | F, 1, 1, 1, "string", "1.0.0", "Get the value of a key", "key", NULL},
