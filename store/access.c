@@ -2,6 +2,7 @@
  * (robj.lru: LRU seconds or LFU minutes and counter) and its encoding. */
 #include "num.h"
 #include "store_internal.h"
+#include "zset.h"
 
 #include <string.h>
 
@@ -141,5 +142,15 @@ void store_hash_note_set(store *s, store_key *k, size_t flen, size_t vlen)
     if (k->big) return;
     if ((long long)flen > env->hash_max_listpack_value || (long long)vlen > env->hash_max_listpack_value ||
         (long long)store_hash_len(k) > env->hash_max_listpack_entries)
+        k->big = 1;
+}
+
+/* zsetAdd's test before a new member goes in (ZADD on a new key with too
+ * many or too long members is created a skiplist: the same test). */
+void store_zset_note_add(store *s, store_key *k, size_t mlen)
+{
+    const store_env *env = store_env_of(s);
+    if ((long long)store_zset_len(k) + 1 > env->zset_max_listpack_entries ||
+        (long long)mlen > env->zset_max_listpack_value)
         k->big = 1;
 }

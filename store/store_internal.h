@@ -170,6 +170,7 @@ size_t store_value_room(const store_key *k);
 void store_key_free(store *s, store_key *k);
 void store_value_free(store *s, store_key *k);
 
+/* ---- access.c: the access clock and the big bit ---- */
 /* The thresholds and clock the store reads (store_env; the defaults
  * without one). */
 const store_env *store_env_of(const store *s);
@@ -178,6 +179,9 @@ void store_key_clock_init(store *s, store_key *k);
 /* Under these thresholds a hash this long, just given field = value,
  * would be a hashtable in Redis: mark k big (hashTypeSet's checks). */
 void store_hash_note_set(store *s, store_key *k, size_t flen, size_t vlen);
+/* A new member mlen bytes long is about to join zset k: mark k big if
+ * Redis would convert it to a skiplist first. */
+void store_zset_note_add(store *s, store_key *k, size_t mlen);
 
 /* ---- expire.c ---- */
 int store_key_is_expired(const store_key *k, uint64_t now);

@@ -214,12 +214,7 @@ int store_zset_add(store *s, store_key *k, double score, const char *m, size_t m
             *out = STORE_ZADD_NOP;
             return STORE_OK;
         }
-        /* zsetAdd's test before a new member goes in: one way, and never
-         * for a member that is only re-scored. */
-        const store_env *env = store_env_of(s);
-        if ((long long)store_zset_len(k) + 1 > env->zset_max_listpack_entries ||
-            (long long)mlen > env->zset_max_listpack_value)
-            k->big = 1;
+        store_zset_note_add(s, k, mlen);   /* never for a re-scored member */
         insert(s, k, score, m, mlen);
         *out = STORE_ZADD_ADDED;
         *newscore = score;
