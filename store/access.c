@@ -46,6 +46,11 @@ static void clock_put(store_key *k, uint32_t v)
     p[2] = (unsigned char)(v >> 16);
 }
 
+void store_key_clock_copy(store_key *dst, const store_key *src)
+{
+    clock_put(dst, store_key_access_clock(src));
+}
+
 static uint32_t lru_clock(uint64_t ms) { return (uint32_t)(ms / 1000) & LRU_CLOCK_MAX; }
 static uint32_t lfu_minutes(uint64_t ms) { return (uint32_t)(ms / 60000) & LFU_MINUTES_MAX; }
 

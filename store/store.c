@@ -258,9 +258,7 @@ store_key *store_rename(store *s, store_key *k, const char *newname, size_t newl
     nk->enc = k->enc;
     nk->slen = k->slen;
     nk->big = k->big;
-    /* Redis moves the object itself: its access time goes with it. */
-    memcpy((char *)STORE_KV(nk) + nk->area - STORE_CLOCK_BYTES,
-           (char *)STORE_KV(k) + k->area - STORE_CLOCK_BYTES, STORE_CLOCK_BYTES);
+    store_key_clock_copy(nk, k);   /* Redis moves the object, access time and all */
     int64_t deadline = store_key_deadline(k);
     store_dict_unlink(&s->keys, &k->node);
     store_key_clear_timer(s, k);

@@ -18,7 +18,9 @@
 #define STORE_CONTAINER(ptr, type, member) \
     ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
-/* Redis's hash-max-listpack-entries / hash-max-listpack-value. */
+/* Where the packed hash representation ends (after Redis's listpack
+ * limits; the encoding OBJECT reports follows the configured ones: the
+ * key's big bit). */
 #define STORE_HASH_SMALL_ENTRIES 128
 #define STORE_HASH_SMALL_VALUE 64
 /* Strings up to this many bytes live inside the key entry (plus a NUL). */
@@ -27,7 +29,7 @@
  * holding one bigger element is fine); a one-chunk list lives in the key. */
 #define STORE_LIST_CHUNK_ENTRIES 128
 #define STORE_LIST_CHUNK_BYTES 8192
-/* Redis's zset-max-listpack-entries / zset-max-listpack-value. */
+/* The same for sorted sets. */
 #define STORE_ZSET_SMALL_ENTRIES 128
 #define STORE_ZSET_SMALL_VALUE 64
 /* Key entries up to this many bytes come from the store's pool. */
@@ -176,6 +178,7 @@ void store_value_free(store *s, store_key *k);
 const store_env *store_env_of(const store *s);
 /* Set k's access clock as a new key's: now, or LFU's initial counter. */
 void store_key_clock_init(store *s, store_key *k);
+void store_key_clock_copy(store_key *dst, const store_key *src);
 /* Under these thresholds a hash this long, just given field = value,
  * would be a hashtable in Redis: mark k big (hashTypeSet's checks). */
 void store_hash_note_set(store *s, store_key *k, size_t flen, size_t vlen);
