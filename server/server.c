@@ -232,7 +232,7 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     multi_init(s);
     s->db = store_create(store_clock, s);
     server_env_sync(s);
-    s->env.clock_ms = server_now_ms(s);
+    store_env_set_clock(&s->env, server_now_ms(s));
     store_set_env(s->db, &s->env);
     scripts_init(s);
     store_set_expired_hook(s->db, on_key_expired, s);

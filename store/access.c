@@ -10,8 +10,7 @@
 #define LFU_INIT_VAL 5
 #define LFU_MINUTES_MAX 65535u
 
-/* Redis 7.0's defaults (config.c), for a store without a server. */
-static const store_env default_env = {
+const store_env store_default_env = {
     .hash_max_listpack_entries = 512,
     .hash_max_listpack_value = 64,
     .zset_max_listpack_entries = 128,
@@ -19,45 +18,37 @@ static const store_env default_env = {
     .lfu = 0,
     .lfu_log_factor = 10,
     .lfu_decay_time = 1,
-    .clock_ms = 0,
 };
 
-const store_env *store_env_of(const store *s) { return s->env ? s->env : &default_env; }
+static uint32_t lru_clock(uint64_t ms) { return (uint32_t)(ms / 1000) & LRU_CLOCK_MAX; }
+static uint32_t lfu_minutes(uint64_t ms) { return (uint32_t)(ms / 60000) & LFU_MINUTES_MAX; }
 
-/* The coarse clock stamps come from: the server's, else the store's own. */
-static uint64_t stamp_ms(store *s) { return s->env ? s->env->clock_ms : store_now(s); }
-
-static unsigned char *clock_at(const store_key *k)
+void store_env_set_clock(store_env *env, uint64_t ms)
 {
-    return (unsigned char *)STORE_KV(k) + k->area - STORE_CLOCK_BYTES;
+    env->lru_clock = lru_clock(ms);
+    env->lfu_minutes = lfu_minutes(ms);
 }
+
+/* The stamps now: the server's coarse clock, else the store's own. */
+static uint32_t now_lru(store *s) { return s->env ? s->env->lru_clock : lru_clock(store_now(s)); }
+static uint32_t now_minutes(store *s) { return s->env ? s->env->lfu_minutes : lfu_minutes(store_now(s)); }
 
 uint32_t store_key_access_clock(const store_key *k)
 {
-    const unsigned char *p = clock_at(k);
+    const unsigned char *p = store_clock_at(k);
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
 }
 
-static void clock_put(store_key *k, uint32_t v)
-{
-    unsigned char *p = clock_at(k);
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
-    p[2] = (unsigned char)(v >> 16);
-}
+static void clock_put(store_key *k, uint32_t v) { store_clock_put(store_clock_at(k), v); }
 
 void store_key_clock_copy(store_key *dst, const store_key *src)
 {
     clock_put(dst, store_key_access_clock(src));
 }
 
-static uint32_t lru_clock(uint64_t ms) { return (uint32_t)(ms / 1000) & LRU_CLOCK_MAX; }
-static uint32_t lfu_minutes(uint64_t ms) { return (uint32_t)(ms / 60000) & LFU_MINUTES_MAX; }
-
-void store_key_clock_init(store *s, store_key *k)
+uint32_t store_clock_new_slow(store *s)
 {
-    uint64_t ms = stamp_ms(s);
-    clock_put(k, store_env_of(s)->lfu ? lfu_minutes(ms) << 8 | LFU_INIT_VAL : lru_clock(ms));
+    return store_env_of(s)->lfu ? now_minutes(s) << 8 | LFU_INIT_VAL : now_lru(s);
 }
 
 /* Minutes since ldt, the 16-bit clock taken to have wrapped at most once. */
@@ -66,12 +57,11 @@ static uint32_t lfu_elapsed(uint32_t now, uint32_t ldt)
     return now >= ldt ? now - ldt : LFU_MINUTES_MAX - ldt + now;
 }
 
-static unsigned lfu_decayed(const store_env *env, uint32_t clock, uint64_t ms)
+static unsigned lfu_decayed(const store_env *env, uint32_t clock, uint32_t minutes)
 {
     unsigned counter = clock & 255;
-    uint32_t periods = env->lfu_decay_time
-                           ? lfu_elapsed(lfu_minutes(ms), clock >> 8) / (uint32_t)env->lfu_decay_time
-                           : 0;
+    uint32_t periods =
+        env->lfu_decay_time ? lfu_elapsed(minutes, clock >> 8) / (uint32_t)env->lfu_decay_time : 0;
     return periods > counter ? 0 : counter - periods;
 }
 
@@ -97,14 +87,18 @@ static unsigned lfu_incr(store *s, const store_env *env, unsigned counter)
 
 void store_key_touch(store *s, store_key *k)
 {
-    const store_env *env = store_env_of(s);
-    uint64_t ms = stamp_ms(s);
-    if (!env->lfu) {
-        clock_put(k, lru_clock(ms));
+    const store_env *env = s->env;
+    if (env && !env->lfu) {   /* every lookup (the lock path): a copy and no more */
+        clock_put(k, env->lru_clock);
         return;
     }
-    unsigned counter = lfu_incr(s, env, lfu_decayed(env, store_key_access_clock(k), ms));
-    clock_put(k, lfu_minutes(ms) << 8 | counter);
+    env = store_env_of(s);
+    if (!env->lfu) {
+        clock_put(k, now_lru(s));
+        return;
+    }
+    uint32_t minutes = now_minutes(s);
+    clock_put(k, minutes << 8 | lfu_incr(s, env, lfu_decayed(env, store_key_access_clock(k), minutes)));
 }
 
 uint64_t store_key_idle_seconds(store *s, const store_key *k)
@@ -116,7 +110,7 @@ uint64_t store_key_idle_seconds(store *s, const store_key *k)
 
 unsigned store_key_freq(store *s, const store_key *k)
 {
-    return lfu_decayed(store_env_of(s), store_key_access_clock(k), store_now(s));
+    return lfu_decayed(store_env_of(s), store_key_access_clock(k), lfu_minutes(store_now(s)));
 }
 
 /* tryObjectEncoding's choice for a string SET stores: an integer that fits
@@ -139,15 +133,6 @@ const char *store_key_encoding(const store_key *k)
     case STORE_ZSET: return k->big ? "skiplist" : "listpack";
     }
     return "unknown";
-}
-
-void store_hash_note_set(store *s, store_key *k, size_t flen, size_t vlen)
-{
-    const store_env *env = store_env_of(s);
-    if (k->big) return;
-    if ((long long)flen > env->hash_max_listpack_value || (long long)vlen > env->hash_max_listpack_value ||
-        (long long)store_hash_len(k) > env->hash_max_listpack_entries)
-        k->big = 1;
 }
 
 /* zsetAdd's test before a new member goes in (ZADD on a new key with too

@@ -139,7 +139,7 @@ static store_key *key_alloc(store *s, const char *name, size_t len, uint64_t h, 
     k->node.keylen = store_dict_keylen(len);
     k->big = 0;
     wheel_node_init(&k->timer);
-    store_key_clock_init(s, k);
+    store_clock_put((unsigned char *)k + off + area - STORE_CLOCK_BYTES, store_clock_new(s));
     return k;
 }
 

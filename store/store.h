@@ -89,8 +89,13 @@ typedef struct store_env {
     long long zset_max_listpack_entries, zset_max_listpack_value;
     int lfu;                /* maxmemory-policy *-lfu: access clocks count frequency */
     int lfu_log_factor, lfu_decay_time;
-    uint64_t clock_ms;      /* absolute ms, as store_clock_fn */
+    /* The coarse clock as keys are stamped with it, set by
+     * store_env_set_clock: Redis's LRU clock (seconds, 24 bits) and LFU
+     * clock (minutes, 16 bits), computed once, not per access. */
+    uint32_t lru_clock, lfu_minutes;
 } store_env;
+/* The coarse clock is now ms (absolute, as store_clock_fn). */
+void store_env_set_clock(store_env *env, uint64_t ms);
 
 store *store_create(store_clock_fn clock, void *clock_ctx);
 /* Read through env from now on (kept by pointer: it must outlive the

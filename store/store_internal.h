@@ -173,15 +173,32 @@ void store_key_free(store *s, store_key *k);
 void store_value_free(store *s, store_key *k);
 
 /* ---- access.c: the access clock and the big bit ---- */
-/* The thresholds and clock the store reads (store_env; the defaults
- * without one). */
-const store_env *store_env_of(const store *s);
-/* Set k's access clock as a new key's: now, or LFU's initial counter. */
-void store_key_clock_init(store *s, store_key *k);
+/* Redis 7.0's defaults, for a store without a server. */
+extern const store_env store_default_env;
+/* The thresholds and clock the store reads: inline, as every hash write
+ * and every new key asks. */
+static inline const store_env *store_env_of(const store *s)
+{
+    return s->env ? s->env : &store_default_env;
+}
+/* Where k's access clock is. */
+static inline unsigned char *store_clock_at(const store_key *k)
+{
+    return (unsigned char *)STORE_KV(k) + k->area - STORE_CLOCK_BYTES;
+}
+static inline void store_clock_put(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+}
+/* What a new key's access clock starts at: now, or LFU's initial counter. */
+uint32_t store_clock_new_slow(store *s);
+static inline uint32_t store_clock_new(store *s)
+{
+    return s->env && !s->env->lfu ? s->env->lru_clock : store_clock_new_slow(s);
+}
 void store_key_clock_copy(store_key *dst, const store_key *src);
-/* Under these thresholds a hash this long, just given field = value,
- * would be a hashtable in Redis: mark k big (hashTypeSet's checks). */
-void store_hash_note_set(store *s, store_key *k, size_t flen, size_t vlen);
 /* A new member mlen bytes long is about to join zset k: mark k big if
  * Redis would convert it to a skiplist first. */
 void store_zset_note_add(store *s, store_key *k, size_t mlen);

@@ -104,11 +104,22 @@ static int hash_set(store *s, store_key *k, const char *field, size_t flen,
     return added;
 }
 
+/* hashTypeSet's checks under the configured thresholds: a field or value
+ * too long, or one field too many, and Redis has a hashtable from now on. */
+static void note_set(store *s, store_key *k, size_t flen, size_t vlen)
+{
+    if (k->big) return;
+    const store_env *env = store_env_of(s);
+    if ((long long)flen > env->hash_max_listpack_value || (long long)vlen > env->hash_max_listpack_value ||
+        (long long)store_hash_len(k) > env->hash_max_listpack_entries)
+        k->big = 1;
+}
+
 int store_hash_set(store *s, store_key *k, const char *field, size_t flen,
                    const char *val, size_t vlen)
 {
     int added = hash_set(s, k, field, flen, val, vlen);
-    store_hash_note_set(s, k, flen, vlen);
+    note_set(s, k, flen, vlen);
     return added;
 }
 

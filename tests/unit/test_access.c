@@ -27,7 +27,8 @@ static int setup(void **state)
     fixture *f = calloc(1, sizeof(*f));
     f->now = T0;
     f->s = store_create(fake_clock, f);
-    f->env = (store_env){ 512, 64, 128, 64, 0, 10, 1, T0 };
+    f->env = (store_env){ 512, 64, 128, 64, 0, 10, 1, 0, 0 };
+    store_env_set_clock(&f->env, T0);
     store_set_env(f->s, &f->env);
     *state = f;
     return 0;
@@ -45,7 +46,7 @@ static int teardown(void **state)
 static void advance(fixture *f, uint64_t ms)
 {
     f->now += ms;
-    f->env.clock_ms = f->now;
+    store_env_set_clock(&f->env, f->now);
 }
 
 static store_key *hset(fixture *f, const char *key, const char *field, const char *val)
@@ -147,7 +148,8 @@ static void test_lru_clock_wraps_once(void **state)
 {
     fixture *f = *state;
     /* Just before the 24-bit seconds clock wraps. */
-    f->now = f->env.clock_ms = ((UINT64_C(1) << 24) * 100 - 2) * 1000;
+    f->now = ((UINT64_C(1) << 24) * 100 - 2) * 1000;
+    store_env_set_clock(&f->env, f->now);
     store_key *k = store_put_string(f->s, "k", 1, "v", 1);
     advance(f, 10000);
     assert_int_equal(store_key_idle_seconds(f->s, k), 10 - 1);   /* Redis's estimate: one short */
