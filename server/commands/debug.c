@@ -117,7 +117,8 @@ static void ql_add(const char *v, size_t len, void *ctx)
  * would have packed the same elements. */
 static void debug_object(client *c)
 {
-    store_key *k = db_lookup_read_flags(c, &c->argv[2], DB_NOTOUCH | DB_NONOTIFY);
+    /* Redis reads its dict directly: no access, no hit/miss counted. */
+    store_key *k = store_lookup(client_db(c), c->argv[2].ptr, c->argv[2].len);
     char extra[160] = "";
     if (!k) {
         reply_error(c, "ERR no such key");

@@ -300,3 +300,19 @@ def test_debug_listpack_and_packed_threshold(r):
     assert r.execute_command("DEBUG", "QUICKLIST-PACKED-THRESHOLD", "0") == b"OK"
     with pytest.raises(Exception, match="^argument must be a memory value bigger than 1 and smaller than 4gb$"):
         r.execute_command("DEBUG", "QUICKLIST-PACKED-THRESHOLD", "5gb")
+
+
+def keyspace_stats(r):
+    info = r.info("stats")
+    return info["keyspace_hits"], info["keyspace_misses"]
+
+
+def test_lookups_count_as_redis_counts_them(r):
+    r.set("k", "v")
+    r.config_resetstat()
+    r.execute_command("DEBUG", "OBJECT", "k")   # reads the dict directly
+    assert keyspace_stats(r) == (0, 0)
+    r.object("encoding", "k")
+    r.object("encoding", "nokey")
+    r.touch("k", "nokey")
+    assert keyspace_stats(r) == (2, 2)
