@@ -98,12 +98,10 @@ static const param params[] = {
     {"client-output-buffer-limit", P_OBUF, FIELD(obuf_limits, obuf_limit[CLIENT_TYPE_OBUF_COUNT]), 1, 0, 0,
      NULL},
     {"notify-keyspace-events", P_NOTIFY, FIELD(notify_keyspace_events, int), 1, 0, 0, NULL},
-    /* Accepted without effect yet (README: Configuration). The ziplist
+    /* OBJECT ENCODING's thresholds and OBJECT FREQ's counter. The ziplist
      * names are Redis 7.0's aliases, listed by CONFIG GET as it lists them. */
-    {"list-max-listpack-size", P_INT32, FIELD(list_max_listpack_size, int), 1, INT_MIN, INT_MAX, NULL},
-    {"list-max-ziplist-size", P_INT32, FIELD(list_max_listpack_size, int), 1, INT_MIN, INT_MAX, NULL},
-    {"list-compress-depth", P_INT32, FIELD(list_compress_depth, int), 1, 0, INT_MAX, NULL},
-    {"set-max-intset-entries", P_INT64, FIELD(set_max_intset_entries, long long), 1, 0, LLONG_MAX, NULL},
+    {"lfu-log-factor", P_INT32, FIELD(lfu_log_factor, int), 1, 0, INT_MAX, NULL},
+    {"lfu-decay-time", P_INT32, FIELD(lfu_decay_time, int), 1, 0, INT_MAX, NULL},
     {"hash-max-listpack-entries", P_INT64, FIELD(hash_max_listpack_entries, long long), 1, 0, LLONG_MAX, NULL},
     {"hash-max-ziplist-entries", P_INT64, FIELD(hash_max_listpack_entries, long long), 1, 0, LLONG_MAX, NULL},
     {"hash-max-listpack-value", P_MEMORY, FIELD(hash_max_listpack_value, long long), 1, 0, LLONG_MAX, NULL},
@@ -112,6 +110,11 @@ static const param params[] = {
     {"zset-max-ziplist-entries", P_INT64, FIELD(zset_max_listpack_entries, long long), 1, 0, LLONG_MAX, NULL},
     {"zset-max-listpack-value", P_MEMORY, FIELD(zset_max_listpack_value, long long), 1, 0, LLONG_MAX, NULL},
     {"zset-max-ziplist-value", P_MEMORY, FIELD(zset_max_listpack_value, long long), 1, 0, LLONG_MAX, NULL},
+    /* Accepted without effect yet (README: Configuration). */
+    {"list-max-listpack-size", P_INT32, FIELD(list_max_listpack_size, int), 1, INT_MIN, INT_MAX, NULL},
+    {"list-max-ziplist-size", P_INT32, FIELD(list_max_listpack_size, int), 1, INT_MIN, INT_MAX, NULL},
+    {"list-compress-depth", P_INT32, FIELD(list_compress_depth, int), 1, 0, INT_MAX, NULL},
+    {"set-max-intset-entries", P_INT64, FIELD(set_max_intset_entries, long long), 1, 0, LLONG_MAX, NULL},
     {"stream-node-max-entries", P_INT64, FIELD(stream_node_max_entries, long long), 1, 0, LLONG_MAX, NULL},
     {"stream-node-max-bytes", P_MEMORY, FIELD(stream_node_max_bytes, long long), 1, 0, LLONG_MAX, NULL},
     {"slowlog-log-slower-than", P_INT64, FIELD(slowlog_log_slower_than, long long), 1, -1, LLONG_MAX, NULL},
@@ -176,6 +179,8 @@ void config_defaults(latchd_config *cfg)
     cfg->hash_max_listpack_value = 64;
     cfg->zset_max_listpack_entries = 128;
     cfg->zset_max_listpack_value = 64;
+    cfg->lfu_log_factor = 10;
+    cfg->lfu_decay_time = 1;
     cfg->stream_node_max_entries = 100;
     cfg->stream_node_max_bytes = 4096;
     cfg->slowlog_log_slower_than = 10000;
@@ -248,6 +253,8 @@ static int parse_memory(const char *v, unsigned long long *out)
     }
     return -1;
 }
+
+int config_parse_memory(const char *v, unsigned long long *out) { return parse_memory(v, out); }
 
 static int parse_bool(const char *v, int *out)
 {

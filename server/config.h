@@ -51,13 +51,16 @@ typedef struct latchd_config {
     char *port_file;         /* latchd: the bound port is written here, "" = none */
     int enable_clock_control;     /* latchd: LATCHD.CLOCK may move the clock */
     int enable_debug_command;     /* CONFIG_PROTECTED_*: who may run DEBUG */
+    /* The encodings OBJECT ENCODING reports, and OBJECT FREQ's counter
+     * (server_env_sync hands them to the store). */
+    long long hash_max_listpack_entries, hash_max_listpack_value;
+    long long zset_max_listpack_entries, zset_max_listpack_value;
+    int lfu_log_factor, lfu_decay_time;
     /* Accepted, reported and kept with Redis's names, ranges and defaults,
      * for the configs and test suites that set them; nothing reads them yet. */
     int list_max_listpack_size;
     int list_compress_depth;
     long long set_max_intset_entries;
-    long long hash_max_listpack_entries, hash_max_listpack_value;
-    long long zset_max_listpack_entries, zset_max_listpack_value;
     long long stream_node_max_entries, stream_node_max_bytes;
     long long slowlog_log_slower_than, slowlog_max_len;
     long long latency_monitor_threshold;
@@ -86,6 +89,8 @@ extern const char *const config_maxmemory_policies[];
 void config_defaults(latchd_config *cfg);
 void config_free(latchd_config *cfg);
 /* Load "name value..." lines; on error writes a message into err. 0 = ok. */
+/* A memory value as Redis's memtoull reads it ("1gb", "100k"); -1 if not one. */
+int config_parse_memory(const char *v, unsigned long long *out);
 int config_load_file(latchd_config *cfg, const char *path, char *err, size_t errlen);
 /* Parse argv as redis-server does: [config-file] [--name value ...]. */
 int config_parse_args(latchd_config *cfg, int argc, char **argv, char *err, size_t errlen);

@@ -429,6 +429,7 @@ static void query_received(client *c, size_t n)
     c->query.len += n;
     c->srv->stat_net_in += (uint64_t)n;
     c->last_ms = server_now_ms(c->srv);
+    store_env_set_clock(&c->srv->env, c->last_ms);   /* keys' access times, at no extra clock read */
     client_process_input(c);
     if (c->flags & CLIENT_READ_BUF) read_buf_give_back(c);
     /* What is left is one unfinished command: past the limit, Redis drops

@@ -94,6 +94,19 @@ uint64_t server_now_ms(server *s)
     return server_clock_ms(s);
 }
 
+void server_env_sync(server *s)
+{
+    const latchd_config *cfg = &s->cfg;
+    s->env.hash_max_listpack_entries = cfg->hash_max_listpack_entries;
+    s->env.hash_max_listpack_value = cfg->hash_max_listpack_value;
+    s->env.zset_max_listpack_entries = cfg->zset_max_listpack_entries;
+    s->env.zset_max_listpack_value = cfg->zset_max_listpack_value;
+    s->env.lfu = cfg->maxmemory_policy == CONFIG_MAXMEMORY_VOLATILE_LFU ||
+                 cfg->maxmemory_policy == CONFIG_MAXMEMORY_ALLKEYS_LFU;
+    s->env.lfu_log_factor = cfg->lfu_log_factor;
+    s->env.lfu_decay_time = cfg->lfu_decay_time;
+}
+
 static uint64_t store_clock(void *ctx) { return server_now_ms(ctx); }
 
 /* Lazy (on access) and active (wheel) reclaims both land here. */
@@ -128,6 +141,7 @@ store *server_db(server *s, long long id)
     server_db_slot *db = &s->dbs[id];
     if (!db->st) {
         db->st = store_create(store_clock, s);
+        store_set_env(db->st, &s->env);
         db_bind(db);
     }
     return db->st;
@@ -275,6 +289,8 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     command_table_init();
     pubsub_init(s);
     multi_init(s);
+    server_env_sync(s);
+    store_env_set_clock(&s->env, server_now_ms(s));
     s->ndbs = (int)cfg->databases;
     s->dbs = mem_calloc((size_t)s->ndbs, sizeof(*s->dbs));
     for (int i = 0; i < s->ndbs; i++) s->dbs[i] = (server_db_slot){.srv = s, .id = i};

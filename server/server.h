@@ -189,6 +189,7 @@ struct server {
     latchd_config cfg;
     server_db_slot *dbs;         /* cfg.databases of them; dbs[0].st always exists */
     int ndbs;
+    store_env env;               /* what every database reads: server_env_sync */
     uv_tcp_t listeners[8];
     int listener_slots;          /* initialised handles, listening or not */
     int nlisteners;              /* those listening */
@@ -258,6 +259,9 @@ void server_close_handle(server *s, uv_handle_t *h);
 int server_closed(const server *s);
 /* The clock keys expire by: stands still while a script runs. */
 uint64_t server_now_ms(server *s);
+/* The configuration's encoding thresholds and LFU settings into s->env,
+ * after anything that may have changed them. */
+void server_env_sync(server *s);
 /* The clock itself (TIME, MONITOR): real time unless LATCHD.CLOCK moved
  * or froze it. */
 uint64_t server_clock_ms(server *s);

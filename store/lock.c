@@ -30,6 +30,7 @@ static store_key *lock_hash_hashed(store *s, const char *key, size_t klen, uint6
                                    int *wrong)
 {
     store_key *k = store_lookup_hashed(s, key, klen, h);
+    if (k) store_key_touch(s, k);   /* the script's HEXISTS looks it up */
     *wrong = k && store_key_type(k) != STORE_HASH;
     return *wrong ? NULL : k;
 }
@@ -166,6 +167,7 @@ static const char *lock_string(store *s, const char *key, size_t klen,
                                size_t *vlen, store_key **kp, int *wrong)
 {
     store_key *k = store_lookup(s, key, klen);
+    if (k) store_key_touch(s, k);   /* the script's GET looks it up */
     *wrong = k && store_key_type(k) != STORE_STRING;
     if (kp) *kp = k;
     return k && !*wrong ? store_string_get(k, vlen) : NULL;

@@ -14,6 +14,7 @@ store *store_create(store_clock_fn clock, void *clock_ctx)
     s->clock = clock;
     s->clock_ctx = clock_ctx;
     s->zsl_rng = UINT64_C(0x9e3779b97f4a7c15);
+    s->lfu_rng = UINT64_C(0x2545f4914f6cdd1d);
     wheel_init(&s->wheel, clock(clock_ctx));
     return s;
 }
@@ -24,6 +25,8 @@ void store_destroy(store *s)
     store_flush(s);
     free(s);
 }
+
+void store_set_env(store *s, const store_env *env) { s->env = env; }
 
 void store_set_expired_hook(store *s, store_expired_fn fn, void *ctx)
 {
@@ -115,6 +118,7 @@ void store_flush(store *s)
 static store_key *key_alloc(store *s, const char *name, size_t len, uint64_t h, size_t area)
 {
     if (area < sizeof(store_value)) area = sizeof(store_value);
+    area += STORE_CLOCK_BYTES;
     size_t off = store_value_off(len), size = off + area;
     store_key *k;
     if (store_pool_holds(&s->key_pool, size)) {
@@ -133,7 +137,9 @@ static store_key *key_alloc(store *s, const char *name, size_t len, uint64_t h, 
     k->node.next = NULL;
     k->node.hash = h;
     k->node.keylen = store_dict_keylen(len);
+    k->big = 0;
     wheel_node_init(&k->timer);
+    store_clock_put((unsigned char *)k + off + area - STORE_CLOCK_BYTES, store_clock_new(s));
     return k;
 }
 
@@ -156,7 +162,7 @@ store_key *store_lookup(store *s, const char *key, size_t len)
     return store_lookup_hashed(s, key, len, store_dict_hash(key, len));
 }
 
-size_t store_value_room(const store_key *k) { return k->area; }
+size_t store_value_room(const store_key *k) { return k->area - STORE_CLOCK_BYTES; }
 
 store_presence store_peek(store *s, const char *key, size_t len)
 {
@@ -257,6 +263,8 @@ store_key *store_rename(store *s, store_key *k, const char *newname, size_t newl
     nk->type = k->type;
     nk->enc = k->enc;
     nk->slen = k->slen;
+    nk->big = k->big;
+    store_key_clock_copy(nk, k);   /* Redis moves the object, access time and all */
     int64_t deadline = store_key_deadline(k);
     store_dict_unlink(&s->keys, &k->node);
     store_key_clear_timer(s, k);

@@ -79,7 +79,28 @@ typedef void (*store_event_fn)(int cls, const char *event, const char *key,
 typedef void (*store_field_fn)(const char *field, size_t flen,
                                const char *val, size_t vlen, void *ctx);
 
+/* What a store reads from its server, shared by all of a server's
+ * databases and kept current by it: Redis's listpack thresholds (the
+ * encoding OBJECT ENCODING reports for a value's history), its LFU knobs,
+ * and the coarse clock access times are stamped from (Redis's cached LRU
+ * clock: refreshed as commands arrive, not read per access). */
+typedef struct store_env {
+    long long hash_max_listpack_entries, hash_max_listpack_value;
+    long long zset_max_listpack_entries, zset_max_listpack_value;
+    int lfu;                /* maxmemory-policy *-lfu: access clocks count frequency */
+    int lfu_log_factor, lfu_decay_time;
+    /* The coarse clock as keys are stamped with it, set by
+     * store_env_set_clock: Redis's LRU clock (seconds, 24 bits) and LFU
+     * clock (minutes, 16 bits), computed once, not per access. */
+    uint32_t lru_clock, lfu_minutes;
+} store_env;
+/* The coarse clock is now ms (absolute, as store_clock_fn). */
+void store_env_set_clock(store_env *env, uint64_t ms);
+
 store *store_create(store_clock_fn clock, void *clock_ctx);
+/* Read through env from now on (kept by pointer: it must outlive the
+ * store). Without one a store uses Redis's defaults and its own clock. */
+void store_set_env(store *s, const store_env *env);
 void store_destroy(store *s);
 void store_set_expired_hook(store *s, store_expired_fn fn, void *ctx);
 void store_set_event_hook(store *s, store_event_fn fn, void *ctx);
@@ -146,6 +167,19 @@ store_key *store_copy(store *dst, const store_key *k, const char *name, size_t l
 store_key *store_random_key(store *s, uint64_t rnd);
 
 store_type store_key_type(const store_key *k);
+/* ---- access.c: what OBJECT and DEBUG OBJECT report ---- */
+/* A command looked k up (Redis's lookupKey without LOOKUP_NOTOUCH): its
+ * access time, or under LFU its frequency counter, moves. */
+void store_key_touch(store *s, store_key *k);
+/* Redis 7.0's name for k's encoding: "int", "embstr", "raw", "listpack",
+ * "hashtable", "skiplist", "quicklist". */
+const char *store_key_encoding(const store_key *k);
+/* Redis's robj.lru: 24 bits of seconds, or under LFU minutes << 8 | counter. */
+uint32_t store_key_access_clock(const store_key *k);
+/* Seconds since k was last touched (OBJECT IDLETIME, LRU clock). */
+uint64_t store_key_idle_seconds(store *s, const store_key *k);
+/* The LFU counter decayed by the minutes since its last access (OBJECT FREQ). */
+unsigned store_key_freq(store *s, const store_key *k);
 const char *store_key_name(const store_key *k, size_t *len);
 int64_t store_key_deadline(const store_key *k);   /* STORE_NO_DEADLINE if none */
 /* Set (absolute ms) or clear (STORE_NO_DEADLINE) the deadline. */

@@ -18,7 +18,9 @@
 #define STORE_CONTAINER(ptr, type, member) \
     ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
-/* Redis's hash-max-listpack-entries / hash-max-listpack-value. */
+/* Where the packed hash representation ends (after Redis's listpack
+ * limits; the encoding OBJECT reports follows the configured ones: the
+ * key's big bit). */
 #define STORE_HASH_SMALL_ENTRIES 128
 #define STORE_HASH_SMALL_VALUE 64
 /* Strings up to this many bytes live inside the key entry (plus a NUL). */
@@ -27,7 +29,7 @@
  * holding one bigger element is fine); a one-chunk list lives in the key. */
 #define STORE_LIST_CHUNK_ENTRIES 128
 #define STORE_LIST_CHUNK_BYTES 8192
-/* Redis's zset-max-listpack-entries / zset-max-listpack-value. */
+/* The same for sorted sets. */
 #define STORE_ZSET_SMALL_ENTRIES 128
 #define STORE_ZSET_SMALL_VALUE 64
 /* Key entries up to this many bytes come from the store's pool. */
@@ -88,7 +90,10 @@ struct store_key {
     store_dict_node node;       /* its key is name (store_create's dict) */
     wheel_node timer;           /* armed iff the key has a deadline, which is
                                    timer.deadline (the wheel keeps it exact) */
-    uint8_t type : 4;           /* store_type */
+    uint8_t type : 3;           /* store_type */
+    uint8_t big : 1;            /* Redis would have converted this hash or
+                                   zset to hashtable / skiplist by now: one
+                                   way, as there (access.c) */
     uint8_t enc : 4;            /* store_enc */
     uint8_t slen;               /* inline string length; a one-field hash's
                                    value length */
@@ -98,10 +103,16 @@ struct store_key {
 
 #define STORE_KEY_HDR offsetof(struct store_key, name)
 
+/* The last bytes of every value area hold the key's access clock, Redis's
+ * 24-bit robj.lru (access.c); values never use them. A held lock's area
+ * has that room in its pool class already (88 bytes, see above). */
+#define STORE_CLOCK_BYTES 3
+
 /* The 88-byte lock above, on a 64-bit target: a 43-byte header puts a
  * 20-byte name's value area at 64, leaving 24 bytes for the packed field
- * (hash_one.c); every area is at least a store_value, so that must fit
- * them too. */
+ * (hash_one.c: 21 for "<uuid>:<thread id under 100>" = "1") and the access
+ * clock (3); every area is at least a store_value, so that must fit them
+ * too. */
 _Static_assert(sizeof(void *) != 8 || STORE_KEY_HDR == 43, "store_key header is not 43 bytes: a lock no longer fits 88");
 _Static_assert(sizeof(void *) != 8 || ((STORE_KEY_HDR + 20 + 1 + 7) & ~(size_t)7) == 64,
                "a 20-byte name's value area no longer starts at 64");
@@ -127,6 +138,8 @@ struct store {
     size_t used_memory;   /* malloc_usable_size of key/value allocations */
     size_t expires;       /* keys with a deadline */
     uint64_t zsl_rng;     /* skiplist levels: per store, so stores on two threads never share it */
+    uint64_t lfu_rng;     /* the LFU counter's coin (Redis's rand()) */
+    const store_env *env; /* NULL: Redis's defaults, the store's own clock */
     store_pool key_pool;  /* key entries up to STORE_KEY_POOLED bytes */
     wheel wheel;          /* last: it is large (slot heads) */
 };
@@ -158,6 +171,37 @@ size_t store_value_room(const store_key *k);
 /* Release the value and the entry (already unlinked, timer cleared). */
 void store_key_free(store *s, store_key *k);
 void store_value_free(store *s, store_key *k);
+
+/* ---- access.c: the access clock and the big bit ---- */
+/* Redis 7.0's defaults, for a store without a server. */
+extern const store_env store_default_env;
+/* The thresholds and clock the store reads: inline, as every hash write
+ * and every new key asks. */
+static inline const store_env *store_env_of(const store *s)
+{
+    return s->env ? s->env : &store_default_env;
+}
+/* Where k's access clock is. */
+static inline unsigned char *store_clock_at(const store_key *k)
+{
+    return (unsigned char *)STORE_KV(k) + k->area - STORE_CLOCK_BYTES;
+}
+static inline void store_clock_put(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+}
+/* What a new key's access clock starts at: now, or LFU's initial counter. */
+uint32_t store_clock_new_slow(store *s);
+static inline uint32_t store_clock_new(store *s)
+{
+    return s->env && !s->env->lfu ? s->env->lru_clock : store_clock_new_slow(s);
+}
+void store_key_clock_copy(store_key *dst, const store_key *src);
+/* A new member mlen bytes long is about to join zset k: mark k big if
+ * Redis would convert it to a skiplist first. */
+void store_zset_note_add(store *s, store_key *k, size_t mlen);
 
 /* ---- expire.c ---- */
 int store_key_is_expired(const store_key *k, uint64_t now);

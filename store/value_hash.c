@@ -76,8 +76,10 @@ static void convert_to_table(store *s, store_key *k)
     k->enc = STORE_ENC_HASH_TABLE;
 }
 
-int store_hash_set(store *s, store_key *k, const char *field, size_t flen,
-                   const char *val, size_t vlen)
+/* The representation below follows its own fixed limits; what Redis would
+ * report under the configured ones is the key's big bit (access.c). */
+static int hash_set(store *s, store_key *k, const char *field, size_t flen,
+                    const char *val, size_t vlen)
 {
     if (k->enc == STORE_ENC_HASH_ONE) {
         int same = hone_is(k, field, flen);
@@ -99,6 +101,25 @@ int store_hash_set(store *s, store_key *k, const char *field, size_t flen,
     int added = hsmall_set(s, &STORE_KV(k)->hs, field, flen, val, vlen);
     if (STORE_KV(k)->hs.count == 1) small_to_one(s, k);   /* a value that shrank */
     else if (STORE_KV(k)->hs.count > STORE_HASH_SMALL_ENTRIES) convert_to_table(s, k);
+    return added;
+}
+
+/* hashTypeSet's checks under the configured thresholds: a field or value
+ * too long, or one field too many, and Redis has a hashtable from now on. */
+static void note_set(store *s, store_key *k, size_t flen, size_t vlen)
+{
+    if (k->big) return;
+    const store_env *env = store_env_of(s);
+    if ((long long)flen > env->hash_max_listpack_value || (long long)vlen > env->hash_max_listpack_value ||
+        (long long)store_hash_len(k) > env->hash_max_listpack_entries)
+        k->big = 1;
+}
+
+int store_hash_set(store *s, store_key *k, const char *field, size_t flen,
+                   const char *val, size_t vlen)
+{
+    int added = hash_set(s, k, field, flen, val, vlen);
+    note_set(s, k, flen, vlen);
     return added;
 }
 

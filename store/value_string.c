@@ -65,6 +65,7 @@ void store_string_set(store *s, store_key *k, const char *val, size_t vlen)
     }
     store_value_free(s, k);
     *STORE_KV(k) = nv;
+    if (k->type != STORE_STRING) k->big = 0;   /* a new value, no history */
     k->type = STORE_STRING;
     k->enc = enc;
     k->slen = enc == STORE_ENC_STR_INLINE ? (uint8_t)vlen : 0;

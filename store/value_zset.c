@@ -214,6 +214,7 @@ int store_zset_add(store *s, store_key *k, double score, const char *m, size_t m
             *out = STORE_ZADD_NOP;
             return STORE_OK;
         }
+        store_zset_note_add(s, k, mlen);   /* never for a re-scored member */
         insert(s, k, score, m, mlen);
         *out = STORE_ZADD_ADDED;
         *newscore = score;

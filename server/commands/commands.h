@@ -13,6 +13,10 @@
 
 /* db.c: key lookups that keep INFO's hit/miss counters honest */
 store_key *db_lookup_read(client *c, const resp_slice *key);
+/* Redis's LOOKUP_NOTOUCH (TYPE, EXISTS, the TTL family, OBJECT: the access
+ * time stays) and LOOKUP_NONOTIFY (no keymiss event). */
+enum { DB_NOTOUCH = 1, DB_NONOTIFY = 2 };
+store_key *db_lookup_read_flags(client *c, const resp_slice *key, int flags);
 store_key *db_lookup_write(client *c, const resp_slice *key);
 /* A keyspace event about a key the command named (through store_notify,
  * like every keyspace event). */
@@ -109,6 +113,13 @@ void cmd_move(client *c);
 /* sort.c */
 void cmd_sort(client *c);
 void cmd_sort_ro(client *c);
+
+/* object.c */
+void cmd_object(client *c);
+void cmd_touch(client *c);
+extern const command object_subcommands[];
+/* OBJECT REFCOUNT's answer: Redis shares the integers 0..9999. */
+long long object_refcount(const server *s, const store_key *k);
 
 /* string.c */
 void cmd_get(client *c);

@@ -4,18 +4,22 @@
 
 #include "commands.h"
 
-/* A miss is also a "keymiss" event, where Redis's lookupKeyRead raises it. */
-store_key *db_lookup_read(client *c, const resp_slice *key)
+/* A miss is also a "keymiss" event, where Redis's lookupKeyRead raises
+ * it; a hit is an access (OBJECT IDLETIME, FREQ) unless DB_NOTOUCH. */
+store_key *db_lookup_read_flags(client *c, const resp_slice *key, int flags)
 {
     store_key *k = store_lookup(client_db(c), key->ptr, key->len);
     if (k) {
+        if (!(flags & DB_NOTOUCH)) store_key_touch(client_db(c), k);
         c->srv->stat_keyspace_hits++;
     } else {
         c->srv->stat_keyspace_misses++;
-        db_notify(c, NOTIFY_KEY_MISS, "keymiss", key);
+        if (!(flags & DB_NONOTIFY)) db_notify(c, NOTIFY_KEY_MISS, "keymiss", key);
     }
     return k;
 }
+
+store_key *db_lookup_read(client *c, const resp_slice *key) { return db_lookup_read_flags(c, key, 0); }
 
 void db_notify(client *c, int cls, const char *event, const resp_slice *key)
 {
@@ -24,7 +28,9 @@ void db_notify(client *c, int cls, const char *event, const resp_slice *key)
 
 store_key *db_lookup_write(client *c, const resp_slice *key)
 {
-    return store_lookup(client_db(c), key->ptr, key->len);
+    store_key *k = store_lookup(client_db(c), key->ptr, key->len);
+    if (k) store_key_touch(client_db(c), k);
+    return k;
 }
 
 int db_check_type(client *c, const store_key *k, store_type want)

@@ -20,7 +20,7 @@ void cmd_exists(client *c)
 {
     long long n = 0;
     for (int i = 1; i < c->argc; i++)
-        if (db_lookup_read(c, &c->argv[i])) n++;
+        if (db_lookup_read_flags(c, &c->argv[i], DB_NOTOUCH)) n++;
     reply_int(c, n);
 }
 
@@ -35,7 +35,10 @@ void cmd_del(client *c)
     reply_int(c, n);
 }
 
-void cmd_type(client *c) { reply_status(c, type_name(db_lookup_read(c, &c->argv[1]))); }
+void cmd_type(client *c)
+{
+    reply_status(c, type_name(db_lookup_read_flags(c, &c->argv[1], DB_NOTOUCH)));
+}
 
 /* ---- KEYS and SCAN ---- */
 
@@ -361,7 +364,7 @@ void cmd_pexpireat(client *c) { expire_generic(c, 0, 0); }
 
 static void ttl_generic(client *c, int ms, int absolute)
 {
-    store_key *k = db_lookup_read(c, &c->argv[1]);
+    store_key *k = db_lookup_read_flags(c, &c->argv[1], DB_NOTOUCH);
     if (!k) {
         reply_int(c, -2);
         return;

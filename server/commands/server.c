@@ -97,7 +97,9 @@ static void config_set_cmd(client *c)
         snprintf(name, sizeof(name), "%.*s", (int)c->argv[i].len, c->argv[i].ptr);
         snprintf(value, sizeof(value), "%.*s", (int)c->argv[i + 1].len, c->argv[i + 1].ptr);
         const char *vals[1] = {value};
-        if (config_set(cfg, name, vals, 1, err, sizeof(err)) != 0) {
+        int rc = config_set(cfg, name, vals, 1, err, sizeof(err));
+        server_env_sync(c->srv);
+        if (rc != 0) {
             reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%s') - %s", name, err);
             return;
         }
