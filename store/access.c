@@ -113,6 +113,20 @@ unsigned store_key_freq(store *s, const store_key *k)
     return lfu_decayed(store_env_of(s), store_key_access_clock(k), lfu_minutes(store_now(s)));
 }
 
+void store_key_set_access(store *s, store_key *k, long long freq, long long idle)
+{
+    if (store_env_of(s)->lfu) {
+        if (freq >= 0 && freq <= 255) clock_put(k, now_minutes(s) << 8 | (uint32_t)freq);
+        return;
+    }
+    if (idle < 0) return;
+    /* The 24-bit clock wraps: an access before its zero is stored wrapped
+     * once, then cut to 24 bits, as Redis's robj.lru bit-field keeps it. */
+    long long then = (long long)now_lru(s) - (idle > INT64_MAX / 2 ? INT64_MAX / 2 : idle);
+    if (then < 0) then += LRU_CLOCK_MAX;
+    clock_put(k, (uint32_t)((unsigned long long)then & LRU_CLOCK_MAX));
+}
+
 /* tryObjectEncoding's choice for a string SET stores: an integer that fits
  * a long, else the embedded form up to 44 bytes. */
 static const char *string_encoding(const store_key *k)

@@ -180,6 +180,11 @@ uint32_t store_key_access_clock(const store_key *k);
 uint64_t store_key_idle_seconds(store *s, const store_key *k);
 /* The LFU counter decayed by the minutes since its last access (OBJECT FREQ). */
 unsigned store_key_freq(store *s, const store_key *k);
+/* RESTORE's IDLETIME / FREQ (Redis's objectSetLRUOrLFU): under LFU a
+ * freq >= 0 (at most 255) sets the counter, stamped now; otherwise an
+ * idle >= 0 (seconds) dates the last access back. The other is ignored,
+ * as is a negative value. */
+void store_key_set_access(store *s, store_key *k, long long freq, long long idle);
 const char *store_key_name(const store_key *k, size_t *len);
 int64_t store_key_deadline(const store_key *k);   /* STORE_NO_DEADLINE if none */
 /* Set (absolute ms) or clear (STORE_NO_DEADLINE) the deadline. */
