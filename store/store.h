@@ -180,11 +180,12 @@ uint32_t store_key_access_clock(const store_key *k);
 uint64_t store_key_idle_seconds(store *s, const store_key *k);
 /* The LFU counter decayed by the minutes since its last access (OBJECT FREQ). */
 unsigned store_key_freq(store *s, const store_key *k);
-/* RESTORE's IDLETIME / FREQ (Redis's objectSetLRUOrLFU): under LFU a
- * freq >= 0 (at most 255) sets the counter, stamped now; otherwise an
- * idle >= 0 (seconds) dates the last access back. The other is ignored,
- * as is a negative value. */
-void store_key_set_access(store *s, store_key *k, long long freq, long long idle);
+/* RESTORE's IDLETIME / FREQ (Redis's objectSetLRUOrLFU): each takes effect
+ * only under its own policy kind (LRU for idle seconds, LFU for freq). */
+void store_key_set_idle(store *s, store_key *k, long long seconds);
+void store_key_set_freq(store *s, store_key *k, unsigned freq);
+/* dst takes src's access clock (MOVE: the same value in another database). */
+void store_key_keep_access(store_key *dst, const store_key *src);
 const char *store_key_name(const store_key *k, size_t *len);
 int64_t store_key_deadline(const store_key *k);   /* STORE_NO_DEADLINE if none */
 /* Set (absolute ms) or clear (STORE_NO_DEADLINE) the deadline. */

@@ -198,7 +198,6 @@ static inline uint32_t store_clock_new(store *s)
 {
     return s->env && !s->env->lfu ? s->env->lru_clock : store_clock_new_slow(s);
 }
-void store_key_clock_copy(store_key *dst, const store_key *src);
 /* A new member mlen bytes long is about to join zset k: mark k big if
  * Redis would convert it to a skiplist first. */
 void store_zset_note_add(store *s, store_key *k, size_t mlen);

@@ -34,7 +34,7 @@ void cmd_dump(client *c)
 
 /* RESTORE's options, parsed as restoreCommand does: IDLETIME and FREQ
  * exclude each other (the second is a syntax error); -1 when not given. */
-static int restore_options(client *c, int *replace, int *absttl, long long *idle_out, long long *freq_out)
+static int restore_options(client *c, int *replace, int *absttl, long long *idlep, long long *freqp)
 {
     long long idle = -1, freq = -1;
     for (int j = 4; j < c->argc; j++) {
@@ -61,8 +61,8 @@ static int restore_options(client *c, int *replace, int *absttl, long long *idle
             return 0;
         }
     }
-    *idle_out = idle;
-    *freq_out = freq;
+    *idlep = idle;
+    *freqp = freq;
     return 1;
 }
 
@@ -109,7 +109,8 @@ void cmd_restore(client *c)
     }
     store_key *k = persist_value_store(v, db, key->ptr, key->len);
     if (ttl) store_key_set_deadline(db, k, ttl);
-    store_key_set_access(db, k, freq, idle);
+    if (idle >= 0) store_key_set_idle(db, k, idle);
+    if (freq >= 0) store_key_set_freq(db, k, (unsigned)freq);
     db_notify(c, STORE_EV_GENERIC, "restore", key);
     reply_ok(c);
 }
