@@ -264,6 +264,8 @@ void server_expire_rearm(server *s);
 void server_expire_reschedule(server *s);
 void server_idle_timer_update(server *s);
 void server_shutdown(server *s);
+/* CONFIG RESETSTAT: every counter INFO reports as a stat goes back to 0. */
+void server_reset_stats(server *s);
 
 /* announce.c: once listening, "LATCHD_PORT=<n>" on stdout and the
  * port-file if configured; -1 (logged) if that file cannot be written. */
