@@ -110,7 +110,11 @@ static const char *const protected_names[] = {
     [CONFIG_PROTECTED_LOCAL + 1] = NULL,
 };
 /* Redis's other enums, in its order (the error lists them so). */
-static const char *const supervised_names[] = {"upstart", "systemd", "auto", "no", NULL};
+/* Indexed by CONFIG_SUPERVISED_*. */
+static const char *const supervised_names[] = {
+    [CONFIG_SUPERVISED_UPSTART] = "upstart", [CONFIG_SUPERVISED_SYSTEMD] = "systemd",
+    [CONFIG_SUPERVISED_AUTO] = "auto", [CONFIG_SUPERVISED_NO] = "no", [CONFIG_SUPERVISED_NO + 1] = NULL,
+};
 static const char *const facility_names[] = {"user", "local0", "local1", "local2", "local3",
                                              "local4", "local5", "local6", "local7", NULL};
 static const char *const diskless_load_names[] = {"disabled", "on-empty-db", "swapdb", NULL};
@@ -159,6 +163,7 @@ static const param params[] = {
     ROW("notify-keyspace-events", NULL, P_NOTIFY, 0, notify_keyspace_events, int, 0, 0, NULL),
     ROW("enable-debug-command", NULL, P_ENUM, IMM, enable_debug_command, int, 0, 0, protected_names),
     ROW("always-show-logo", NULL, P_BOOL, IMM, always_show_logo, int, 0, 0, NULL),
+    ROW("supervised", NULL, P_ENUM, IMM, supervised, int, 0, 0, supervised_names),
     /* With a member, but without effect yet (README: Configuration). */
     {"save", NULL, P_WORDS, PF_NOEFFECT, FIELD(save, char *), 0, 0, NULL, save_words, NULL},
     ROW("appendonly", NULL, P_BOOL, PF_NOEFFECT, appendonly, int, 0, 0, NULL),
@@ -250,7 +255,6 @@ static const param params[] = {
     STR_("proc-title-template", NULL, 0, "{title} {listen-addr} {server-mode}"),
     STR_("bind-source-addr", NULL, 0, ""),
     STR_("masterauth", NULL, 0, ""),
-    ENUM_("supervised", NULL, IMM, supervised_names, "no"),
     ENUM_("syslog-facility", NULL, IMM, facility_names, "local0"),
     ENUM_("repl-diskless-load", NULL, 0, diskless_load_names, "disabled"),
     ENUM_("appendfsync", NULL, 0, fsync_names, "everysec"),
@@ -413,6 +417,7 @@ void config_defaults(latchd_config *cfg)
     cfg->native_scripts = 1;
     cfg->port_file = mem_strdup("");
     cfg->enable_debug_command = CONFIG_PROTECTED_LOCAL;
+    cfg->supervised = CONFIG_SUPERVISED_NO;
     cfg->obuf_limits[CLIENT_TYPE_NORMAL] = (obuf_limit){0, 0, 0};
     cfg->obuf_limits[CLIENT_TYPE_REPLICA] = (obuf_limit){256ULL << 20, 64ULL << 20, 60};
     cfg->obuf_limits[CLIENT_TYPE_PUBSUB] = (obuf_limit){32ULL << 20, 8ULL << 20, 60};
@@ -968,6 +973,11 @@ void config_get(const latchd_config *cfg, const char *pattern, size_t plen,
  * users, no modules, and keeps its command names). */
 static const char *const other_directives[] = {"rename-command", "user", "loadmodule"};
 #define NOTHER (sizeof(other_directives) / sizeof(other_directives[0]))
+static const char *const other_reasons[NOTHER] = {
+    "every command keeps its name and stays available",
+    "latchd has no ACL users (requirepass is the default user's password)",
+    "latchd loads no modules",
+};
 /* Redis 7.0 reads these and ignores them. */
 static const char *const deprecated_directives[] = {"list-max-ziplist-entries", "list-max-ziplist-value",
                                                     "lua-replicate-commands"};
@@ -1191,8 +1201,7 @@ void config_warn_without_effect(const struct server *s, const latchd_config *cfg
             log_msg(s, LOG_WARNING, "Config directive '%s' is accepted but has no effect in latchd", params[i].name);
     for (size_t i = 0; i < NOTHER; i++)
         if (cfg->directives_ignored & (1u << i))
-            log_msg(s, LOG_WARNING, "Config directive '%s' is ignored: latchd has no effect for it",
-                    other_directives[i]);
+            log_msg(s, LOG_WARNING, "Config directive '%s' is ignored: %s", other_directives[i], other_reasons[i]);
 }
 
 /* ---- CONFIG REWRITE ---- */

@@ -71,11 +71,15 @@ typedef struct latchd_config {
     long long latency_monitor_threshold;
     int aof_use_rdb_preamble;
     int always_show_logo;
+    int supervised;          /* CONFIG_SUPERVISED_*: systemd hears READY=1 once listening */
     config_slot *slots;      /* per parameter-table row: the values kept without effect */
     unsigned char *given;    /* per row: named by the config file or a flag (start-up warnings) */
     unsigned directives_ignored;  /* bit i: the i-th directive latchd ignores (rename-command, ...) was given */
     char *config_file;       /* absolute path of the file latchd started with, "" = none */
 } latchd_config;
+
+/* supervised's values, in Redis's order. */
+enum { CONFIG_SUPERVISED_UPSTART, CONFIG_SUPERVISED_SYSTEMD, CONFIG_SUPERVISED_AUTO, CONFIG_SUPERVISED_NO };
 
 /* enable-debug-command's values, as Redis 7 names them. */
 enum { CONFIG_PROTECTED_NO, CONFIG_PROTECTED_YES, CONFIG_PROTECTED_LOCAL };

@@ -63,8 +63,8 @@ static void section_server(server *s, resp_buf *b)
     add(b, "process_id:%d\r\nprocess_supervised:no\r\nrun_id:%s\r\ntcp_port:%d\r\n", (int)getpid(), s->run_id, s->port);
     add(b, "server_time_usec:%llu\r\nuptime_in_seconds:%llu\r\nuptime_in_days:%llu\r\n",
         (unsigned long long)now * 1000u, (unsigned long long)up, (unsigned long long)up / 86400);
-    add(b, "hz:%lld\r\nconfigured_hz:%lld\r\nexecutable:latchd\r\nconfig_file:\r\nio_threads_active:0\r\n",
-        s->cfg.hz, s->cfg.hz);
+    add(b, "hz:%lld\r\nconfigured_hz:%lld\r\nexecutable:latchd\r\nconfig_file:%s\r\nio_threads_active:0\r\n",
+        s->cfg.hz, s->cfg.hz, s->cfg.config_file);
 }
 
 static void section_clients(server *s, resp_buf *b)

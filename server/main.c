@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include "embed/embed.h"
+#include "mem.h"
+
+#define LATCHD_DEFAULT_PIDFILE "/var/run/latchd.pid"
 
 static void usage(void)
 {
@@ -73,6 +76,7 @@ static int serve(latchd_server *srv, uv_loop_t *loop)
         uv_run(loop, UV_RUN_DEFAULT);
         return 1;
     }
+    announce_supervisor(&srv->s);
     const char *pidfile = srv->s.cfg.pidfile;
     if (pidfile[0] && write_pidfile(pidfile) != 0)
         log_msg(&srv->s, LOG_WARNING, "Failed to write PID file: %s", pidfile);
@@ -109,6 +113,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         usage();
         return 1;
+    }
+    /* As redis-server: fork, setsid, stdio to /dev/null (log to logfile),
+     * and a daemon always leaves a pid file, by default this one. */
+    if (srv->cfg.daemonize && !srv->cfg.pidfile[0]) {
+        free(srv->cfg.pidfile);
+        srv->cfg.pidfile = mem_strdup(LATCHD_DEFAULT_PIDFILE);
     }
     if (srv->cfg.daemonize && daemon(1, 0) != 0) {
         perror("daemon");

@@ -355,7 +355,6 @@ int server_listen(server *s)
         if (listen_tcp(s, s->cfg.bind[i], s->port) != 0) return -1;
     if (s->nlisteners == 0 && s->cfg.nbind > 0) return -1;
     if (s->cfg.unixsocket[0] && listen_unix(s) != 0) return -1;
-    log_msg(s, LOG_NOTICE, "Ready to accept connections tcp port %d", s->port);
     return 0;
 }
 

@@ -270,6 +270,9 @@ void server_reset_stats(server *s);
 /* announce.c: once listening, "LATCHD_PORT=<n>" on stdout and the
  * port-file if configured; -1 (logged) if that file cannot be written. */
 int announce_port(const server *s);
+/* Once ready: READY=1 to systemd or SIGSTOP for upstart, as supervised
+ * (auto: whichever the environment names) asks. */
+void announce_supervisor(const server *s);
 
 /* net.c */
 void client_schedule_write(client *c);
@@ -417,6 +420,11 @@ int glob_match(const char *pat, size_t plen, const char *str, size_t slen, int n
 /* log.c: each server logs where its own config says (s NULL: stdout,
  * unfiltered), so two servers in one process keep their logs apart. */
 enum { LOG_DEBUG, LOG_VERBOSE, LOG_NOTICE, LOG_WARNING };
+/* Or-ed into a level: the text goes out as it is, without the line prefix. */
+#define LOG_RAW (1 << 10)
 void log_msg(const server *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* At start: latchd's banner with always-show-logo yes (or stdout a
+ * terminal and no logfile), else Redis's one "Running mode=" line. */
+void log_banner(const server *s, int port);
 
 #endif
