@@ -1227,84 +1227,93 @@ static void lines_free(text_lines *t)
     free(t->v);
 }
 
-/* s as Redis's sdscatrepr writes a string option: quoted, escaped. */
-static void add_repr(resp_buf *b, const char *s)
+/* One line Redis writes for a value: force when it differs from the
+ * default (or Redis always writes it), so a parameter not in the file is
+ * added only then. */
+typedef struct rewrite_line {
+    char text[4200];
+    int force;
+} rewrite_line;
+#define REWRITE_MAX_LINES 64
+
+static int add_line(rewrite_line *out, int n, int force, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int add_line(rewrite_line *out, int n, int force, const char *fmt, ...)
 {
-    resp_buf_append(b, "\"", 1);
-    for (; *s; s++) {
-        char esc[8];
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '\\' || ch == '"') snprintf(esc, sizeof(esc), "\\%c", ch);
-        else if (ch == '\n') snprintf(esc, sizeof(esc), "\\n");
-        else if (ch == '\r') snprintf(esc, sizeof(esc), "\\r");
-        else if (ch == '\t') snprintf(esc, sizeof(esc), "\\t");
-        else if (!isprint(ch)) snprintf(esc, sizeof(esc), "\\x%02x", ch);
-        else snprintf(esc, sizeof(esc), "%c", ch);
-        resp_buf_append(b, esc, strlen(esc));
-    }
-    resp_buf_append(b, "\"", 1);
+    va_list ap;
+    if (n >= REWRITE_MAX_LINES) return n;
+    va_start(ap, fmt);
+    vsnprintf(out[n].text, sizeof(out[n].text), fmt, ap);
+    va_end(ap);
+    out[n].force = force;
+    return n + 1;
 }
 
-/* The lines Redis writes for p's value, "\n"-separated into b; none for
- * a replicaof that names no master. */
-static void rewrite_lines(const latchd_config *cfg, const param *p, resp_buf *b)
+/* s as Redis's sdscatrepr writes a string option: quoted, escaped. */
+static void repr(char *dst, size_t len, const char *s)
 {
-    char value[4096], mem[2][32];
+    dst[0] = '\0';
+    out_add(dst, len, "\"");
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '\\' || ch == '"') out_add(dst, len, "\\%c", ch);
+        else if (ch == '\n') out_add(dst, len, "\\n");
+        else if (ch == '\r') out_add(dst, len, "\\r");
+        else if (ch == '\t') out_add(dst, len, "\\t");
+        else if (!isprint(ch)) out_add(dst, len, "\\x%02x", ch);
+        else out_add(dst, len, "%c", ch);
+    }
+    out_add(dst, len, "\"");
+}
+
+/* The lines Redis writes for p's value, as its rewrite functions do:
+ * save a line per pair (`save ""` for none) and the percentiles always,
+ * output limits a line per class, replicaof none when there is no master,
+ * dir always. Returns how many. */
+static int rewrite_lines(const latchd_config *cfg, const latchd_config *def, const param *p, rewrite_line *out)
+{
+    char value[4096], was[4096], quoted[4200], mem[2][32];
     const void *slot = slot_of(cfg, p);
+    int n = 0;
     format_value(cfg, p, value, sizeof(value));
-#define ADD(str) resp_buf_append(b, str, strlen(str))
+    format_value(def, p, was, sizeof(was));
+    int force = strcmp(value, was) != 0;
     switch (p->type) {
     case P_STRING:
     case P_DIR:
     case P_NOTIFY:
-        ADD(p->name);
-        ADD(" ");
-        add_repr(b, value);
-        ADD("\n");
-        break;
+        repr(quoted, sizeof(quoted), value);
+        return add_line(out, n, force || p->type == P_DIR, "%s %s", p->name, quoted);
     case P_MEMORY:
     case P_UMEMORY:
         format_memory(mem[0], sizeof(mem[0]), p->type == P_MEMORY ? (unsigned long long)*(const long long *)slot
                                                                    : *(const unsigned long long *)slot);
-        ADD(p->name);
-        ADD(" ");
-        ADD(mem[0]);
-        ADD("\n");
-        break;
+        return add_line(out, n, force, "%s %s", p->name, mem[0]);
     case P_OBUF:
         for (int i = 0; i < CLIENT_TYPE_OBUF_COUNT; i++) {
-            const obuf_limit *l = &cfg->obuf_limits[i];
+            const obuf_limit *l = &cfg->obuf_limits[i], *d = &def->obuf_limits[i];
             format_memory(mem[0], sizeof(mem[0]), l->hard);
             format_memory(mem[1], sizeof(mem[1]), l->soft);
-            snprintf(value, sizeof(value), "%s %s %s %s %lld\n", p->name, obuf_class_names[i], mem[0], mem[1],
-                     l->soft_seconds);
-            ADD(value);
+            n = add_line(out, n, memcmp(l, d, sizeof(*l)) != 0, "%s %s %s %s %lld", p->name,
+                         i == CLIENT_TYPE_REPLICA ? "replica" : obuf_class_names[i], mem[0], mem[1],
+                         l->soft_seconds);
         }
-        break;
+        return n;
     case P_WORDS:
-        if (p->off == FIELD(save, char *)) {
-            /* one line per pair; none at all is `save ""` */
-            char *save = *(char *const *)slot, *tok, *rest = NULL;
-            char copy[4096];
-            snprintf(copy, sizeof(copy), "%s", save);
-            if (!copy[0]) ADD("save \"\"\n");
-            for (tok = strtok_r(copy, " ", &rest); tok; tok = strtok_r(NULL, " ", &rest)) {
-                char *changes = strtok_r(NULL, " ", &rest);
-                snprintf(value, sizeof(value), "save %s %s\n", tok, changes ? changes : "0");
-                ADD(value);
+        if (p->words == save_words) {
+            char *tok, *rest = NULL;
+            if (!value[0]) return add_line(out, n, 1, "save \"\"");
+            for (tok = strtok_r(value, " ", &rest); tok; tok = strtok_r(NULL, " ", &rest)) {
+                const char *changes = strtok_r(NULL, " ", &rest);
+                n = add_line(out, n, 1, "save %s %s", tok, changes ? changes : "0");
             }
-            break;
+            return n;
         }
-        if (!value[0] && p->words == replicaof_words) break;
-        /* fall through */
+        if (p->words == replicaof_words) return value[0] ? add_line(out, n, 1, "%s %s", p->name, value) : 0;
+        if (p->words == percentiles_words) return add_line(out, n, 1, "%s %s", p->name, value[0] ? value : "\"\"");
+        return add_line(out, n, force, "%s %s", p->name, value);
     default:
-        ADD(p->name);
-        ADD(" ");
-        ADD(value);
-        ADD("\n");
-        break;
+        return add_line(out, n, force, "%s %s", p->name, value);
     }
-#undef ADD
 }
 
 /* The table row a file line sets (aliases mean their parameter), or NULL. */
@@ -1335,41 +1344,25 @@ static int read_lines(const char *path, text_lines *t)
 
 static const char REWRITE_SIGNATURE[] = "# Generated by CONFIG REWRITE";
 
-/* Replace p's first line in the file (later ones are dropped) with its
- * current lines; a parameter not in the file is added after the signature
- * only when it differs from its default. */
+/* p's lines take the places of its lines in the file, in order; the rest
+ * of its file lines go, and lines left over are added after the signature
+ * when forced. */
 static void rewrite_param(const latchd_config *cfg, const latchd_config *def, const param *p,
                           const param **owner, text_lines *t, resp_buf *tail)
 {
-    char now[4096], was[4096];
-    resp_buf lines;
-    size_t first = SIZE_MAX;
+    rewrite_line *lines = mem_alloc(REWRITE_MAX_LINES * sizeof(*lines));
+    int n = rewrite_lines(cfg, def, p, lines), used = 0;
     for (size_t i = 0; i < t->n; i++) {
         if (owner[i] != p) continue;
-        if (first == SIZE_MAX) {
-            first = i;
-        } else {
-            free(t->v[i]);
-            t->v[i] = NULL;   /* an orphan: the first line carries the value now */
-        }
+        free(t->v[i]);
+        t->v[i] = used < n ? mem_strdup(lines[used++].text) : NULL;
     }
-    format_value(cfg, p, now, sizeof(now));
-    format_value(def, p, was, sizeof(was));
-    /* Redis writes dir always: a relative path in the file meant where it was started */
-    if (first == SIZE_MAX && !strcmp(now, was) && p->type != P_DIR) return;
-    resp_buf_init(&lines);
-    rewrite_lines(cfg, p, &lines);
-    if (first == SIZE_MAX) {
-        resp_buf_append(tail, lines.data ? lines.data : "", lines.len);
-    } else {
-        /* the line's own slot takes every line of the value, joined */
-        if (lines.len && lines.data[lines.len - 1] == '\n') lines.len--;
-        free(t->v[first]);
-        t->v[first] = mem_alloc(lines.len + 1);
-        memcpy(t->v[first], lines.data ? lines.data : "", lines.len);
-        t->v[first][lines.len] = '\0';
+    for (; used < n; used++) {
+        if (!lines[used].force) continue;
+        resp_buf_append(tail, lines[used].text, strlen(lines[used].text));
+        resp_buf_append(tail, "\n", 1);
     }
-    resp_buf_free(&lines);
+    free(lines);
 }
 
 static int write_all(const char *path, const text_lines *t, const resp_buf *tail)
@@ -1379,6 +1372,8 @@ static int write_all(const char *path, const text_lines *t, const resp_buf *tail
     FILE *f = fopen(tmp, "w");
     if (!f) return -1;
     int signed_ = 0;
+    size_t last = t->n;
+    while (last > 0 && !t->v[last - 1]) last--;
     for (size_t i = 0; i < t->n; i++) {
         if (!t->v[i]) continue;
         fprintf(f, "%s\n", t->v[i]);
@@ -1388,7 +1383,8 @@ static int write_all(const char *path, const text_lines *t, const resp_buf *tail
         }
     }
     if (!signed_ && tail->len) {
-        fprintf(f, "%s\n", REWRITE_SIGNATURE);
+        /* a blank line before it, as Redis leaves one */
+        fprintf(f, "%s%s\n", last && t->v[last - 1][0] ? "\n" : "", REWRITE_SIGNATURE);
         fwrite(tail->data, 1, tail->len, f);
     }
     int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
