@@ -136,8 +136,8 @@ static const char *replicaof_words(const char **w, int n, char *out, size_t outl
  * defaults and flags; rows without a member are kept without effect. */
 static const param params[] = {
     /* with an effect in latchd */
-    ROW("port", NULL, P_INT32, IMM, port, int, 0, 65535, NULL),
-    ROW("bind", NULL, P_BIND, IMM, bind, char *[CONFIG_MAX_BIND], 0, 0, NULL),
+    ROW("port", NULL, P_INT32, 0, port, int, 0, 65535, NULL),
+    ROW("bind", NULL, P_BIND, 0, bind, char *[CONFIG_MAX_BIND], 0, 0, NULL),
     ROW("unixsocket", NULL, P_STRING, IMM, unixsocket, char *, 0, 0, NULL),
     ROW("unixsocketperm", NULL, P_OCTAL, IMM, unixsocketperm, int, 0, 0777, NULL),
     ROW("loglevel", NULL, P_ENUM, 0, loglevel, int, 0, 0, loglevel_names),

@@ -178,9 +178,9 @@ struct server {
     uv_loop_t *loop;
     latchd_config cfg;
     store *db;
-    uv_tcp_t listeners[8];
-    int listener_slots;          /* initialised handles, listening or not */
-    int nlisteners;              /* those listening */
+    uv_tcp_t *listeners[CONFIG_MAX_BIND];  /* heap handles, so a rebind can close a set
+                                              while the next one listens */
+    int nlisteners;
     int closing_handles;         /* closed by server_close_handle, callback still due */
     uv_pipe_t unix_listener;
     int has_unix;
@@ -234,6 +234,11 @@ struct server {
 int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg);
 /* Raises the fd limit for maxclients first (see server_fit_maxclients). */
 int server_listen(server *s);
+/* CONFIG SET port / bind: the TCP listeners closed and opened again on
+ * cfg's port and addresses; -1 (logged) if one that must work does not,
+ * with none listening: the caller puts the old configuration back and
+ * calls it again. */
+int server_rebind(server *s);
 /* Make room for maxclients descriptors, lowering maxclients if the OS says
  * no: 0 fits, 1 lowered, -1 hopeless. */
 int server_fit_maxclients(server *s);

@@ -61,15 +61,32 @@ static void config_get_cmd(client *c)
     free(r.seen);
 }
 
-/* What has to follow a changed configuration, and may fail: undone by
- * putting old back. 0 ok, else the error is replied. */
-static int config_take_effect(client *c, latchd_config *old)
+static int listeners_changed(const latchd_config *a, const latchd_config *b)
+{
+    if (a->port != b->port || a->nbind != b->nbind) return 1;
+    for (int i = 0; i < a->nbind; i++)
+        if (strcmp(a->bind[i], b->bind[i]) != 0) return 1;
+    return 0;
+}
+
+/* What has to follow a changed configuration (old: the one before), and
+ * may fail: 0 ok, else the error is replied and the caller puts old back. */
+static int config_take_effect(client *c, const latchd_config *old)
 {
     server *s = c->srv;
     if (s->cfg.maxclients != old->maxclients && server_fit_maxclients(s) != 0) {
         reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument 'maxclients') - The operating "
                         "system is not able to handle the specified number of clients, try with %lld",
                      s->cfg.maxclients);
+        return -1;
+    }
+    if (listeners_changed(&s->cfg, old) && server_rebind(s) != 0) {
+        if (s->cfg.port != old->port)
+            reply_error(c, "ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on "
+                           "this port. Check server logs.");
+        else
+            reply_error(c, "ERR CONFIG SET failed (possibly related to argument 'bind') - Failed to bind to "
+                           "specified addresses.");
         return -1;
     }
     server_idle_timer_update(s);
@@ -84,23 +101,27 @@ static void config_set_cmd(client *c)
         reply_syntax_error(c);
         return;
     }
-    int n = c->argc - 2, prot = config_protected_configs(&c->srv->cfg);
+    server *s = c->srv;
+    int n = c->argc - 2, prot = config_protected_configs(&s->cfg);
     char **argv = mem_alloc((size_t)n * sizeof(*argv)), err[1024];
     for (int i = 0; i < n; i++) argv[i] = arg_strdup(&c->argv[i + 2]);
     int protected_ok = prot == CONFIG_PROTECTED_YES || (prot == CONFIG_PROTECTED_LOCAL && client_is_local(c));
     latchd_config next, old;
-    if (config_set_pairs(&c->srv->cfg, &next, (const char *const *)argv, n / 2, protected_ok, err, sizeof(err)) != 0) {
+    if (config_set_pairs(&s->cfg, &next, (const char *const *)argv, n / 2, protected_ok, err, sizeof(err)) != 0) {
         reply_errorf(c, "ERR %s", err);
     } else {
-        old = c->srv->cfg;
-        c->srv->cfg = next;
+        old = s->cfg;
+        s->cfg = next;
         if (config_take_effect(c, &old) == 0) {
             config_free(&old);
             reply_ok(c);
         } else {
-            config_free(&c->srv->cfg);
-            c->srv->cfg = old;
-            server_idle_timer_update(c->srv);
+            int rebind = listeners_changed(&s->cfg, &old);
+            config_free(&s->cfg);
+            s->cfg = old;
+            if (rebind && server_rebind(s) != 0)
+                log_msg(s, LOG_WARNING, "Failed to restore the previous listening sockets");
+            server_idle_timer_update(s);
         }
     }
     for (int i = 0; i < n; i++) free(argv[i]);

@@ -1,11 +1,13 @@
 """INFO, CONFIG GET/SET and COMMAND (COUNT / INFO / DOCS)."""
 
 import re
+import socket
 import time
 
 import pytest
 
-from resp_util import Status, flat_pairs, parse, wait_for
+from conftest import free_port
+from resp_util import RawConn, Status, flat_pairs, parse, wait_for
 
 LINE_RE = re.compile(rb"^[A-Za-z0-9_|\-]+:[^\r\n]*$")
 
@@ -539,9 +541,8 @@ def test_config_set_kept_parameter(conn, name, value, reply, shown):
 
 # Values that differ between two servers started apart: where each runs,
 # what it was told to listen on; databases is 16 once SELECT takes them
-# (issue 16, part 2); port and bind are fixed at start in latchd.
+# (issue 16, part 2).
 DIFFERING_VALUES = {"dir", "pidfile", "port", "logfile", "unixsocket", "databases"}
-LATCHD_IMMUTABLE = {"port", "bind"}
 
 
 @pytest.fixture(scope="module")
@@ -592,8 +593,6 @@ def test_config_set_every_parameter_to_its_value_as_redis(conn, reference):
     with the same words."""
     ref = reference.raw()
     for name, value in all_config(ref).items():
-        if name.decode() in LATCHD_IMMUTABLE:
-            continue
         mine = flat_pairs(conn.call("CONFIG", "GET", name))[name]
         want = ref.cmd("CONFIG", "SET", name, value)
         assert (name, conn.cmd("CONFIG", "SET", name, mine)) == (name, want)
@@ -690,6 +689,34 @@ def test_config_set_value_shown_as_redis(conn, name, value, shown):
         assert config_get(conn, name) == [name.encode(), shown.encode()]
     finally:
         conn.cmd("CONFIG", "SET", name, before)
+
+
+def test_config_set_port_and_bind_rebind(server_factory):
+    srv = server_factory()
+    c = srv.raw()
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    try:
+        assert c.cmd("CONFIG", "SET", "port", str(busy.getsockname()[1])) == set_failed(
+            "port", "Unable to listen on this port. Check server logs.")
+        assert c.cmd("CONFIG", "SET", "bind", "127.0.0.1 192.0.2.1") == set_failed(
+            "bind", "Failed to bind to specified addresses.")
+    finally:
+        busy.close()
+    assert config_get(c, "port") == [b"port", str(srv.port).encode()]
+    with RawConn("127.0.0.1", srv.port) as again:
+        assert again.cmd("PING") == b"+PONG\r\n"
+    new = free_port()
+    assert c.cmd("CONFIG", "SET", "port", str(new)) == b"+OK\r\n"
+    with RawConn("127.0.0.1", new) as moved:
+        assert moved.cmd("PING") == b"+PONG\r\n"
+        assert b"\r\ntcp_port:%d\r\n" % new in moved.cmd("INFO", "server")
+    with pytest.raises(OSError):
+        RawConn("127.0.0.1", srv.port, timeout=1).cmd("PING")
+    # the connection that moved it stays
+    assert c.cmd("PING") == b"+PONG\r\n"
+    srv.port = new
 
 
 def test_config_resetstat(server, conn):
