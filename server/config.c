@@ -46,8 +46,9 @@ enum {
 };
 
 /* A several-argument value's words checked and written as CONFIG GET
- * shows them into out; NULL, else Redis's error text. */
-typedef const char *(*words_fn)(const char **w, int n, char *out, size_t outlen);
+ * shows them into out (a NUL-ended text, see text_add); NULL, else Redis's
+ * error text. */
+typedef const char *(*words_fn)(const char **w, int n, resp_buf *out);
 
 typedef struct param {
     const char *name;
@@ -126,11 +127,11 @@ static const char *const endpoint_names[] = {"ip", "hostname", "unknown-endpoint
 static const char *const propagation_names[] = {"ignore", "panic", "panic-on-replicas", NULL};
 static const char *const tls_auth_names[] = {"no", "yes", "optional", NULL};
 
-static const char *save_words(const char **w, int n, char *out, size_t outlen);
-static const char *oom_values_words(const char **w, int n, char *out, size_t outlen);
-static const char *percentiles_words(const char **w, int n, char *out, size_t outlen);
-static const char *shutdown_words(const char **w, int n, char *out, size_t outlen);
-static const char *replicaof_words(const char **w, int n, char *out, size_t outlen);
+static const char *save_words(const char **w, int n, resp_buf *out);
+static const char *oom_values_words(const char **w, int n, resp_buf *out);
+static const char *percentiles_words(const char **w, int n, resp_buf *out);
+static const char *shutdown_words(const char **w, int n, resp_buf *out);
+static const char *replicaof_words(const char **w, int n, resp_buf *out);
 
 /* Redis 7.0.15's parameters (its config.c, with TLS), with its ranges,
  * defaults and flags; rows without a member are kept without effect. */
@@ -369,6 +370,33 @@ static void *slot_of(const latchd_config *cfg, const param *p)
 /* Its value is a malloc'd char *. */
 static int is_string(const param *p) { return p->type == P_STRING || p->type == P_WORDS || p->type == P_DIR; }
 
+/* Appends to b as printf would, keeping b NUL-ended past its length:
+ * b->data is then a C string of any length. */
+static void text_add(resp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void text_add(resp_buf *b, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof(small), fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < sizeof(small)) {
+        resp_buf_append(b, small, (size_t)n + 1);
+    } else {
+        char *big = mem_alloc((size_t)n + 1);
+        va_start(ap, fmt);
+        vsnprintf(big, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        resp_buf_append(b, big, (size_t)n + 1);
+        free(big);
+    }
+    b->len--;   /* the NUL stays in the buffer, outside the text */
+}
+
+/* b's text: "" while nothing was added. */
+static const char *text_of(const resp_buf *b) { return b->len ? b->data : ""; }
+
 void config_defaults(latchd_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
@@ -584,14 +612,13 @@ static int set_enum(const char *const *names, int *slot, const char *v, char *er
 
 static int set_words(const param *p, char **slot, const char **vals, int nvals, char *err, size_t errlen)
 {
-    char out[1024];
-    const char *why = p->words(vals, nvals, out, sizeof(out));
-    if (why) {
-        snprintf(err, errlen, "%s", why);
-        return -1;
-    }
-    set_string(slot, out);
-    return 0;
+    resp_buf out;
+    resp_buf_init(&out);
+    const char *why = p->words(vals, nvals, &out);
+    if (why) snprintf(err, errlen, "%s", why);
+    else set_string(slot, text_of(&out));
+    resp_buf_free(&out);
+    return why ? -1 : 0;
 }
 
 /* Redis keeps dir as the process's working directory. */
@@ -648,68 +675,52 @@ static int set_one(const param *p, void *slot, const char *v, char *err, size_t 
 
 /* ---- several-argument values (words_fn) ---- */
 
-/* Appends to out as snprintf would; 0 while it fits. */
-static int out_add(char *out, size_t outlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int out_add(char *out, size_t outlen, const char *fmt, ...)
-{
-    size_t used = strlen(out);
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(out + used, outlen - used, fmt, ap);
-    va_end(ap);
-    return n < 0 || (size_t)n >= outlen - used ? -1 : 0;
-}
-
 /* A lone "" is no words at all (`save ""`). */
 static int no_words(const char **w, int n) { return n == 0 || (n == 1 && !w[0][0]); }
 
-static const char *save_words(const char **w, int n, char *out, size_t outlen)
+static const char *save_words(const char **w, int n, resp_buf *out)
 {
-    out[0] = '\0';
     if (no_words(w, n)) return NULL;
     if (n % 2) return "Invalid save parameters";
     for (int i = 0; i < n; i++) {
         char *end;
         long long v = strtoll(w[i], &end, 10);
         if (*end || v < (i % 2 ? 0 : 1)) return "Invalid save parameters";
-        if (out_add(out, outlen, "%s%lld", i ? " " : "", v) != 0) return "Invalid save parameters";
+        text_add(out, "%s%lld", i ? " " : "", v);
     }
     return NULL;
 }
 
-static const char *oom_values_words(const char **w, int n, char *out, size_t outlen)
+static const char *oom_values_words(const char **w, int n, resp_buf *out)
 {
-    out[0] = '\0';
     if (n != 3) return "wrong number of arguments";
     for (int i = 0; i < n; i++) {
         char *end;
         long v = strtol(w[i], &end, 10);
         if (*end || !w[i][0] || v < -2000 || v > 2000)
             return "Invalid oom-score-adj-values, elements must be between -2000 and 2000.";
-        out_add(out, outlen, "%s%ld", i ? " " : "", v);
+        text_add(out, "%s%ld", i ? " " : "", v);
     }
     return NULL;
 }
 
-static const char *percentiles_words(const char **w, int n, char *out, size_t outlen)
+static const char *percentiles_words(const char **w, int n, resp_buf *out)
 {
-    out[0] = '\0';
     if (no_words(w, n)) return NULL;
     for (int i = 0; i < n; i++) {
         char *end;
         double v = strtod(w[i], &end);
         if (*end || !w[i][0]) return "Invalid latency-tracking-info-percentiles parameters";
         if (v < 0 || v > 100) return "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
-        if (out_add(out, outlen, "%s%g", i ? " " : "", v) != 0) return "Invalid latency-tracking-info-percentiles parameters";
+        text_add(out, "%s%g", i ? " " : "", v);
     }
     return NULL;
 }
 
-static const char *shutdown_words(const char **w, int n, char *out, size_t outlen)
+static const char *shutdown_words(const char **w, int n, resp_buf *out)
 {
     static const char *const flags[] = {"default", "save", "nosave", "now", "force"};
     unsigned set = 0;
-    out[0] = '\0';
     for (int i = 0; i < n; i++) {
         size_t f = 0;
         while (f < 5 && strcasecmp(w[i], flags[f]) != 0) f++;
@@ -718,47 +729,47 @@ static const char *shutdown_words(const char **w, int n, char *out, size_t outle
     }
     if ((set & 6u) == 6u) return "shutdown options SAVE and NOSAVE can't be used simultaneously";
     for (size_t f = 1; f < 5; f++)
-        if (set & (1u << f)) out_add(out, outlen, "%s%s", out[0] ? " " : "", flags[f]);
-    if (!set) out_add(out, outlen, "default");
+        if (set & (1u << f)) text_add(out, "%s%s", out->len ? " " : "", flags[f]);
+    if (!set) text_add(out, "default");
     return NULL;
 }
 
 /* "host port", or "no one" (none: shown as ""). latchd never replicates. */
-static const char *replicaof_words(const char **w, int n, char *out, size_t outlen)
+static const char *replicaof_words(const char **w, int n, resp_buf *out)
 {
     char *end;
-    out[0] = '\0';
     if (no_words(w, n)) return NULL;
     if (n != 2) return "wrong number of arguments";
     if (!strcasecmp(w[0], "no") && !strcasecmp(w[1], "one")) return NULL;
     long port = strtol(w[1], &end, 10);
     if (*end || port < 0 || port > 65535) return "Invalid master port";
-    if (out_add(out, outlen, "%s %ld", w[0], port) != 0) return "wrong number of arguments";
+    text_add(out, "%s %ld", w[0], port);
     return NULL;
 }
 
-#define OBUF_MAX_WORDS 64
-
 /* CONFIG SET passes a several-argument value as one string, split on
  * single spaces as Redis does ("" is no words); a config file line or
- * flags may pass the words apart. words point into buf. */
-static int split_words(const char **vals, int nvals, char *buf, size_t buflen, const char **words)
+ * flags may pass the words apart. *words (and *buf, their text) are
+ * malloc'd for the caller to free. */
+static int split_words(const char **vals, int nvals, char **buf, const char ***words)
 {
+    int n = 0;
+    *buf = NULL;
     if (nvals != 1) {
-        if (nvals > OBUF_MAX_WORDS) return -1;
-        memcpy(words, vals, (size_t)nvals * sizeof(*words));
+        *words = mem_alloc(((size_t)nvals + 1) * sizeof(**words));
+        memcpy(*words, vals, (size_t)nvals * sizeof(**words));
         return nvals;
     }
+    size_t spaces = 0;
+    for (const char *c = vals[0]; *c; c++) spaces += *c == ' ';
+    *words = mem_alloc((spaces + 2) * sizeof(**words));
     if (!vals[0][0]) return 0;
-    if (strlen(vals[0]) >= buflen) return -1;
-    strcpy(buf, vals[0]);
-    int n = 0;
-    for (char *w = buf, *sp; n < OBUF_MAX_WORDS; w = sp + 1) {
-        words[n++] = w;
+    *buf = mem_strdup(vals[0]);
+    for (char *w = *buf, *sp;; w = sp + 1) {
+        (*words)[n++] = w;
         if (!(sp = strchr(w, ' '))) return n;
         *sp = '\0';
     }
-    return -1;
 }
 
 static int obuf_group(const char **w, obuf_limit *limits, char *err, size_t errlen)
@@ -784,7 +795,7 @@ static int obuf_group(const char **w, obuf_limit *limits, char *err, size_t errl
 static int set_obuf(latchd_config *cfg, const char **words, int n, char *err, size_t errlen)
 {
     obuf_limit next[CLIENT_TYPE_OBUF_COUNT];
-    if (n < 0 || n % 4) {
+    if (n % 4) {
         snprintf(err, errlen, "Wrong number of arguments in buffer limit configuration.");
         return -1;
     }
@@ -800,22 +811,21 @@ static int multi_arg(const param *p) { return p->type == P_WORDS || p->type == P
 static int set_param(latchd_config *cfg, const param *p, const char **vals, int nvals, char *err,
                      size_t errlen)
 {
-    char buf[1024];
-    const char *words[OBUF_MAX_WORDS];
+    char *buf;
+    const char **words;
     void *slot = slot_of(cfg, p);
     if (!multi_arg(p)) {
         if (nvals == 1) return set_one(p, slot, vals[0], err, errlen);
         snprintf(err, errlen, "wrong number of arguments");
         return -1;
     }
-    int n = split_words(vals, nvals, buf, sizeof(buf), words);
-    if (n < 0) {
-        snprintf(err, errlen, "wrong number of arguments");
-        return -1;
-    }
-    if (p->type == P_BIND) return set_binds(cfg, words, n, err, errlen);
-    if (p->type == P_OBUF) return set_obuf(cfg, words, n, err, errlen);
-    return set_words(p, (char **)slot, words, n, err, errlen);
+    int n = split_words(vals, nvals, &buf, &words), rc;
+    if (p->type == P_BIND) rc = set_binds(cfg, words, n, err, errlen);
+    else if (p->type == P_OBUF) rc = set_obuf(cfg, words, n, err, errlen);
+    else rc = set_words(p, (char **)slot, words, n, err, errlen);
+    free(buf);
+    free(words);
+    return rc;
 }
 
 int config_set(latchd_config *cfg, const char *name, const char **vals, int nvals,
@@ -831,8 +841,8 @@ int config_set(latchd_config *cfg, const char *name, const char **vals, int nval
 
 /* The first problem with the names, in Redis's order of precedence: the
  * first unknown or refused name. 0 if none. */
-static int check_names(const latchd_config *cfg, const char *const *argv, int npairs, int protected_ok,
-                       const param **rows, const char **shown, char *err, size_t errlen)
+static int check_names(const char *const *argv, int npairs, int protected_ok, const param **rows,
+                       const char **shown, char *err, size_t errlen)
 {
     const char *why = NULL, *arg = NULL;
     for (int i = 0; i < npairs && !why; i++) {
@@ -849,7 +859,6 @@ static int check_names(const latchd_config *cfg, const char *const *argv, int np
         for (int j = 0; j < i && !why; j++)
             if (rows[j] == rows[i] && shown[j] == shown[i]) why = "duplicate parameter";
     }
-    (void)cfg;
     if (!why) return 0;
     snprintf(err, errlen, "CONFIG SET failed (possibly related to argument '%s') - %s", arg, why);
     return -1;
@@ -868,7 +877,7 @@ int config_set_pairs(const latchd_config *cfg, latchd_config *next, const char *
                  argv[0]);
         return -1;
     }
-    if (check_names(cfg, argv, npairs, protected_ok, rows, shown, err, errlen) != 0) return -1;
+    if (check_names(argv, npairs, protected_ok, rows, shown, err, errlen) != 0) return -1;
     /* dir moves the process: a later bad value moves it back */
     if (!getcwd(cwd, sizeof(cwd))) cwd[0] = '\0';
     config_copy(next, cfg);
@@ -904,40 +913,43 @@ static const char *const obuf_class_names[] = {
     [CLIENT_TYPE_NORMAL] = "normal", [CLIENT_TYPE_REPLICA] = "slave", [CLIENT_TYPE_PUBSUB] = "pubsub",
 };
 
-static void format_value(const latchd_config *cfg, const param *p, char *buf, size_t len)
+/* p's value as CONFIG GET shows it, into b (emptied first). */
+static const char *format_value(const latchd_config *cfg, const param *p, resp_buf *b)
 {
     const void *slot = slot_of(cfg, p);
+    char cwd[PATH_MAX], flags[16];
     long long n;
-    buf[0] = '\0';
+    b->len = 0;
     switch (p->type) {
     case P_STRING:
-    case P_WORDS: snprintf(buf, len, "%s", *(char *const *)slot); break;
-    case P_DIR:
-        if (!getcwd(buf, len)) snprintf(buf, len, "%s", *(char *const *)slot);
-        break;
-    case P_BOOL: snprintf(buf, len, "%s", *(const int *)slot ? "yes" : "no"); break;
-    case P_ENUM: snprintf(buf, len, "%s", p->names[*(const int *)slot]); break;
-    case P_OCTAL: snprintf(buf, len, "%o", *(const int *)slot); break;
-    case P_INT32: snprintf(buf, len, "%d", *(const int *)slot); break;
+    case P_WORDS: text_add(b, "%s", *(char *const *)slot); break;
+    case P_DIR: text_add(b, "%s", getcwd(cwd, sizeof(cwd)) ? cwd : *(char *const *)slot); break;
+    case P_BOOL: text_add(b, "%s", *(const int *)slot ? "yes" : "no"); break;
+    case P_ENUM: text_add(b, "%s", p->names[*(const int *)slot]); break;
+    case P_OCTAL: text_add(b, "%o", *(const int *)slot); break;
+    case P_INT32: text_add(b, "%d", *(const int *)slot); break;
     case P_INT64:
-    case P_MEMORY: snprintf(buf, len, "%lld", *(const long long *)slot); break;
+    case P_MEMORY: text_add(b, "%lld", *(const long long *)slot); break;
     case P_PERCENT:
         n = *(const long long *)slot;
-        snprintf(buf, len, n < 0 ? "%lld%%" : "%lld", n < 0 ? -n : n);
+        text_add(b, n < 0 ? "%lld%%" : "%lld", n < 0 ? -n : n);
         break;
-    case P_UMEMORY: snprintf(buf, len, "%llu", *(const unsigned long long *)slot); break;
-    case P_NOTIFY: notify_flags_format(*(const int *)slot, buf); break;
+    case P_UMEMORY: text_add(b, "%llu", *(const unsigned long long *)slot); break;
+    case P_NOTIFY:
+        notify_flags_format(*(const int *)slot, flags);
+        text_add(b, "%s", flags);
+        break;
     case P_OBUF:
         for (int i = 0; i < CLIENT_TYPE_OBUF_COUNT; i++) {
             const obuf_limit *l = &cfg->obuf_limits[i];
-            out_add(buf, len, "%s%s %llu %llu %lld", i ? " " : "", obuf_class_names[i], l->hard, l->soft,
-                    l->soft_seconds);
+            text_add(b, "%s%s %llu %llu %lld", i ? " " : "", obuf_class_names[i], l->hard, l->soft, l->soft_seconds);
         }
         break;
     case P_BIND:
-        for (int i = 0; i < cfg->nbind; i++) out_add(buf, len, "%s%s", i ? " " : "", cfg->bind[i]);
+        for (int i = 0; i < cfg->nbind; i++) text_add(b, "%s%s", i ? " " : "", cfg->bind[i]);
         break;
     }
+    return text_of(b);
 }
 
 size_t config_name_count(void) { return 2 * NPARAMS; }
@@ -945,13 +957,13 @@ size_t config_name_count(void) { return 2 * NPARAMS; }
 void config_get(const latchd_config *cfg, const char *pattern, size_t plen,
                 config_visit_fn fn, void *ctx)
 {
-    char value[4096];
+    resp_buf value;
     const char *shown;
+    resp_buf_init(&value);
     if (!memchr(pattern, '*', plen) && !memchr(pattern, '?', plen) && !memchr(pattern, '[', plen)) {
         const param *p = lookup(pattern, plen, &shown);
-        if (!p) return;
-        format_value(cfg, p, value, sizeof(value));
-        fn(shown, value, ctx);
+        if (p) fn(shown, format_value(cfg, p, &value), ctx);
+        resp_buf_free(&value);
         return;
     }
     for (size_t i = 0; i < NPARAMS; i++) {
@@ -960,10 +972,10 @@ void config_get(const latchd_config *cfg, const char *pattern, size_t plen,
         if (p->flags & PF_HIDDEN) continue;
         for (int k = 0; k < 2; k++) {
             if (!names[k] || !glob_match(pattern, plen, names[k], strlen(names[k]), 1)) continue;
-            format_value(cfg, p, value, sizeof(value));
-            fn(names[k], value, ctx);
+            fn(names[k], format_value(cfg, p, &value), ctx);
         }
     }
+    resp_buf_free(&value);
 }
 
 /* ---- the config file ---- */
@@ -1029,7 +1041,7 @@ static int apply_directive(latchd_config *cfg, int argc, const char **argv, load
             snprintf(err, errlen, "wrong number of arguments");
             return -1;
         }
-        if (p->type == P_WORDS && p->off == FIELD(save, char *))
+        if (p->words == save_words)
             return apply_save(cfg, p, argv + 1, argc - 1, ctx, err, errlen);
         return set_param(cfg, p, argv + 1, argc - 1, err, errlen);
     }
@@ -1230,90 +1242,106 @@ static void lines_free(text_lines *t)
 /* One line Redis writes for a value: force when it differs from the
  * default (or Redis always writes it), so a parameter not in the file is
  * added only then. */
-typedef struct rewrite_line {
-    char text[4200];
-    int force;
-} rewrite_line;
-#define REWRITE_MAX_LINES 64
+/* The lines Redis writes for one parameter; force[i]: line i differs
+ * from the default (or Redis always writes it), so it is added to a file
+ * without that parameter only then. */
+typedef struct rewrite_lines {
+    text_lines text;
+    unsigned char *force;
+} rewrite_lines;
 
-static int add_line(rewrite_line *out, int n, int force, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int add_line(rewrite_line *out, int n, int force, const char *fmt, ...)
+static void add_line(rewrite_lines *out, int force, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add_line(rewrite_lines *out, int force, const char *fmt, ...)
 {
     va_list ap;
-    if (n >= REWRITE_MAX_LINES) return n;
     va_start(ap, fmt);
-    vsnprintf(out[n].text, sizeof(out[n].text), fmt, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    out[n].force = force;
-    return n + 1;
+    char *line = mem_alloc((size_t)(n < 0 ? 0 : n) + 1);
+    va_start(ap, fmt);
+    vsnprintf(line, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
+    va_end(ap);
+    lines_add(&out->text, line);
+    out->force = mem_realloc(out->force, out->text.cap);
+    out->force[out->text.n - 1] = (unsigned char)force;
 }
 
 /* s as Redis's sdscatrepr writes a string option: quoted, escaped. */
-static void repr(char *dst, size_t len, const char *s)
+static const char *repr(resp_buf *b, const char *s)
 {
-    dst[0] = '\0';
-    out_add(dst, len, "\"");
+    b->len = 0;
+    text_add(b, "\"");
     for (; *s; s++) {
         unsigned char ch = (unsigned char)*s;
-        if (ch == '\\' || ch == '"') out_add(dst, len, "\\%c", ch);
-        else if (ch == '\n') out_add(dst, len, "\\n");
-        else if (ch == '\r') out_add(dst, len, "\\r");
-        else if (ch == '\t') out_add(dst, len, "\\t");
-        else if (!isprint(ch)) out_add(dst, len, "\\x%02x", ch);
-        else out_add(dst, len, "%c", ch);
+        if (ch == '\\' || ch == '"') text_add(b, "\\%c", ch);
+        else if (ch == '\n') text_add(b, "\\n");
+        else if (ch == '\r') text_add(b, "\\r");
+        else if (ch == '\t') text_add(b, "\\t");
+        else if (!isprint(ch)) text_add(b, "\\x%02x", ch);
+        else text_add(b, "%c", ch);
     }
-    out_add(dst, len, "\"");
+    text_add(b, "\"");
+    return text_of(b);
 }
 
 /* The lines Redis writes for p's value, as its rewrite functions do:
  * save a line per pair (`save ""` for none) and the percentiles always,
  * output limits a line per class, replicaof none when there is no master,
- * dir always. Returns how many. */
-static int rewrite_lines(const latchd_config *cfg, const latchd_config *def, const param *p, rewrite_line *out)
+ * dir always. */
+static void lines_for(const latchd_config *cfg, const latchd_config *def, const param *p, rewrite_lines *out)
 {
-    char value[4096], was[4096], quoted[4200], mem[2][32];
+    resp_buf now, was, quoted;
+    char mem[2][32];
     const void *slot = slot_of(cfg, p);
-    int n = 0;
-    format_value(cfg, p, value, sizeof(value));
-    format_value(def, p, was, sizeof(was));
-    int force = strcmp(value, was) != 0;
+    resp_buf_init(&now);
+    resp_buf_init(&was);
+    resp_buf_init(&quoted);
+    const char *value = format_value(cfg, p, &now);
+    int force = strcmp(value, format_value(def, p, &was)) != 0;
     switch (p->type) {
     case P_STRING:
     case P_DIR:
     case P_NOTIFY:
-        repr(quoted, sizeof(quoted), value);
-        return add_line(out, n, force || p->type == P_DIR, "%s %s", p->name, quoted);
+        add_line(out, force || p->type == P_DIR, "%s %s", p->name, repr(&quoted, value));
+        break;
     case P_MEMORY:
     case P_UMEMORY:
         format_memory(mem[0], sizeof(mem[0]), p->type == P_MEMORY ? (unsigned long long)*(const long long *)slot
                                                                    : *(const unsigned long long *)slot);
-        return add_line(out, n, force, "%s %s", p->name, mem[0]);
+        add_line(out, force, "%s %s", p->name, mem[0]);
+        break;
     case P_OBUF:
         for (int i = 0; i < CLIENT_TYPE_OBUF_COUNT; i++) {
             const obuf_limit *l = &cfg->obuf_limits[i], *d = &def->obuf_limits[i];
             format_memory(mem[0], sizeof(mem[0]), l->hard);
             format_memory(mem[1], sizeof(mem[1]), l->soft);
-            n = add_line(out, n, memcmp(l, d, sizeof(*l)) != 0, "%s %s %s %s %lld", p->name,
-                         i == CLIENT_TYPE_REPLICA ? "replica" : obuf_class_names[i], mem[0], mem[1],
-                         l->soft_seconds);
+            add_line(out, memcmp(l, d, sizeof(*l)) != 0, "%s %s %s %s %lld", p->name,
+                     i == CLIENT_TYPE_REPLICA ? "replica" : obuf_class_names[i], mem[0], mem[1], l->soft_seconds);
         }
-        return n;
+        break;
     case P_WORDS:
         if (p->words == save_words) {
-            char *tok, *rest = NULL;
-            if (!value[0]) return add_line(out, n, 1, "save \"\"");
-            for (tok = strtok_r(value, " ", &rest); tok; tok = strtok_r(NULL, " ", &rest)) {
+            /* value is now's own text: cut into pairs in place */
+            char *tok, *rest = NULL, *pairs = now.len ? now.data : NULL;
+            if (!pairs) add_line(out, 1, "save \"\"");
+            for (tok = pairs ? strtok_r(pairs, " ", &rest) : NULL; tok; tok = strtok_r(NULL, " ", &rest)) {
                 const char *changes = strtok_r(NULL, " ", &rest);
-                n = add_line(out, n, 1, "save %s %s", tok, changes ? changes : "0");
+                add_line(out, 1, "save %s %s", tok, changes ? changes : "0");
             }
-            return n;
+        } else if (p->words == replicaof_words) {
+            if (value[0]) add_line(out, 1, "%s %s", p->name, value);
+        } else {
+            int always = p->words == percentiles_words;
+            add_line(out, force || always, "%s %s", p->name, value[0] || !always ? value : "\"\"");
         }
-        if (p->words == replicaof_words) return value[0] ? add_line(out, n, 1, "%s %s", p->name, value) : 0;
-        if (p->words == percentiles_words) return add_line(out, n, 1, "%s %s", p->name, value[0] ? value : "\"\"");
-        return add_line(out, n, force, "%s %s", p->name, value);
+        break;
     default:
-        return add_line(out, n, force, "%s %s", p->name, value);
+        add_line(out, force, "%s %s", p->name, value);
+        break;
     }
+    resp_buf_free(&now);
+    resp_buf_free(&was);
+    resp_buf_free(&quoted);
 }
 
 /* The table row a file line sets (aliases mean their parameter), or NULL. */
@@ -1350,19 +1378,21 @@ static const char REWRITE_SIGNATURE[] = "# Generated by CONFIG REWRITE";
 static void rewrite_param(const latchd_config *cfg, const latchd_config *def, const param *p,
                           const param **owner, text_lines *t, resp_buf *tail)
 {
-    rewrite_line *lines = mem_alloc(REWRITE_MAX_LINES * sizeof(*lines));
-    int n = rewrite_lines(cfg, def, p, lines), used = 0;
+    rewrite_lines lines = {{NULL, 0, 0}, NULL};
+    size_t used = 0;
+    lines_for(cfg, def, p, &lines);
     for (size_t i = 0; i < t->n; i++) {
         if (owner[i] != p) continue;
         free(t->v[i]);
-        t->v[i] = mem_strdup(used < n ? lines[used++].text : "");
+        t->v[i] = mem_strdup(used < lines.text.n ? lines.text.v[used++] : "");
     }
-    for (; used < n; used++) {
-        if (!lines[used].force) continue;
-        resp_buf_append(tail, lines[used].text, strlen(lines[used].text));
+    for (; used < lines.text.n; used++) {
+        if (!lines.force[used]) continue;
+        resp_buf_append(tail, lines.text.v[used], strlen(lines.text.v[used]));
         resp_buf_append(tail, "\n", 1);
     }
-    free(lines);
+    lines_free(&lines.text);
+    free(lines.force);
 }
 
 static int write_all(const char *path, const text_lines *t, const resp_buf *tail)

@@ -747,3 +747,14 @@ def test_latchd_only_resetstat_clears_script_counters(latchd_factory):
 
 def test_config_rewrite_without_a_file(conn):
     assert conn.cmd("CONFIG", "REWRITE") == b"-ERR The server is running without a config file\r\n"
+
+
+def test_config_long_values_whole(conn):
+    """No length limit of latchd's own: a long password, many save pairs."""
+    pairs = " ".join("%d %d" % (i + 1, i) for i in range(600))
+    try:
+        assert conn.cmd("CONFIG", "SET", "save", pairs, "replica-announce-ip", "h" * 9000) == b"+OK\r\n"
+        assert config_get(conn, "save") == [b"save", pairs.encode()]
+        assert config_get(conn, "replica-announce-ip") == [b"replica-announce-ip", b"h" * 9000]
+    finally:
+        conn.cmd("CONFIG", "SET", "save", "", "replica-announce-ip", "")
