@@ -1059,24 +1059,34 @@ static int apply_directive(latchd_config *cfg, int argc, const char **argv, load
 
 /* Split one line with Redis's quoting rules by feeding it to the RESP
  * inline parser: one piece of code for quoting, however the line arrives. */
-static int split_line(resp_parser *rp, const char *line, size_t len, const char **argv,
-                      char *store_, size_t storelen, int *argc)
+/* The RESP inline parser for config lines, which have no length limit
+ * in Redis. */
+static void line_parser_init(resp_parser *rp)
 {
-    char buf[4096];
-    size_t consumed;
-    if (len + 1 > sizeof(buf)) return -1;
+    static const resp_limits lim = {SIZE_MAX, RESP_MULTIBULK_MAX, RESP_BULK_MAX, 0};
+    resp_parser_init(rp, &lim);
+}
+
+/* argv's words are in *wordbuf (malloc'd, the caller frees it, NULL when
+ * the line has none). */
+static int split_line(resp_parser *rp, const char *line, size_t len, const char **argv, char **wordbuf, int *argc)
+{
+    size_t consumed, used = 0;
+    char *buf = mem_alloc(len + 1);
     memcpy(buf, line, len);
     buf[len] = '\n';
+    *wordbuf = NULL;
+    *argc = 0;
     resp_parser_reset(rp);
     resp_status st = resp_parse(rp, buf, len + 1, &consumed);
-    if (st == RESP_NEED_MORE) return *argc = 0, 0;   /* blank line */
+    free(buf);
+    if (st == RESP_NEED_MORE) return 0;   /* blank line */
     if (st != RESP_COMMAND || rp->argc > MAX_DIRECTIVE_ARGS) return -1;
-    size_t used = 0;
+    *wordbuf = mem_alloc(len + rp->argc + 1);   /* the words are no longer than the line */
     for (size_t i = 0; i < rp->argc; i++) {
-        if (used + rp->argv[i].len + 1 > storelen) return -1;
-        memcpy(store_ + used, rp->argv[i].ptr, rp->argv[i].len);
-        store_[used + rp->argv[i].len] = '\0';
-        argv[i] = store_ + used;
+        memcpy(*wordbuf + used, rp->argv[i].ptr, rp->argv[i].len);
+        (*wordbuf)[used + rp->argv[i].len] = '\0';
+        argv[i] = *wordbuf + used;
         used += rp->argv[i].len + 1;
     }
     *argc = (int)rp->argc;
@@ -1085,30 +1095,35 @@ static int split_line(resp_parser *rp, const char *line, size_t len, const char 
 
 static int load_lines(latchd_config *cfg, FILE *f, resp_parser *rp, load_ctx *ctx, char *err, size_t errlen)
 {
-    char line[4096], store_[4096], why[1024];
+    char *line = NULL, *wordbuf = NULL, why[1024];
+    size_t cap = 0;
     const char *argv[MAX_DIRECTIVE_ARGS];
-    int lineno = 0, argc;
-    while (fgets(line, sizeof(line), f)) {
+    int lineno = 0, argc, rc = 0;
+    while (getline(&line, &cap, f) >= 0) {
         lineno++;
         size_t len = strcspn(line, "\r\n");
         size_t lead = strspn(line, " \t");
         if (lead == len || line[lead] == '#') continue;
-        if (split_line(rp, line, len, argv, store_, sizeof(store_), &argc) != 0) {
+        free(wordbuf);
+        if (split_line(rp, line, len, argv, &wordbuf, &argc) != 0) {
             snprintf(why, sizeof(why), "Unbalanced quotes in configuration line");
         } else if (argc == 0 || apply_directive(cfg, argc, argv, ctx, why, sizeof(why)) == 0) {
             continue;
         }
+        rc = -1;
         if (!strncmp(why, "\n*** FATAL", 10)) {   /* an include's own error, already complete */
             snprintf(err, errlen, "%s", why);
-            return -1;
+            break;
         }
         line[len] = '\0';
         snprintf(err, errlen,
                  "\n*** FATAL CONFIG FILE ERROR (latchd %s) ***\nReading the configuration file, at line %d\n>>> '%s'\n%s",
                  LATCHD_VERSION, lineno, line, why);
-        return -1;
+        break;
     }
-    return 0;
+    free(wordbuf);
+    free(line);
+    return rc;
 }
 
 static int load_one(latchd_config *cfg, const char *path, load_ctx *ctx, char *err, size_t errlen)
@@ -1118,9 +1133,8 @@ static int load_one(latchd_config *cfg, const char *path, load_ctx *ctx, char *e
         snprintf(err, errlen, "Fatal error, can't open config file '%s': %s", path, strerror(errno));
         return -1;
     }
-    resp_limits lim = {RESP_INLINE_MAX, RESP_MULTIBULK_MAX, RESP_BULK_MAX, 0};
     resp_parser rp;
-    resp_parser_init(&rp, &lim);
+    line_parser_init(&rp);
     int rc = load_lines(cfg, f, &rp, ctx, err, errlen);
     resp_parser_free(&rp);
     if (f != stdin) fclose(f);
@@ -1158,18 +1172,18 @@ int config_load_file(latchd_config *cfg, const char *path, char *err, size_t err
 
 int config_set_text(latchd_config *cfg, const char *name, const char *value, char *err, size_t errlen)
 {
-    char store_[4096];
+    char *wordbuf;
     const char *vals[MAX_DIRECTIVE_ARGS];
     int n = 0, rc = -1;
-    resp_limits lim = {RESP_INLINE_MAX, RESP_MULTIBULK_MAX, RESP_BULK_MAX, 0};
     resp_parser rp;
-    resp_parser_init(&rp, &lim);
-    if (split_line(&rp, value, strlen(value), vals, store_, sizeof(store_), &n) != 0)
+    line_parser_init(&rp);
+    if (split_line(&rp, value, strlen(value), vals, &wordbuf, &n) != 0)
         snprintf(err, errlen, "Unbalanced quotes in configuration line");
     else if (n == 0)
         snprintf(err, errlen, "Bad directive or wrong number of arguments");
     else
         rc = config_set(cfg, name, vals, n, err, errlen);
+    free(wordbuf);
     resp_parser_free(&rp);
     return rc;
 }
@@ -1347,25 +1361,29 @@ static void lines_for(const latchd_config *cfg, const latchd_config *def, const 
 /* The table row a file line sets (aliases mean their parameter), or NULL. */
 static const param *line_param(resp_parser *rp, const char *line)
 {
-    char store_[4096];
+    char *wordbuf;
     const char *argv[MAX_DIRECTIVE_ARGS];
+    const param *p = NULL;
     int argc;
     size_t len = strcspn(line, "\r\n"), lead = strspn(line, " \t");
     if (lead == len || line[lead] == '#') return NULL;
-    if (split_line(rp, line, len, argv, store_, sizeof(store_), &argc) != 0 || argc == 0) return NULL;
-    return lookup(argv[0], strlen(argv[0]), NULL);
+    if (split_line(rp, line, len, argv, &wordbuf, &argc) == 0 && argc > 0) p = lookup(argv[0], strlen(argv[0]), NULL);
+    free(wordbuf);
+    return p;
 }
 
 static int read_lines(const char *path, text_lines *t)
 {
-    char buf[4096];
+    char *buf = NULL;
+    size_t cap = 0;
     FILE *f = fopen(path, "r");
     if (!f) return errno == ENOENT ? 0 : -1;   /* Redis creates a missing file */
-    while (fgets(buf, sizeof(buf), f)) {
+    while (getline(&buf, &cap, f) >= 0) {
         buf[strcspn(buf, "\r\n")] = '\0';
         lines_add(t, mem_strdup(buf));
     }
     int bad = ferror(f);
+    free(buf);
     fclose(f);
     return bad ? -1 : 0;
 }
@@ -1438,9 +1456,8 @@ int config_rewrite_file(const latchd_config *cfg, char *err, size_t errlen)
         return -1;
     }
     const param **owner = mem_calloc(t.n + 1, sizeof(*owner));
-    resp_limits lim = {RESP_INLINE_MAX, RESP_MULTIBULK_MAX, RESP_BULK_MAX, 0};
     resp_parser rp;
-    resp_parser_init(&rp, &lim);
+    line_parser_init(&rp);
     for (size_t i = 0; i < t.n; i++) owner[i] = line_param(&rp, t.v[i]);
     resp_parser_free(&rp);
     config_defaults(&def);
