@@ -841,13 +841,13 @@ int config_set(latchd_config *cfg, const char *name, const char **vals, int nval
 
 /* The first problem with the names, in Redis's order of precedence: the
  * first unknown or refused name. 0 if none. */
-static int check_names(const char *const *argv, int npairs, int protected_ok, const param **rows,
-                       const char **shown, char *err, size_t errlen)
+static int check_names(const char *const *argv, const size_t *lens, int npairs, int protected_ok,
+                       const param **rows, const char **shown, char *err, size_t errlen)
 {
     const char *why = NULL, *arg = NULL;
     for (int i = 0; i < npairs && !why; i++) {
         const char *name = argv[2 * i];
-        rows[i] = lookup(name, strlen(name), &shown[i]);
+        rows[i] = lookup(name, lens[2 * i], &shown[i]);   /* a name with a NUL in it is none */
         arg = name;
         if (!rows[i]) {
             snprintf(err, errlen, "Unknown option or number of arguments for CONFIG SET - '%s'", name);
@@ -864,20 +864,12 @@ static int check_names(const char *const *argv, int npairs, int protected_ok, co
     return -1;
 }
 
-#define CONFIG_SET_MAX_PAIRS 512
-
-int config_set_pairs(const latchd_config *cfg, latchd_config *next, const char *const *argv, int npairs,
-                     int protected_ok, char *err, size_t errlen)
+/* Every value set on next, a copy of cfg; -1 with next freed on the first
+ * that does not take. */
+static int set_pairs(const latchd_config *cfg, latchd_config *next, const char *const *argv, int npairs,
+                     const param **rows, const char **shown, char *err, size_t errlen)
 {
-    const param *rows[CONFIG_SET_MAX_PAIRS];
-    const char *shown[CONFIG_SET_MAX_PAIRS];
-    char why[512], cwd[4096];
-    if (npairs > CONFIG_SET_MAX_PAIRS) {
-        snprintf(err, errlen, "CONFIG SET failed (possibly related to argument '%s') - too many parameters",
-                 argv[0]);
-        return -1;
-    }
-    if (check_names(argv, npairs, protected_ok, rows, shown, err, errlen) != 0) return -1;
+    char why[512], cwd[PATH_MAX];
     /* dir moves the process: a later bad value moves it back */
     if (!getcwd(cwd, sizeof(cwd))) cwd[0] = '\0';
     config_copy(next, cfg);
@@ -893,6 +885,19 @@ int config_set_pairs(const latchd_config *cfg, latchd_config *next, const char *
     }
     return 0;
 }
+
+int config_set_pairs(const latchd_config *cfg, latchd_config *next, const char *const *argv, const size_t *lens,
+                     int npairs, int protected_ok, char *err, size_t errlen)
+{
+    const param **rows = mem_alloc((size_t)npairs * sizeof(*rows));
+    const char **shown = mem_alloc((size_t)npairs * sizeof(*shown));
+    int rc = check_names(argv, lens, npairs, protected_ok, rows, shown, err, errlen);
+    if (rc == 0) rc = set_pairs(cfg, next, argv, npairs, rows, shown, err, errlen);
+    free(rows);
+    free(shown);
+    return rc;
+}
+
 
 /* Redis's rewriteConfigFormatMemory: whole gb, mb or kb when exact. */
 static void format_memory(char *buf, size_t len, unsigned long long v)

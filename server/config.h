@@ -114,14 +114,14 @@ int config_set(latchd_config *cfg, const char *name, const char **vals, int nval
 void config_copy(latchd_config *dst, const latchd_config *src);
 
 /* CONFIG SET name value [name value ...] (npairs pairs, argv the names and
- * values in turn) checked and applied to next, a copy of cfg, as Redis 7.0
+ * values in turn, lens their lengths) checked and applied to next, a copy of cfg, as Redis 7.0
  * does: every name first (unknown, immutable, protected, duplicate), then
  * every value; protected_ok when enable-protected-configs lets this client
  * change dir or dbfilename. 0 with next filled (the caller keeps it or
  * config_frees it), else -1 with Redis's error text (without "ERR ") in err
  * and next untouched. */
-int config_set_pairs(const latchd_config *cfg, latchd_config *next, const char *const *argv, int npairs,
-                     int protected_ok, char *err, size_t errlen);
+int config_set_pairs(const latchd_config *cfg, latchd_config *next, const char *const *argv, const size_t *lens,
+                     int npairs, int protected_ok, char *err, size_t errlen);
 /* enable-protected-configs, as CONFIG_PROTECTED_*. */
 int config_protected_configs(const latchd_config *cfg);
 

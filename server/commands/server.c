@@ -104,10 +104,15 @@ static void config_set_cmd(client *c)
     server *s = c->srv;
     int n = c->argc - 2, prot = config_protected_configs(&s->cfg);
     char **argv = mem_alloc((size_t)n * sizeof(*argv)), err[1024];
-    for (int i = 0; i < n; i++) argv[i] = arg_strdup(&c->argv[i + 2]);
+    size_t *lens = mem_alloc((size_t)n * sizeof(*lens));
+    for (int i = 0; i < n; i++) {
+        argv[i] = arg_strdup(&c->argv[i + 2]);
+        lens[i] = c->argv[i + 2].len;
+    }
     int protected_ok = prot == CONFIG_PROTECTED_YES || (prot == CONFIG_PROTECTED_LOCAL && client_is_local(c));
     latchd_config next, old;
-    if (config_set_pairs(&s->cfg, &next, (const char *const *)argv, n / 2, protected_ok, err, sizeof(err)) != 0) {
+    if (config_set_pairs(&s->cfg, &next, (const char *const *)argv, lens, n / 2, protected_ok, err, sizeof(err)) !=
+        0) {
         reply_errorf(c, "ERR %s", err);
     } else {
         old = s->cfg;
@@ -126,6 +131,7 @@ static void config_set_cmd(client *c)
     }
     for (int i = 0; i < n; i++) free(argv[i]);
     free(argv);
+    free(lens);
 }
 
 static void config_resetstat(client *c)
