@@ -60,6 +60,7 @@ typedef struct param {
     const char *const *names;   /* P_ENUM: value i is names[i] ("+x": x is the value before it) */
     words_fn words;             /* P_WORDS */
     const char *def;            /* INERT rows: the default, as a config file gives it */
+    const char *(*check)(const char *v);   /* P_STRING: NULL if v will do, else Redis's error */
 } param;
 
 #define INERT ((size_t)-1)
@@ -73,16 +74,18 @@ typedef struct param {
 /* Rows for values with a struct member, and for the kept-without-effect
  * ones by type. */
 #define ROW(name, alias, type, flags, f, T, min, max, names)                                  \
-    {name, alias, type, flags, FIELD(f, T), min, max, names, NULL, NULL}
-#define BOOL_(name, alias, flags, def) {name, alias, P_BOOL, (flags) | PF_NOEFFECT, INERT, 0, 0, NULL, NULL, def}
+    {name, alias, type, flags, FIELD(f, T), min, max, names, NULL, NULL, NULL}
+#define BOOL_(name, alias, flags, def) {name, alias, P_BOOL, (flags) | PF_NOEFFECT, INERT, 0, 0, NULL, NULL, def, NULL}
 #define INT_(name, alias, flags, min, max, def)                                              \
-    {name, alias, P_INT64, (flags) | PF_NOEFFECT, INERT, min, max, NULL, NULL, def}
+    {name, alias, P_INT64, (flags) | PF_NOEFFECT, INERT, min, max, NULL, NULL, def, NULL}
 #define MEM_(name, alias, flags, min, max, def)                                              \
-    {name, alias, P_MEMORY, (flags) | PF_NOEFFECT, INERT, min, max, NULL, NULL, def}
-#define STR_(name, alias, flags, def) {name, alias, P_STRING, (flags) | PF_NOEFFECT, INERT, 0, 0, NULL, NULL, def}
+    {name, alias, P_MEMORY, (flags) | PF_NOEFFECT, INERT, min, max, NULL, NULL, def, NULL}
+#define STR_(name, alias, flags, def) {name, alias, P_STRING, (flags) | PF_NOEFFECT, INERT, 0, 0, NULL, NULL, def, NULL}
+#define CHECKED_(name, flags, check, def)                                                    \
+    {name, NULL, P_STRING, (flags) | PF_NOEFFECT, INERT, 0, 0, NULL, NULL, def, check}
 #define ENUM_(name, alias, flags, names, def)                                                \
-    {name, alias, P_ENUM, (flags) | PF_NOEFFECT, INERT, 0, 0, names, NULL, def}
-#define WORDS_(name, alias, flags, fn, def) {name, alias, P_WORDS, (flags) | PF_NOEFFECT, INERT, 0, 0, NULL, fn, def}
+    {name, alias, P_ENUM, (flags) | PF_NOEFFECT, INERT, 0, 0, names, NULL, def, NULL}
+#define WORDS_(name, alias, flags, fn, def) {name, alias, P_WORDS, (flags) | PF_NOEFFECT, INERT, 0, 0, NULL, fn, def, NULL}
 
 #define IMM PF_IMMUTABLE
 
@@ -127,6 +130,10 @@ static const char *const endpoint_names[] = {"ip", "hostname", "unknown-endpoint
 static const char *const propagation_names[] = {"ignore", "panic", "panic-on-replicas", NULL};
 static const char *const tls_auth_names[] = {"no", "yes", "optional", NULL};
 
+static const char *dbfilename_check(const char *v);
+static const char *appendfilename_check(const char *v);
+static const char *appenddirname_check(const char *v);
+static const char *proc_title_check(const char *v);
 static const char *save_words(const char **w, int n, resp_buf *out);
 static const char *oom_values_words(const char **w, int n, resp_buf *out);
 static const char *percentiles_words(const char **w, int n, resp_buf *out);
@@ -166,7 +173,7 @@ static const param params[] = {
     ROW("always-show-logo", NULL, P_BOOL, IMM, always_show_logo, int, 0, 0, NULL),
     ROW("supervised", NULL, P_ENUM, IMM, supervised, int, 0, 0, supervised_names),
     /* With a member, but without effect yet (README: Configuration). */
-    {"save", NULL, P_WORDS, PF_NOEFFECT, FIELD(save, char *), 0, 0, NULL, save_words, NULL},
+    {"save", NULL, P_WORDS, PF_NOEFFECT, FIELD(save, char *), 0, 0, NULL, save_words, NULL, NULL},
     ROW("appendonly", NULL, P_BOOL, PF_NOEFFECT, appendonly, int, 0, 0, NULL),
     ROW("list-max-listpack-size", "list-max-ziplist-size", P_INT32, PF_NOEFFECT, list_max_listpack_size, int,
         INT_MIN, INT_MAX, NULL),
@@ -245,15 +252,15 @@ static const param params[] = {
     STR_("cluster-config-file", NULL, IMM, "nodes.conf"),
     STR_("cluster-announce-hostname", NULL, 0, ""),
     STR_("syslog-ident", NULL, IMM, "redis"),
-    STR_("dbfilename", NULL, PF_PROTECTED, "dump.rdb"),
-    STR_("appendfilename", NULL, IMM, "appendonly.aof"),
-    STR_("appenddirname", NULL, IMM, "appendonlydir"),
+    CHECKED_("dbfilename", PF_PROTECTED, dbfilename_check, "dump.rdb"),
+    CHECKED_("appendfilename", IMM, appendfilename_check, "appendonly.aof"),
+    CHECKED_("appenddirname", IMM, appenddirname_check, "appendonlydir"),
     STR_("server_cpulist", NULL, IMM, ""),
     STR_("bio_cpulist", NULL, IMM, ""),
     STR_("aof_rewrite_cpulist", NULL, IMM, ""),
     STR_("bgsave_cpulist", NULL, IMM, ""),
     STR_("ignore-warnings", NULL, 0, ""),
-    STR_("proc-title-template", NULL, 0, "{title} {listen-addr} {server-mode}"),
+    CHECKED_("proc-title-template", 0, proc_title_check, "{title} {listen-addr} {server-mode}"),
     STR_("bind-source-addr", NULL, 0, ""),
     STR_("masterauth", NULL, 0, ""),
     ENUM_("syslog-facility", NULL, IMM, facility_names, "local0"),
@@ -303,11 +310,11 @@ static const param params[] = {
     INT_("acllog-max-len", NULL, 0, 0, LONG_MAX, "128"),
     INT_("cluster-node-timeout", NULL, 0, 0, LLONG_MAX, "15000"),
     MEM_("repl-backlog-size", NULL, 0, 1, LLONG_MAX, "1048576"),
-    {"cluster-link-sendbuf-limit", NULL, P_UMEMORY, PF_NOEFFECT, INERT, 0, 0, NULL, NULL, "0"},
+    {"cluster-link-sendbuf-limit", NULL, P_UMEMORY, PF_NOEFFECT, INERT, 0, 0, NULL, NULL, "0", NULL},
     INT_("tracking-table-max-keys", NULL, 0, 0, LONG_MAX, "1000000"),
     MEM_("active-defrag-ignore-bytes", NULL, 0, 1, LLONG_MAX, "104857600"),
     MEM_("hll-sparse-max-bytes", NULL, 0, 0, LONG_MAX, "3000"),
-    {"maxmemory-clients", NULL, P_PERCENT, PF_NOEFFECT, INERT, -100, LONG_MAX, NULL, NULL, "0"},
+    {"maxmemory-clients", NULL, P_PERCENT, PF_NOEFFECT, INERT, -100, LONG_MAX, NULL, NULL, "0", NULL},
     INT_("repl-backlog-ttl", NULL, 0, 0, LONG_MAX, "3600"),
     MEM_("auto-aof-rewrite-min-size", NULL, 0, 0, LLONG_MAX, "67108864"),
     INT_("loading-process-events-interval-bytes", NULL, PF_HIDDEN, 1024, INT_MAX, "2097152"),
@@ -635,8 +642,13 @@ static int set_dir(char **slot, const char *v, char *err, size_t errlen)
 static int set_one(const param *p, void *slot, const char *v, char *err, size_t errlen)
 {
     long long n;
+    const char *why;
     switch (p->type) {
     case P_STRING:
+        if (p->check && (why = p->check(v))) {
+            snprintf(err, errlen, "%s", why);
+            return -1;
+        }
         set_string((char **)slot, v);
         return 0;
     case P_DIR:
@@ -671,6 +683,54 @@ static int set_one(const param *p, void *slot, const char *v, char *err, size_t 
         break;
     }
     return -1;
+}
+
+/* ---- checked strings ---- */
+
+static const char *dbfilename_check(const char *v)
+{
+    return strchr(v, '/') ? "dbfilename can't be a path, just a filename" : NULL;
+}
+
+static const char *appendfilename_check(const char *v)
+{
+    return strchr(v, '/') ? "appendfilename can't be a path, just a filename" : NULL;
+}
+
+static const char *appenddirname_check(const char *v)
+{
+    return strchr(v, '/') ? "appenddirname can't be a path, just a directory name" : NULL;
+}
+
+/* Redis expands the template with an empty title: every {variable} must
+ * be one it knows ({{ and }} are braces) and something must be left. */
+static const char *proc_title_check(const char *v)
+{
+    static const struct { const char *name; int empty; } vars[] = {
+        {"title", 1}, {"listen-addr", 0}, {"server-mode", 1}, {"config-file", 0},
+        {"port", 0}, {"tls-port", 0}, {"unixsocket", 1},
+    };
+    static const char invalid[] = "template format is invalid or contains unknown variables";
+    int something = 0;
+    for (const char *c = v; *c; c++) {
+        if ((c[0] == '{' && c[1] == '{') || (c[0] == '}' && c[1] == '}')) {
+            something = 1;
+            c++;
+            continue;
+        }
+        if (*c != '{') {
+            something |= *c != ' ';
+            continue;
+        }
+        const char *end = strchr(c, '}');
+        size_t i = 0, len = end ? (size_t)(end - c - 1) : 0;
+        while (end && i < sizeof(vars) / sizeof(vars[0]) && (strlen(vars[i].name) != len || strncmp(vars[i].name, c + 1, len)))
+            i++;
+        if (!end || i == sizeof(vars) / sizeof(vars[0])) return invalid;
+        something |= !vars[i].empty;
+        c = end;
+    }
+    return something ? NULL : invalid;
 }
 
 /* ---- several-argument values (words_fn) ---- */

@@ -638,6 +638,10 @@ CONFIG_SET_ERRORS = [
     (("latency-tracking-info-percentiles", "abc"), "latency-tracking-info-percentiles",
      "Invalid latency-tracking-info-percentiles parameters"),
     (("tcp-keepalive", "-1"), "tcp-keepalive", "argument must be between 0 and 2147483647 inclusive"),
+    (("proc-title-template", "{title}"), "proc-title-template",
+     "template format is invalid or contains unknown variables"),
+    (("proc-title-template", "{foo} x"), "proc-title-template",
+     "template format is invalid or contains unknown variables"),
     # the value's error names the parameter as Redis spells it
     (("SLAVE-PRIORITY", "x"), "slave-priority", "argument couldn't be parsed into an integer"),
     # the first problem among the names wins, before any value is looked at
@@ -689,6 +693,18 @@ def test_config_set_value_shown_as_redis(conn, name, value, shown):
         assert config_get(conn, name) == [name.encode(), shown.encode()]
     finally:
         conn.cmd("CONFIG", "SET", name, before)
+
+
+def test_config_set_protected_when_enabled(server_factory, tmp_path):
+    c = server_factory("--enable-protected-configs", "yes").raw()
+    before = config_get(c, "dir")
+    assert c.cmd("CONFIG", "SET", "dir", "/nonexistent") == set_failed("dir", "No such file or directory")
+    # all or nothing: the directory moved for dir comes back when a later value fails
+    assert c.cmd("CONFIG", "SET", "dir", str(tmp_path), "dbfilename", "x/y") == set_failed(
+        "dbfilename", "dbfilename can't be a path, just a filename")
+    assert config_get(c, "dir") == before
+    assert c.cmd("CONFIG", "SET", "dir", str(tmp_path), "dbfilename", "x.rdb") == b"+OK\r\n"
+    assert config_get(c, "dir") == [b"dir", str(tmp_path).encode()]
 
 
 def test_config_set_port_and_bind_rebind(server_factory):
