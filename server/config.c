@@ -1229,10 +1229,21 @@ static int load_file(latchd_config *cfg, const char *path, load_ctx *ctx, char *
     return rc;
 }
 
+/* The file latchd starts from, loaded, and its absolute path kept (taken
+ * first: a `dir` in it moves the process) for REWRITE, as Redis does. */
+static int load_main_file(latchd_config *cfg, const char *path, load_ctx *ctx, char *err, size_t errlen)
+{
+    char abs[PATH_MAX];
+    int known = strcmp(path, "-") != 0 && realpath(path, abs) != NULL;
+    if (load_file(cfg, path, ctx, err, errlen) != 0) return -1;
+    set_string(&cfg->config_file, known ? abs : "");
+    return 0;
+}
+
 int config_load_file(latchd_config *cfg, const char *path, char *err, size_t errlen)
 {
     load_ctx ctx = {0, 0};
-    return load_file(cfg, path, &ctx, err, errlen);
+    return load_main_file(cfg, path, &ctx, err, errlen);
 }
 
 int config_set_text(latchd_config *cfg, const char *name, const char *value, char *err, size_t errlen)
@@ -1260,10 +1271,7 @@ int config_parse_args(latchd_config *cfg, int argc, char **argv, char *err, size
     load_ctx ctx = {0, 0};
     int i = 1;
     if (i < argc && strncmp(argv[i], "--", 2) != 0) {
-        char abs[PATH_MAX];
-        if (load_file(cfg, argv[i], &ctx, err, errlen) != 0) return -1;
-        /* REWRITE finds it after a `dir` moved the process, as Redis does */
-        set_string(&cfg->config_file, strcmp(argv[i], "-") && realpath(argv[i], abs) ? abs : "");
+        if (load_main_file(cfg, argv[i], &ctx, err, errlen) != 0) return -1;
         i++;
     }
     while (i < argc) {

@@ -77,11 +77,12 @@ static int serve(latchd_server *srv, uv_loop_t *loop)
         return 1;
     }
     announce_supervisor(&srv->s);
-    const char *pidfile = srv->s.cfg.pidfile;
-    if (pidfile[0] && write_pidfile(pidfile) != 0)
-        log_msg(&srv->s, LOG_WARNING, "Failed to write PID file: %s", pidfile);
+    if (srv->s.cfg.pidfile[0] && write_pidfile(srv->s.cfg.pidfile) != 0)
+        log_msg(&srv->s, LOG_WARNING, "Failed to write PID file: %s", srv->s.cfg.pidfile);
     uv_run(loop, UV_RUN_DEFAULT);
-    if (pidfile[0]) unlink(pidfile);
+    /* read again: CONFIG SET replaces the configuration, strings and all
+     * (pidfile itself is immutable, so this is the file written above) */
+    if (srv->s.cfg.pidfile[0]) unlink(srv->s.cfg.pidfile);
     /* Like the pidfile: a port file left behind would name a port nobody
      * listens on. Written by announce_port() above, so ours to remove. */
     if (srv->s.cfg.port_file[0]) unlink(srv->s.cfg.port_file);

@@ -184,9 +184,13 @@ def test_debian_redis_conf_daemonizes(server_kind, tmp_path):
     redis-server does: the command returns, the pid file names the daemon,
     SHUTDOWN ends it and takes the pid file away."""
     port = free_port()
-    (tmp_path / "extra.conf").write_text('maxmemory 5mb\nmaxmemory-policy "allkeys-lru"\n')
-    conf = debian_conf(tmp_path, port, include="extra.conf")
-    proc = subprocess.run([server_binary(server_kind), conf], cwd=str(tmp_path), capture_output=True, timeout=10)
+    data = tmp_path / "data"
+    data.mkdir()
+    # the include comes after `dir`, which has moved the process: relative to data/
+    (data / "extra.conf").write_text('maxmemory 5mb\nmaxmemory-policy "allkeys-lru"\n')
+    conf = debian_conf(tmp_path, port, include="extra.conf", dir=str(data))
+    proc = subprocess.run([server_binary(server_kind), "redis.conf"], cwd=str(tmp_path), capture_output=True,
+                          timeout=10)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     pid = int(wait_for_file(str(tmp_path / "server.pid")))
     c = None
@@ -200,9 +204,15 @@ def test_debian_redis_conf_daemonizes(server_kind, tmp_path):
         assert c.cmd("PING") == b"+PONG\r\n"
         got = flat_pairs(parse(c.cmd("CONFIG", "GET", "maxmemory*", "daemonize", "dir", "proc-title-template")))
         assert got[b"maxmemory"] == b"5242880" and got[b"maxmemory-policy"] == b"allkeys-lru"
-        assert got[b"daemonize"] == b"yes" and got[b"dir"] == str(tmp_path).encode()
+        assert got[b"daemonize"] == b"yes" and got[b"dir"] == str(data).encode()
         assert got[b"proc-title-template"] == b"{title} {listen-addr} {server-mode}"
-        assert b"process_id:%d\r\n" % pid in c.cmd("INFO", "server")
+        info = c.cmd("INFO", "server")
+        assert b"process_id:%d\r\n" % pid in info
+        assert b"config_file:%s\r\n" % conf.encode() in info
+        # the file as given on the command line, found again after dir moved the process
+        assert c.cmd("CONFIG", "SET", "timeout", "17") == b"+OK\r\n"
+        assert c.cmd("CONFIG", "REWRITE") == b"+OK\r\n"
+        assert "\ntimeout 17\n" in open(conf).read()
         c.send(encode_command("SHUTDOWN", "NOSAVE"))
     finally:
         c.close()
