@@ -46,7 +46,7 @@ enum {
 };
 
 /* A several-argument value's words checked and written as CONFIG GET
- * shows them into out (a NUL-ended text, see text_add); NULL, else Redis's
+ * shows them into out (resp_buf_appendf's text); NULL, else Redis's
  * error text. */
 typedef const char *(*words_fn)(const char **w, int n, resp_buf *out);
 
@@ -376,30 +376,6 @@ static void *slot_of(const latchd_config *cfg, const param *p)
 
 /* Its value is a malloc'd char *. */
 static int is_string(const param *p) { return p->type == P_STRING || p->type == P_WORDS || p->type == P_DIR; }
-
-/* Appends to b as printf would, keeping b NUL-ended past its length:
- * b->data is then a C string of any length. */
-static void text_add(resp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void text_add(resp_buf *b, const char *fmt, ...)
-{
-    char small[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof(small), fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if ((size_t)n < sizeof(small)) {
-        resp_buf_append(b, small, (size_t)n + 1);
-    } else {
-        char *big = mem_alloc((size_t)n + 1);
-        va_start(ap, fmt);
-        vsnprintf(big, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-        resp_buf_append(b, big, (size_t)n + 1);
-        free(big);
-    }
-    b->len--;   /* the NUL stays in the buffer, outside the text */
-}
 
 /* b's text: "" while nothing was added. */
 static const char *text_of(const resp_buf *b) { return b->len ? b->data : ""; }
@@ -746,7 +722,7 @@ static const char *save_words(const char **w, int n, resp_buf *out)
         char *end;
         long long v = strtoll(w[i], &end, 10);
         if (*end || v < (i % 2 ? 0 : 1)) return "Invalid save parameters";
-        text_add(out, "%s%lld", i ? " " : "", v);
+        resp_buf_appendf(out, "%s%lld", i ? " " : "", v);
     }
     return NULL;
 }
@@ -759,7 +735,7 @@ static const char *oom_values_words(const char **w, int n, resp_buf *out)
         long v = strtol(w[i], &end, 10);
         if (*end || !w[i][0] || v < -2000 || v > 2000)
             return "Invalid oom-score-adj-values, elements must be between -2000 and 2000.";
-        text_add(out, "%s%ld", i ? " " : "", v);
+        resp_buf_appendf(out, "%s%ld", i ? " " : "", v);
     }
     return NULL;
 }
@@ -772,7 +748,7 @@ static const char *percentiles_words(const char **w, int n, resp_buf *out)
         double v = strtod(w[i], &end);
         if (*end || !w[i][0]) return "Invalid latency-tracking-info-percentiles parameters";
         if (v < 0 || v > 100) return "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
-        text_add(out, "%s%g", i ? " " : "", v);
+        resp_buf_appendf(out, "%s%g", i ? " " : "", v);
     }
     return NULL;
 }
@@ -789,8 +765,8 @@ static const char *shutdown_words(const char **w, int n, resp_buf *out)
     }
     if ((set & 6u) == 6u) return "shutdown options SAVE and NOSAVE can't be used simultaneously";
     for (size_t f = 1; f < 5; f++)
-        if (set & (1u << f)) text_add(out, "%s%s", out->len ? " " : "", flags[f]);
-    if (!set) text_add(out, "default");
+        if (set & (1u << f)) resp_buf_appendf(out, "%s%s", out->len ? " " : "", flags[f]);
+    if (!set) resp_buf_appendf(out, "default");
     return NULL;
 }
 
@@ -803,7 +779,7 @@ static const char *replicaof_words(const char **w, int n, resp_buf *out)
     if (!strcasecmp(w[0], "no") && !strcasecmp(w[1], "one")) return NULL;
     long port = strtol(w[1], &end, 10);
     if (*end || port < 0 || port > 65535) return "Invalid master port";
-    text_add(out, "%s %ld", w[0], port);
+    resp_buf_appendf(out, "%s %ld", w[0], port);
     return NULL;
 }
 
@@ -987,31 +963,31 @@ static const char *format_value(const latchd_config *cfg, const param *p, resp_b
     b->len = 0;
     switch (p->type) {
     case P_STRING:
-    case P_WORDS: text_add(b, "%s", *(char *const *)slot); break;
-    case P_DIR: text_add(b, "%s", getcwd(cwd, sizeof(cwd)) ? cwd : *(char *const *)slot); break;
-    case P_BOOL: text_add(b, "%s", *(const int *)slot ? "yes" : "no"); break;
-    case P_ENUM: text_add(b, "%s", p->names[*(const int *)slot]); break;
-    case P_OCTAL: text_add(b, "%o", *(const int *)slot); break;
-    case P_INT32: text_add(b, "%d", *(const int *)slot); break;
+    case P_WORDS: resp_buf_appendf(b, "%s", *(char *const *)slot); break;
+    case P_DIR: resp_buf_appendf(b, "%s", getcwd(cwd, sizeof(cwd)) ? cwd : *(char *const *)slot); break;
+    case P_BOOL: resp_buf_appendf(b, "%s", *(const int *)slot ? "yes" : "no"); break;
+    case P_ENUM: resp_buf_appendf(b, "%s", p->names[*(const int *)slot]); break;
+    case P_OCTAL: resp_buf_appendf(b, "%o", *(const int *)slot); break;
+    case P_INT32: resp_buf_appendf(b, "%d", *(const int *)slot); break;
     case P_INT64:
-    case P_MEMORY: text_add(b, "%lld", *(const long long *)slot); break;
+    case P_MEMORY: resp_buf_appendf(b, "%lld", *(const long long *)slot); break;
     case P_PERCENT:
         n = *(const long long *)slot;
-        text_add(b, n < 0 ? "%lld%%" : "%lld", n < 0 ? -n : n);
+        resp_buf_appendf(b, n < 0 ? "%lld%%" : "%lld", n < 0 ? -n : n);
         break;
-    case P_UMEMORY: text_add(b, "%llu", *(const unsigned long long *)slot); break;
+    case P_UMEMORY: resp_buf_appendf(b, "%llu", *(const unsigned long long *)slot); break;
     case P_NOTIFY:
         notify_flags_format(*(const int *)slot, flags);
-        text_add(b, "%s", flags);
+        resp_buf_appendf(b, "%s", flags);
         break;
     case P_OBUF:
         for (int i = 0; i < CLIENT_TYPE_OBUF_COUNT; i++) {
             const obuf_limit *l = &cfg->obuf_limits[i];
-            text_add(b, "%s%s %llu %llu %lld", i ? " " : "", obuf_class_names[i], l->hard, l->soft, l->soft_seconds);
+            resp_buf_appendf(b, "%s%s %llu %llu %lld", i ? " " : "", obuf_class_names[i], l->hard, l->soft, l->soft_seconds);
         }
         break;
     case P_BIND:
-        for (int i = 0; i < cfg->nbind; i++) text_add(b, "%s%s", i ? " " : "", cfg->bind[i]);
+        for (int i = 0; i < cfg->nbind; i++) resp_buf_appendf(b, "%s%s", i ? " " : "", cfg->bind[i]);
         break;
     }
     return text_of(b);
@@ -1357,17 +1333,17 @@ static void add_line(rewrite_lines *out, int force, const char *fmt, ...)
 static const char *repr(resp_buf *b, const char *s)
 {
     b->len = 0;
-    text_add(b, "\"");
+    resp_buf_appendf(b, "\"");
     for (; *s; s++) {
         unsigned char ch = (unsigned char)*s;
-        if (ch == '\\' || ch == '"') text_add(b, "\\%c", ch);
-        else if (ch == '\n') text_add(b, "\\n");
-        else if (ch == '\r') text_add(b, "\\r");
-        else if (ch == '\t') text_add(b, "\\t");
-        else if (!isprint(ch)) text_add(b, "\\x%02x", ch);
-        else text_add(b, "%c", ch);
+        if (ch == '\\' || ch == '"') resp_buf_appendf(b, "\\%c", ch);
+        else if (ch == '\n') resp_buf_appendf(b, "\\n");
+        else if (ch == '\r') resp_buf_appendf(b, "\\r");
+        else if (ch == '\t') resp_buf_appendf(b, "\\t");
+        else if (!isprint(ch)) resp_buf_appendf(b, "\\x%02x", ch);
+        else resp_buf_appendf(b, "%c", ch);
     }
-    text_add(b, "\"");
+    resp_buf_appendf(b, "\"");
     return text_of(b);
 }
 
