@@ -408,7 +408,7 @@ void config_defaults(latchd_config *cfg)
     cfg->maxmemory_policy = CONFIG_MAXMEMORY_NOEVICTION;
     cfg->maxclients = 10000;
     cfg->tcp_keepalive = 300;
-    cfg->databases = 1;   /* SELECT takes 0 only */
+    cfg->databases = 16;
     cfg->protected_mode = 1;
     cfg->save = mem_strdup("3600 1 300 100 60 10000");
     cfg->dir = mem_strdup(".");

@@ -119,8 +119,11 @@ static void section_cpu(server *s, resp_buf *b)
 static void section_keyspace(server *s, resp_buf *b)
 {
     resp_buf_appendf(b, "# Keyspace\r\n");
-    size_t keys = store_size(s->db);
-    if (keys) resp_buf_appendf(b, "db0:keys=%zu,expires=%zu,avg_ttl=0\r\n", keys, store_expires_count(s->db));
+    for (int i = 0; i < s->ndbs; i++) {
+        store *db = server_db_if_used(s, i);
+        size_t keys = db ? store_size(db) : 0;
+        if (keys) resp_buf_appendf(b, "db%d:keys=%zu,expires=%zu,avg_ttl=0\r\n", i, keys, store_expires_count(db));
+    }
 }
 
 /* latchd's own counters: how scripts ran, so a test can tell the native

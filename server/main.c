@@ -1,6 +1,7 @@
 /* main.c - the latchd binary, a thin main over liblatchd: redis-server
  * style arguments, daemonize, pidfile and signals, one server on the
  * default libuv loop until SIGTERM/SIGINT/SHUTDOWN. */
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +129,10 @@ int main(int argc, char **argv)
     /* A peer that vanished must not kill the process mid-write (Redis
      * ignores SIGPIPE too); the library leaves signals to its host. */
     signal(SIGPIPE, SIG_IGN);
+    /* SORT ... ALPHA collates with strcoll in the environment's locale, as
+     * redis-server (which sets LC_COLLATE the same way at start) does; the
+     * library leaves the locale to its host, like signals. */
+    setlocale(LC_COLLATE, "");
     int rc = run(srv);
     latchd_destroy(srv);
     uv_loop_close(uv_default_loop());

@@ -11,8 +11,9 @@
 
 /* A key somebody WATCHes, with its watchers. */
 typedef struct watched_key {
-    store_dict_node node;          /* in the registry; key is name */
+    store_dict_node node;          /* in its database's registry; key is name */
     struct watch_entry *head;
+    int db;
     size_t len;
     char name[];
 } watched_key;
@@ -27,8 +28,9 @@ struct watch_entry {
     int expired;   /* the key was past its deadline at WATCH: its reclaiming changes nothing */
 };
 
+/* One dict of watched keys per database, made on the first WATCH in it. */
 struct watch_registry {
-    store_dict keys;
+    store_dict **dbs;
 };
 
 /* A queued command's record in multi_state.queue; argc resp_slices follow
@@ -44,16 +46,31 @@ typedef struct multi_cmd {
 void multi_init(server *s)
 {
     s->watching = mem_calloc(1, sizeof(*s->watching));
-    store_dict_init(&s->watching->keys, STORE_DICT_KEY_OFF(watched_key, node, name), STORE_DICT_KEY_INLINE);
+    s->watching->dbs = mem_calloc((size_t)s->cfg.databases, sizeof(*s->watching->dbs));
 }
 
 /* Clients leave before the server is freed, so the registry is empty. */
 void multi_free(server *s)
 {
     if (!s->watching) return;
-    store_dict_clear(&s->watching->keys, NULL, NULL);
+    for (long long i = 0; i < s->cfg.databases; i++) {
+        if (!s->watching->dbs[i]) continue;
+        store_dict_clear(s->watching->dbs[i], NULL, NULL);
+        free(s->watching->dbs[i]);
+    }
+    free(s->watching->dbs);
     free(s->watching);
     s->watching = NULL;
+}
+
+static store_dict *db_watched(server *s, int db, int create)
+{
+    store_dict **d = &s->watching->dbs[db];
+    if (!*d && create) {
+        *d = mem_calloc(1, sizeof(**d));
+        store_dict_init(*d, STORE_DICT_KEY_OFF(watched_key, node, name), STORE_DICT_KEY_INLINE);
+    }
+    return *d;
 }
 
 /* ---- WATCH ---- */
@@ -61,17 +78,19 @@ void multi_free(server *s)
 static int already_watching(const client *c, const resp_slice *key)
 {
     for (const struct watch_entry *e = c->watched; e; e = e->cnext)
-        if (e->key->len == key->len && !memcmp(e->key->name, key->ptr, key->len)) return 1;
+        if (e->key->db == c->db && e->key->len == key->len && !memcmp(e->key->name, key->ptr, key->len))
+            return 1;
     return 0;
 }
 
-static watched_key *watched_key_get(server *s, const resp_slice *key)
+static watched_key *watched_key_get(server *s, int db, const resp_slice *key)
 {
-    store_dict *d = &s->watching->keys;
+    store_dict *d = db_watched(s, db, 1);
     store_dict_node *n = store_dict_find(d, key->ptr, key->len);
     if (n) return (watched_key *)n;
     watched_key *wk = mem_calloc(1, sizeof(*wk) + key->len + 1);
     memcpy(wk->name, key->ptr, key->len);
+    wk->db = db;
     wk->len = key->len;
     wk->node.keylen = wk->len;
     store_dict_insert(d, &wk->node);
@@ -82,7 +101,7 @@ static watched_key *watched_key_get(server *s, const resp_slice *key)
 static void watch_key(client *c, const resp_slice *key)
 {
     if (already_watching(c, key)) return;
-    watched_key *wk = watched_key_get(c->srv, key);
+    watched_key *wk = watched_key_get(c->srv, c->db, key);
     struct watch_entry *e = mem_calloc(1, sizeof(*e));
     e->key = wk;
     e->c = c;
@@ -102,7 +121,7 @@ static void entry_unlink(server *s, struct watch_entry *e)
     if (e->knext) e->knext->kprev = e->kprev;
     free(e);
     if (wk->head) return;
-    store_dict_unlink(&s->watching->keys, &wk->node);
+    store_dict_unlink(db_watched(s, wk->db, 0), &wk->node);
     s->watched_keys--;
     free(wk);
 }
@@ -125,9 +144,10 @@ static void mark_dirty(client *c)
     unwatch_all(c);
 }
 
-void multi_key_changed(server *s, const char *key, size_t klen, int expired)
+void multi_key_changed(server *s, int db, const char *key, size_t klen, int expired)
 {
-    watched_key *wk = (watched_key *)store_dict_find(&s->watching->keys, key, klen);
+    store_dict *d = db_watched(s, db, 0);
+    watched_key *wk = d ? (watched_key *)store_dict_find(d, key, klen) : NULL;
     if (!wk) return;
     /* mark_dirty removes e, and wk with its last watcher: the next entry
      * belongs to another client, so it (and then wk) is still there. */
@@ -141,21 +161,50 @@ void multi_key_changed(server *s, const char *key, size_t klen, int expired)
     }
 }
 
-/* No entry is removed while the registry is walked: a dirty client keeps
- * its entries until it unwatches, which costs nothing but memory. */
-static void touch_if_present(store_dict_node *n, void *ctx)
+struct db_touch {
+    store *emptied;    /* the database whose contents go */
+    store *with;       /* what replaces them (SWAPDB), or NULL (FLUSHDB) */
+};
+
+static store_presence presence(store *db, const watched_key *wk)
 {
+    return db ? store_peek(db, wk->name, wk->len) : STORE_ABSENT;
+}
+
+/* Redis's touchAllWatchedKeysInDb: a watched key that exists on either
+ * side changes, unless it is dead before and after (a key past its
+ * deadline that goes, or is replaced by another past its deadline). No
+ * entry is removed while the registry is walked: a dirty client keeps its
+ * entries until it unwatches, which costs nothing but memory. */
+static void touch_watched(store_dict_node *n, void *ctx)
+{
+    const struct db_touch *t = ctx;
     watched_key *wk = (watched_key *)n;
-    if (store_peek(ctx, wk->name, wk->len) == STORE_ABSENT) return;
+    store_presence before = presence(t->emptied, wk), after = presence(t->with, wk);
+    if (before == STORE_ABSENT && after == STORE_ABSENT) return;
     for (struct watch_entry *e = wk->head; e; e = e->knext) {
-        if (e->expired) e->expired = 0;   /* an expired key flushed away: no change */
-        else e->c->flags |= CLIENT_DIRTY_CAS;
+        if (e->expired) {
+            if (after == STORE_ABSENT) {
+                e->expired = 0;   /* the dead key is gone: no logical change */
+                continue;
+            }
+            if (after == STORE_PRESENT_EXPIRED) continue;
+        } else if (before == STORE_ABSENT && after == STORE_PRESENT_EXPIRED) {
+            e->expired = 1;   /* nothing became a dead key: still nothing */
+            continue;
+        }
+        e->c->flags |= CLIENT_DIRTY_CAS;
     }
 }
 
-void multi_keyspace_flushed(server *s)
+void multi_db_touched(server *s, int db, int with)
 {
-    if (s->watched_keys) store_dict_foreach(&s->watching->keys, touch_if_present, s->db);
+    if (!s->watched_keys) return;
+    for (int i = db < 0 ? 0 : db; i < (db < 0 ? s->ndbs : db + 1); i++) {
+        store_dict *d = db_watched(s, i, 0);
+        struct db_touch t = {server_db_if_used(s, i), with < 0 ? NULL : server_db_if_used(s, with)};
+        if (d) store_dict_foreach(d, touch_watched, &t);
+    }
 }
 
 /* Redis's isWatchedKeyExpired: a key alive at WATCH and past its deadline
@@ -163,7 +212,7 @@ void multi_keyspace_flushed(server *s)
 static int watched_key_expired(client *c)
 {
     for (const struct watch_entry *e = c->watched; e; e = e->cnext)
-        if (!e->expired && store_peek(client_db(c), e->key->name, e->key->len) == STORE_PRESENT_EXPIRED) return 1;
+        if (!e->expired && store_peek(server_db_if_used(c->srv, e->key->db), e->key->name, e->key->len) == STORE_PRESENT_EXPIRED) return 1;
     return 0;
 }
 

@@ -1,5 +1,6 @@
 /* notify.c - keyspace notifications: notify-keyspace-events' flag letters,
  * and the store's event hook turning each event into Redis's messages. */
+#include <stdio.h>
 #include <string.h>
 
 #include "pubsub.h"
@@ -63,24 +64,24 @@ void notify_flags_format(int flags, char *dst)
     *p = '\0';
 }
 
-/* The store's event hook: every keyspace event, from commands, expiry or
- * the store's own operations, arrives here. */
-void notify_keyspace_event(int cls, const char *event, const char *key, size_t klen, void *ctx)
+/* Every keyspace event, from commands, expiry or the store's own
+ * operations, arrives here through the store's event hook. */
+void notify_keyspace_event(server *s, int db, int cls, const char *event, const char *key, size_t klen)
 {
-    server *s = ctx;
     int flags = s->cfg.notify_keyspace_events;
     resp_buf *chan = &s->notify_chan;
     if (!(flags & cls) || !pubsub_has_listeners(s)) return;   /* the common case: one test */
     size_t elen = strlen(event);
+    char prefix[32];
     if (flags & NOTIFY_KEYSPACE) {
         chan->len = 0;
-        resp_buf_append(chan, "__keyspace@0__:", 15);
+        resp_buf_append(chan, prefix, (size_t)snprintf(prefix, sizeof(prefix), "__keyspace@%d__:", db));
         resp_buf_append(chan, key, klen);
         pubsub_publish(s, 0, chan->data, chan->len, event, elen);
     }
     if (flags & NOTIFY_KEYEVENT) {
         chan->len = 0;
-        resp_buf_append(chan, "__keyevent@0__:", 15);
+        resp_buf_append(chan, prefix, (size_t)snprintf(prefix, sizeof(prefix), "__keyevent@%d__:", db));
         resp_buf_append(chan, event, elen);
         pubsub_publish(s, 0, chan->data, chan->len, key, klen);
     }

@@ -58,13 +58,31 @@ void server_clock_resume(server *s)
     server_expire_reschedule(s);
 }
 
+/* Reclaim what is due in every database in use. */
+static void expire_due_all(server *s)
+{
+    for (int i = 0; i < s->ndbs; i++)
+        if (s->dbs[i].st) store_expire_due(s->dbs[i].st);
+}
+
+static uint64_t next_due_all(const server *s)
+{
+    uint64_t due = UINT64_MAX;
+    for (int i = 0; i < s->ndbs; i++) {
+        if (!s->dbs[i].st) continue;
+        uint64_t d = store_next_due(s->dbs[i].st);
+        if (d < due) due = d;
+    }
+    return due;
+}
+
 /* Time jumps forward: the wheel reclaims (and announces) every key due by
  * then, just as its timer would have while that time passed. */
 void server_clock_advance(server *s, uint64_t ms)
 {
     if (s->frozen_now_ms) s->frozen_now_ms += ms;
     else s->clock_offset_ms += (int64_t)ms;
-    if (s->active_expire) store_expire_due(s->db);
+    if (s->active_expire) expire_due_all(s);
     server_expire_reschedule(s);
 }
 
@@ -76,35 +94,65 @@ uint64_t server_now_ms(server *s)
     return server_clock_ms(s);
 }
 
-/* Keys, values and client structures; buffers are not walked per command. */
-store *server_db(server *s, long long id)
-{
-    return id == 0 ? s->db : NULL;
-}
-
-size_t server_used_memory(const server *s)
-{
-    return store_used_memory(s->db) + s->nclients * sizeof(client);
-}
-
 static uint64_t store_clock(void *ctx) { return server_now_ms(ctx); }
 
 /* Lazy (on access) and active (wheel) reclaims both land here. */
 static void on_key_expired(const char *key, size_t len, void *ctx)
 {
-    server *s = ctx;
-    s->stat_expired++;
-    store_notify(s->db, STORE_EV_EXPIRED, "expired", key, len);
+    server_db_slot *db = ctx;
+    db->srv->stat_expired++;
+    store_notify(db->st, STORE_EV_EXPIRED, "expired", key, len);
 }
 
 /* Every keyspace event is a change to WATCH (but a read's keymiss), then
  * maybe a notification. */
 static void on_key_event(int cls, const char *event, const char *key, size_t klen, void *ctx)
 {
-    server *s = ctx;
-    if (s->watched_keys && cls != NOTIFY_KEY_MISS) multi_key_changed(s, key, klen, cls == STORE_EV_EXPIRED);
-    notify_keyspace_event(cls, event, key, klen, ctx);
+    server_db_slot *db = ctx;
+    server *s = db->srv;
+    if (s->watched_keys && cls != NOTIFY_KEY_MISS) multi_key_changed(s, db->id, key, klen, cls == STORE_EV_EXPIRED);
+    notify_keyspace_event(s, db->id, cls, event, key, klen);
 }
+
+/* The hooks are bound to the slot, not the store: after SWAPDB a store's
+ * events carry its new number. */
+static void db_bind(server_db_slot *db)
+{
+    store_set_expired_hook(db->st, on_key_expired, db);
+    store_set_event_hook(db->st, on_key_event, db);
+}
+
+store *server_db(server *s, long long id)
+{
+    if (id < 0 || id >= s->ndbs) return NULL;
+    server_db_slot *db = &s->dbs[id];
+    if (!db->st) {
+        db->st = store_create(store_clock, s);
+        db_bind(db);
+    }
+    return db->st;
+}
+
+void server_db_swap(server *s, int a, int b)
+{
+    server_db(s, a);   /* clients on either number must find a store there */
+    server_db(s, b);
+    store *t = s->dbs[a].st;
+    s->dbs[a].st = s->dbs[b].st;
+    s->dbs[b].st = t;
+    db_bind(&s->dbs[a]);
+    db_bind(&s->dbs[b]);
+}
+
+/* Keys, values and client structures; buffers are not walked per command. */
+size_t server_used_memory(const server *s)
+{
+    size_t n = s->nclients * sizeof(client);
+    for (int i = 0; i < s->ndbs; i++)
+        if (s->dbs[i].st) n += store_used_memory(s->dbs[i].st);
+    return n;
+}
+
 
 /* The timer only runs while the clock does and active expiry is on
  * (DEBUG SET-ACTIVE-EXPIRE 0 leaves keys to lazy expiry, as in Redis). */
@@ -114,7 +162,7 @@ static void on_expire_timer(uv_timer_t *t)
 {
     server *s = t->data;
     s->expire_timer_due = UINT64_MAX;
-    store_expire_due(s->db);
+    expire_due_all(s);
     /* Timers run before the loop polls, and the per-iteration flush comes
      * after it: send "expired" events now, not after the next wake-up. */
     net_flush_pending(s);
@@ -125,7 +173,7 @@ static void on_expire_timer(uv_timer_t *t)
  * idle server sleeps until the next deadline. */
 void server_expire_rearm(server *s)
 {
-    uint64_t due = expire_timer_wanted(s) ? store_next_due(s->db) : UINT64_MAX;
+    uint64_t due = expire_timer_wanted(s) ? next_due_all(s) : UINT64_MAX;
     if (due == s->expire_timer_due) return;
     s->expire_timer_due = due;
     if (due == UINT64_MAX) {
@@ -199,6 +247,15 @@ static void seed_hashing(void)
 
 static pthread_once_t seed_once = PTHREAD_ONCE_INIT;
 
+/* splitmix64: cheap, and every seed gives a full-period sequence. */
+uint64_t server_random(server *s)
+{
+    uint64_t z = (s->rng += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
 int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
 {
     memset(s, 0, sizeof(*s));
@@ -213,14 +270,16 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     s->expire_timer_due = UINT64_MAX;
     s->active_expire = 1;
     make_run_id(s->run_id);
+    if (uv_random(NULL, NULL, &s->rng, sizeof(s->rng), 0, NULL) != 0) s->rng = s->clock_mono0_us;
     pthread_once(&seed_once, seed_hashing);
     command_table_init();
     pubsub_init(s);
     multi_init(s);
-    s->db = store_create(store_clock, s);
+    s->ndbs = (int)cfg->databases;
+    s->dbs = mem_calloc((size_t)s->ndbs, sizeof(*s->dbs));
+    for (int i = 0; i < s->ndbs; i++) s->dbs[i] = (server_db_slot){.srv = s, .id = i};
+    server_db(s, 0);
     scripts_init(s);
-    store_set_expired_hook(s->db, on_key_expired, s);
-    store_set_event_hook(s->db, on_key_event, s);
     uv_check_init(loop, &s->flush_check);
     s->flush_check.data = s;
     uv_check_start(&s->flush_check, on_check);
@@ -448,8 +507,10 @@ void server_shutdown(server *s)
 void server_close(server *s)
 {
     scripts_free(s);
-    store_destroy(s->db);
-    s->db = NULL;
+    for (int i = 0; i < s->ndbs; i++) store_destroy(s->dbs[i].st);
+    free(s->dbs);
+    s->dbs = NULL;
+    s->ndbs = 0;
     free(s->iov);
     s->iov = NULL;
     resp_buf_free(&s->notify_chan);

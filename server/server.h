@@ -44,6 +44,7 @@ enum {
     CMD_SKIP_SLOWLOG = 1 << 16,  /* COMMAND INFO's "skip_slowlog" (EXEC) */
     CMD_NO_MULTI = 1 << 17,      /* refused inside MULTI */
     CMD_TRANSACTION = 1 << 18,   /* MULTI EXEC DISCARD WATCH QUIT RESET: run at once inside MULTI (not shown) */
+    CMD_MOVABLE_KEYS = 1 << 19,  /* COMMAND INFO's "movablekeys": which arguments are keys depends on the rest (SORT's STORE, BY, GET) */
 };
 
 typedef void (*command_proc)(client *c);
@@ -174,10 +175,20 @@ struct client {
 
 /* ---- server ---- */
 
+/* One of the numbered databases. Its store is made on first use (an
+ * unused database costs one slot); the hooks of the store in slot i get
+ * &dbs[i], so a keyspace event knows its database number. */
+typedef struct server_db_slot {
+    store *st;
+    server *srv;
+    int id;
+} server_db_slot;
+
 struct server {
     uv_loop_t *loop;
     latchd_config cfg;
-    store *db;
+    server_db_slot *dbs;         /* cfg.databases of them; dbs[0].st always exists */
+    int ndbs;
     uv_tcp_t *listeners[CONFIG_MAX_BIND];  /* heap handles, so a rebind can close a set
                                               while the next one listens */
     int nlisteners;
@@ -205,6 +216,7 @@ struct server {
     uv_buf_t *iov;               /* scratch for gathering one client's output */
     size_t iov_cap;
     uint64_t next_client_id;
+    uint64_t rng;                /* server_random's state */
     int port;                    /* actual TCP port bound */
     int shutting_down;
     /* clock: wall time at start + monotonic elapsed, never goes backwards */
@@ -339,15 +351,26 @@ unsigned multi_oom_flags(const client *c, const command *cmd);
 void multi_client_reset(client *c);
 /* A key changed (any keyspace event but keymiss); expired: it was
  * reclaimed past its deadline. The caller tests s->watched_keys first. */
-void multi_key_changed(server *s, const char *key, size_t klen, int expired);
-/* FLUSHALL / FLUSHDB: every WATCHed key that exists is touched. */
-void multi_keyspace_flushed(server *s);
+void multi_key_changed(server *s, int db, const char *key, size_t klen, int expired);
+/* Database db (every one when -1) is about to be emptied (FLUSHDB,
+ * FLUSHALL: with -1) or to get database with's contents (SWAPDB): its
+ * WATCHed keys that change are touched. */
+void multi_db_touched(server *s, int db, int with);
 
 /* Database id (0 .. databases-1), made on first use so that an unused
  * one costs nothing; NULL when id is out of range. */
 store *server_db(server *s, long long id);
-/* The database c's commands run in (SELECT). */
-static inline store *client_db(const client *c) { return c->srv->db; }
+/* Database id if it was ever used, else NULL (id must be in range):
+ * readers of every database skip the unused ones. */
+static inline store *server_db_if_used(const server *s, int id) { return s->dbs[id].st; }
+/* Exchange two databases' contents (SWAPDB): clients stay on their numbers. */
+void server_db_swap(server *s, int a, int b);
+/* The database c's commands run in (SELECT): c->db's store always exists,
+ * because selecting a database makes it. */
+static inline store *client_db(const client *c) { return c->srv->dbs[c->db].st; }
+/* A random word (RANDOMKEY's draw): the server's own generator, seeded
+ * at start, so servers on different threads share no state. */
+uint64_t server_random(server *s);
 
 /* reply.c: replies go to c->out unless the client turned replies off */
 int client_replies_on(const client *c);
@@ -416,8 +439,8 @@ enum {
  * back, as CONFIG GET shows them (dst holds at least 16 bytes). */
 int notify_flags_parse(const char *s, size_t len);
 void notify_flags_format(int flags, char *dst);
-/* The store's event hook (store_set_event_hook), ctx being the server. */
-void notify_keyspace_event(int cls, const char *event, const char *key, size_t klen, void *ctx);
+/* Publish a keyspace event of database db as notify-keyspace-events asks. */
+void notify_keyspace_event(server *s, int db, int cls, const char *event, const char *key, size_t klen);
 
 /* glob.c: Redis's stringmatchlen */
 int glob_match(const char *pat, size_t plen, const char *str, size_t slen, int nocase);

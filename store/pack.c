@@ -130,6 +130,14 @@ void pack_split(store *s, store_packed *p, size_t idx, store_packed *dst)
     fit(s, p, (uint32_t)off);
 }
 
+void pack_dup(store *s, const store_packed *src, store_packed *dst)
+{
+    *dst = *src;
+    if (!src->bytes) return;
+    dst->buf = store_mem_alloc(&s->used_memory, src->bytes);
+    memcpy(dst->buf, src->buf, src->bytes);
+}
+
 void pack_free(store *s, store_packed *p)
 {
     store_mem_free(&s->used_memory, p->buf);

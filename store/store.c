@@ -168,10 +168,9 @@ store_presence store_peek(store *s, const char *key, size_t len)
     return STORE_PRESENT;
 }
 
-store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, store_type t,
-                         size_t area)
+/* An empty value of type t in k's (unused or freed) value area. */
+static void value_init(store_key *k, store_type t)
 {
-    store_key *k = key_alloc(s, key, len, h, area);
     k->type = (uint8_t)t;
     switch (t) {
     case STORE_STRING: store_string_init(k); break;
@@ -179,6 +178,13 @@ store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, stor
     case STORE_LIST: store_list_init(k); break;
     case STORE_ZSET: store_zset_init(k); break;
     }
+}
+
+store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, store_type t,
+                         size_t area)
+{
+    store_key *k = key_alloc(s, key, len, h, area);
+    value_init(k, t);
     store_dict_insert_hashed(&s->keys, &k->node);
     store_notify(s, STORE_EV_NEW, "new", k->name, len);
     return k;
@@ -259,6 +265,43 @@ store_key *store_rename(store *s, store_key *k, const char *newname, size_t newl
     if (deadline != STORE_NO_DEADLINE) store_key_set_deadline(s, nk, deadline);
     store_notify(s, STORE_EV_NEW, "new", nk->name, newlen);   /* the name is added, as Redis's dbAdd */
     return nk;
+}
+
+void store_key_reset(store *s, store_key *k, store_type t)
+{
+    store_value_free(s, k);
+    value_init(k, t);
+}
+
+store_key *store_copy(store *dst, const store_key *k, const char *name, size_t len)
+{
+    uint64_t h = store_dict_hash(name, len);
+    assert(!store_lookup_hashed(dst, name, len, h));
+    store_key *nk = store_key_new(dst, name, len, h, (store_type)k->type, value_used(k));
+    switch (k->type) {
+    case STORE_STRING: store_string_dup(dst, nk, k); break;
+    case STORE_HASH: store_hash_dup(dst, nk, k); break;
+    case STORE_LIST: store_list_dup(dst, nk, k); break;
+    case STORE_ZSET: store_zset_dup(dst, nk, k); break;
+    }
+    int64_t deadline = store_key_deadline(k);
+    if (deadline != STORE_NO_DEADLINE) store_key_set_deadline(dst, nk, deadline);
+    return nk;
+}
+
+/* Redis's dbRandomKey: a key past its deadline that the draw lands on is
+ * reclaimed (an "expired" event) and the draw is made again, so the loop
+ * ends at a live key or an empty keyspace. */
+store_key *store_random_key(store *s, uint64_t rnd)
+{
+    for (;;) {
+        store_dict_node *n = store_dict_random(&s->keys, rnd);
+        if (!n) return NULL;
+        store_key *k = key_of(n);
+        if (!wheel_node_armed(&k->timer) || !store_key_is_expired(k, store_now(s))) return k;
+        store_reclaim(s, k);
+        rnd = rnd * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+    }
 }
 
 store_type store_key_type(const store_key *k) { return (store_type)k->type; }

@@ -120,12 +120,30 @@ store_key *store_create_key(store *s, const char *key, size_t len, store_type t)
  * inside the key's own allocation, so room for it is made now. */
 store_key *store_create_hash(store *s, const char *key, size_t len, const char *field,
                              size_t flen, size_t vlen);
+/* Make k's value an empty one of type t, whatever it held (a command
+ * overwriting a key with a new value: SORT ... STORE); the deadline is
+ * kept, and no event is raised. A list or hash must not be left empty:
+ * the caller fills it. */
+void store_key_reset(store *s, store_key *k, store_type t);
 void store_delete_key(store *s, store_key *k);
 /* 1 if a live key was deleted, 0 if none. */
 int store_delete(store *s, const char *key, size_t len);
 /* Move k's value and deadline to newname, replacing whatever is there.
  * Returns the key under its new name (k is no longer valid). */
 store_key *store_rename(store *s, store_key *k, const char *newname, size_t newlen);
+
+/* COPY: a new key `name` in dst (which may be k's own store) holding a
+ * copy of k's value, in the same representation, and k's deadline; "new"
+ * is raised on dst as for any created key. name must not be live in dst
+ * (callers look it up and delete it first: that also reclaims an expired
+ * one; debug builds check), nor be k itself. Returns the new key; k is
+ * untouched. */
+store_key *store_copy(store *dst, const store_key *k, const char *name, size_t len);
+/* RANDOMKEY: a live key drawn from rnd (the caller's random word), about
+ * uniformly: a random bucket, then a random key of its chain. Keys past
+ * their deadline that are drawn are reclaimed, as on lookup, and another
+ * is drawn; NULL when no live key is left. */
+store_key *store_random_key(store *s, uint64_t rnd);
 
 store_type store_key_type(const store_key *k);
 const char *store_key_name(const store_key *k, size_t *len);

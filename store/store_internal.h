@@ -175,6 +175,14 @@ void store_list_init(store_key *k);
 void store_list_free(store *s, store_key *k);
 void store_zset_init(store_key *k);
 void store_zset_free(store *s, store_key *k);
+/* COPY: dst, a new key of src's type holding the empty value, becomes a
+ * copy of src's value in the same representation, charged to s (dst's
+ * store, which may be src's). A one-field hash needs dst's value area to
+ * hold it (store_copy sizes it). */
+void store_string_dup(store *s, store_key *dst, const store_key *src);
+void store_hash_dup(store *s, store_key *dst, const store_key *src);
+void store_list_dup(store *s, store_key *dst, const store_key *src);
+void store_zset_dup(store *s, store_key *dst, const store_key *src);
 
 /* A dict allocates its buckets itself: charge used_memory with the change
  * in their size since `before` (a store_dict_mem taken earlier). */
@@ -247,6 +255,8 @@ void pack_insert(store *s, store_packed *p, size_t off, const pack_item *items, 
 void pack_delete(store *s, store_packed *p, size_t off, size_t n);
 /* Move entries [idx, count) of p to the empty dst. */
 void pack_split(store *s, store_packed *p, size_t idx, store_packed *dst);
+/* dst becomes a copy of src, its buffer charged to s (COPY). */
+void pack_dup(store *s, const store_packed *src, store_packed *dst);
 void pack_free(store *s, store_packed *p);
 
 /* ---- value_zset.c: Redis's order, by score then member bytes (memcmp,

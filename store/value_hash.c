@@ -166,3 +166,31 @@ int store_hash_incrby(store *s, store_key *k, const char *field, size_t flen,
     if (out) *out = v;
     return STORE_OK;
 }
+
+static void put_one(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    hone_put(ctx, f, flen, v, vlen);
+}
+
+/* Each representation is copied as it is: a hash that grew into a dict
+ * stays one in the copy, as Redis's hashTypeDup keeps the encoding. */
+void store_hash_dup(store *s, store_key *dst, const store_key *src)
+{
+    if (src->enc == STORE_ENC_HASH_ONE) {
+        store_hash_foreach(src, put_one, dst);
+    } else if (src->enc == STORE_ENC_HASH_SMALL) {
+        const store_hsmall *h = &STORE_KV(src)->hs;
+        store_hsmall *d = &STORE_KV(dst)->hs;
+        *d = *h;
+        if (h->bytes) {
+            d->buf = store_mem_alloc(&s->used_memory, h->bytes);
+            memcpy(d->buf, h->buf, h->bytes);
+        }
+    } else {
+        store_dict *d = htable_new(s);
+        void *args[2] = { s, d };
+        htable_foreach(STORE_KV(src)->ht, copy_field, args);
+        STORE_KV(dst)->ht = d;
+        dst->enc = STORE_ENC_HASH_TABLE;
+    }
+}

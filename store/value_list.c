@@ -322,3 +322,21 @@ size_t store_list_remove(store *s, store_key *k, long long count, const char *v,
     /* -count without overflowing at LLONG_MIN */
     return remove_backward(s, k, (size_t)(-(count + 1)) + 1, v, len);
 }
+
+/* Chunk for chunk: the copy is laid out as the original is. */
+void store_list_dup(store *s, store_key *dst, const store_key *src)
+{
+    if (src->enc == STORE_ENC_LIST_SMALL) {
+        pack_dup(s, &STORE_KV(src)->pk, &STORE_KV(dst)->pk);
+        return;
+    }
+    const store_list *from = STORE_KV(src)->ql;
+    store_list *l = store_mem_alloc(&s->used_memory, sizeof(*l));
+    l->cap = from->nchunks ? from->nchunks : 1;
+    l->chunks = store_mem_alloc(&s->used_memory, l->cap * sizeof(*l->chunks));
+    for (size_t i = 0; i < from->nchunks; i++) pack_dup(s, &from->chunks[i], &l->chunks[i]);
+    l->nchunks = from->nchunks;
+    l->count = from->count;
+    STORE_KV(dst)->ql = l;
+    dst->enc = STORE_ENC_LIST_CHUNKS;
+}

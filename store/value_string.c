@@ -94,3 +94,10 @@ int store_string_incrby(store *s, store_key *k, long long delta, long long *out)
     if (out) *out = v;
     return STORE_OK;
 }
+
+void store_string_dup(store *s, store_key *dst, const store_key *src)
+{
+    size_t len;
+    const char *v = store_string_get(src, &len);
+    store_string_set(s, dst, v, len);
+}

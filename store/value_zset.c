@@ -272,3 +272,25 @@ void store_zset_del_ranks(store *s, store_key *k, size_t start, size_t n)
     else
         zsl_delete_ranks(s, STORE_KV(k)->zs, start, n);
 }
+
+static void dup_member(const char *m, size_t mlen, double score, void *ctx)
+{
+    void **args = ctx;
+    zsl_insert(args[0], args[1], score, m, mlen);
+}
+
+/* A skiplist is rebuilt member by member (its levels are drawn anew);
+ * a packed set is one buffer copy. */
+void store_zset_dup(store *s, store_key *dst, const store_key *src)
+{
+    if (small(src)) {
+        pack_dup(s, &STORE_KV(src)->pk, &STORE_KV(dst)->pk);
+        return;
+    }
+    const store_zset *from = STORE_KV(src)->zs;
+    store_zset *z = zsl_new(s);
+    void *args[2] = { s, z };
+    zsl_visit(from, 0, zsl_len(from), 0, dup_member, args);
+    STORE_KV(dst)->zs = z;
+    dst->enc = STORE_ENC_ZSET_SKIPLIST;
+}

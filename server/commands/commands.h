@@ -24,6 +24,10 @@ int db_read_typed(client *c, const resp_slice *key, store_type t, store_key **k)
 /* Writers that always store something: the key, created empty when
  * missing; NULL after WRONGTYPE. */
 store_key *db_write_create(client *c, const resp_slice *key, store_type t);
+/* A database number as SELECT, MOVE and COPY ... DB parse it (Redis's
+ * int range and its error texts): its store (made if unused) and *id,
+ * or NULL after the error reply. id may be NULL. */
+store *db_index_or_reply(client *c, const resp_slice *a, int *id);
 /* A list or zset never stays empty: delete argv[1]'s key k, event "del". */
 void db_delete_emptied(client *c, store_key *k);
 
@@ -44,6 +48,8 @@ void cmd_command(client *c);
 void cmd_time(client *c);
 void cmd_dbsize(client *c);
 void cmd_flushall(client *c);
+void cmd_flushdb(client *c);
+void cmd_swapdb(client *c);
 void cmd_function(client *c);
 void cmd_wait(client *c);
 void cmd_lastsave(client *c);
@@ -75,6 +81,10 @@ void cmd_evalsha_ro(client *c);
 void cmd_script(client *c);
 extern const command script_subcommands[];
 
+/* dump.c */
+void cmd_dump(client *c);
+void cmd_restore(client *c);
+
 /* keys.c */
 void cmd_exists(client *c);
 void cmd_del(client *c);
@@ -92,6 +102,13 @@ void cmd_pttl(client *c);
 void cmd_expiretime(client *c);
 void cmd_pexpiretime(client *c);
 void cmd_persist(client *c);
+void cmd_copy(client *c);
+void cmd_randomkey(client *c);
+void cmd_move(client *c);
+
+/* sort.c */
+void cmd_sort(client *c);
+void cmd_sort_ro(client *c);
 
 /* string.c */
 void cmd_get(client *c);

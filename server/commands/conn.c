@@ -37,17 +37,9 @@ void cmd_quit(client *c)
 
 void cmd_select(client *c)
 {
-    long long db;
-    if (!arg_ll_or_reply(c, &c->argv[1], &db)) return;
-    if (db < INT_MIN || db > INT_MAX) {
-        reply_errorf(c, "ERR value is out of range, value must between %d and %d", INT_MIN, INT_MAX);
-        return;
-    }
-    if (db != 0) {
-        reply_error(c, "ERR DB index is out of range");
-        return;
-    }
-    c->db = 0;
+    int id;
+    if (!db_index_or_reply(c, &c->argv[1], &id)) return;
+    c->db = id;
     reply_ok(c);
 }
 

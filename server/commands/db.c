@@ -1,5 +1,7 @@
 /* db.c - the commands' way into the keyspace: read lookups counted where
  * Redis's lookupKeyRead counts them (hits, misses, keymiss), and events. */
+#include <limits.h>
+
 #include "commands.h"
 
 /* A miss is also a "keymiss" event, where Redis's lookupKeyRead raises it. */
@@ -49,4 +51,18 @@ void db_delete_emptied(client *c, store_key *k)
 {
     store_delete_key(client_db(c), k);
     db_notify(c, STORE_EV_GENERIC, "del", &c->argv[1]);
+}
+
+store *db_index_or_reply(client *c, const resp_slice *a, int *id)
+{
+    long long v;
+    if (!arg_ll_or_reply(c, a, &v)) return NULL;
+    if (v < INT_MIN || v > INT_MAX) {
+        reply_errorf(c, "ERR value is out of range, value must between %d and %d", INT_MIN, INT_MAX);
+        return NULL;
+    }
+    store *db = server_db(c->srv, v);
+    if (!db) reply_error(c, "ERR DB index is out of range");
+    else if (id) *id = (int)v;
+    return db;
 }

@@ -393,3 +393,77 @@ void cmd_persist(client *c)
     }
     reply_int(c, had);
 }
+
+/* ---- COPY and RANDOMKEY ---- */
+
+void cmd_copy(client *c)
+{
+    const resp_slice *src = &c->argv[1], *dst = &c->argv[2];
+    store *to = client_db(c);
+    int replace = 0;
+    for (int i = 3; i < c->argc; i++) {
+        if (arg_is(&c->argv[i], "replace")) {
+            replace = 1;
+        } else if (arg_is(&c->argv[i], "db") && i + 1 < c->argc) {
+            if (!(to = db_index_or_reply(c, &c->argv[++i], NULL))) return;
+        } else {
+            reply_syntax_error(c);
+            return;
+        }
+    }
+    if (to == client_db(c) && src->len == dst->len && memcmp(src->ptr, dst->ptr, src->len) == 0) {
+        reply_error(c, "ERR source and destination objects are the same");
+        return;
+    }
+    store_key *k = db_lookup_read(c, src);
+    if (!k) {
+        reply_int(c, 0);
+        return;
+    }
+    /* A write lookup, as Redis's: an expired destination is reclaimed
+     * (and counted) first. Replacing it raises no "del", as in Redis. */
+    store_key *old = store_lookup(to, dst->ptr, dst->len);
+    if (old && !replace) {
+        reply_int(c, 0);
+        return;
+    }
+    if (old) store_delete_key(to, old);
+    store_copy(to, k, dst->ptr, dst->len);
+    store_notify(to, STORE_EV_GENERIC, "copy_to", dst->ptr, dst->len);
+    reply_int(c, 1);
+}
+
+/* The value changes database: copied, then deleted at the source (the
+ * two databases keep their own memory accounting). */
+void cmd_move(client *c)
+{
+    const resp_slice *key = &c->argv[1];
+    store *from = client_db(c), *to = db_index_or_reply(c, &c->argv[2], NULL);
+    if (!to) return;
+    if (to == from) {
+        reply_error(c, "ERR source and destination objects are the same");
+        return;
+    }
+    store_key *k = db_lookup_write(c, key);
+    if (!k || store_lookup(to, key->ptr, key->len)) {
+        reply_int(c, 0);
+        return;
+    }
+    store_copy(to, k, key->ptr, key->len);
+    store_delete_key(from, k);
+    store_notify(from, STORE_EV_GENERIC, "move_from", key->ptr, key->len);
+    store_notify(to, STORE_EV_GENERIC, "move_to", key->ptr, key->len);
+    reply_int(c, 1);
+}
+
+void cmd_randomkey(client *c)
+{
+    store_key *k = store_random_key(client_db(c), server_random(c->srv));
+    if (!k) {
+        reply_null(c);
+        return;
+    }
+    size_t len;
+    const char *name = store_key_name(k, &len);
+    reply_bulk(c, name, len);
+}

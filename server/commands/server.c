@@ -173,7 +173,7 @@ static void reply_flags(client *c, const command *cmd)
         {CMD_WRITE, "write"}, {CMD_READONLY, "readonly"}, {CMD_DENYOOM, "denyoom"}, {CMD_ADMIN, "admin"},
         {CMD_PUBSUB, "pubsub"}, {CMD_NOSCRIPT, "noscript"}, {CMD_LOADING, "loading"}, {CMD_STALE, "stale"},
         {CMD_SKIP_SLOWLOG, "skip_slowlog"}, {CMD_FAST, "fast"}, {CMD_NOAUTH, "no_auth"}, {CMD_NO_MULTI, "no_multi"},
-        {CMD_ALLOW_BUSY, "allow_busy"},
+        {CMD_MOVABLE_KEYS, "movablekeys"}, {CMD_ALLOW_BUSY, "allow_busy"},
     };
     long long n = 0;
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) n += (cmd->flags & names[i].flag) != 0;
@@ -353,11 +353,52 @@ static int flush_mode_ok(client *c, int first)
     return 0;
 }
 
+void cmd_flushdb(client *c)
+{
+    if (!flush_mode_ok(c, 1)) return;
+    multi_db_touched(c->srv, c->db, -1);
+    store_flush(client_db(c));
+    reply_ok(c);
+}
+
 void cmd_flushall(client *c)
 {
     if (!flush_mode_ok(c, 1)) return;
-    multi_keyspace_flushed(c->srv);
-    store_flush(client_db(c));
+    multi_db_touched(c->srv, -1, -1);
+    for (int i = 0; i < c->srv->ndbs; i++) {
+        store *db = server_db_if_used(c->srv, i);
+        if (db) store_flush(db);
+    }
+    reply_ok(c);
+}
+
+/* Redis's getIntFromObjectOrReply with a message: one error for any bad index. */
+static int swapdb_index_or_reply(client *c, const resp_slice *a, const char *err, int *out)
+{
+    long long v;
+    if (!store_str2ll(a->ptr, a->len, &v) || v < INT_MIN || v > INT_MAX) {
+        reply_error(c, err);
+        return 0;
+    }
+    *out = (int)v;
+    return 1;
+}
+
+/* Clients stay on their numbers and see the other contents. */
+void cmd_swapdb(client *c)
+{
+    int a, b;
+    if (!swapdb_index_or_reply(c, &c->argv[1], "ERR invalid first DB index", &a)) return;
+    if (!swapdb_index_or_reply(c, &c->argv[2], "ERR invalid second DB index", &b)) return;
+    if (a < 0 || a >= c->srv->ndbs || b < 0 || b >= c->srv->ndbs) {
+        reply_error(c, "ERR DB index is out of range");
+        return;
+    }
+    if (a != b) {
+        multi_db_touched(c->srv, a, b);
+        multi_db_touched(c->srv, b, a);
+        server_db_swap(c->srv, a, b);
+    }
     reply_ok(c);
 }
 

@@ -25,6 +25,7 @@
 #define SL CMD_SKIP_SLOWLOG
 #define NM CMD_NO_MULTI
 #define TX CMD_TRANSACTION
+#define MK CMD_MOVABLE_KEYS
 
 static const command table[] = {
     /* connection */
@@ -43,7 +44,8 @@ static const command table[] = {
     {"time", cmd_time, 1, F | L | S, 0, 0, 0, "server", "2.6.0", "Return the current server time", NULL, NULL},
     {"dbsize", cmd_dbsize, 1, R | F, 0, 0, 0, "server", "1.0.0", "Return the number of keys in the selected database", NULL, NULL},
     {"flushall", cmd_flushall, -1, W, 0, 0, 0, "server", "1.0.0", "Remove all keys from all databases", "[ASYNC|SYNC]", NULL},
-    {"flushdb", cmd_flushall, -1, W, 0, 0, 0, "server", "1.0.0", "Remove all keys from the current database", "[ASYNC|SYNC]", NULL},
+    {"flushdb", cmd_flushdb, -1, W, 0, 0, 0, "server", "1.0.0", "Remove all keys from the current database", "[ASYNC|SYNC]", NULL},
+    {"swapdb", cmd_swapdb, 3, W | F, 0, 0, 0, "server", "4.0.0", "Swaps two Redis databases", "index1 index2", NULL},
     {"function", cmd_function, -2, CT | NS, 0, 0, 0, "scripting", "7.0.0", "A container for function commands", NULL, function_subcommands},
     {"wait", cmd_wait, 3, NS, 0, 0, 0, "generic", "3.0.0", "Wait for the synchronous replication of all the write commands sent in the context of the current connection", "numreplicas timeout", NULL},
     {"lastsave", cmd_lastsave, 1, F | L | S, 0, 0, 0, "server", "1.0.0", "Get the UNIX time stamp of the last successful save to disk", NULL, NULL},
@@ -81,7 +83,16 @@ static const command table[] = {
     {"pttl", cmd_pttl, 2, R | F, 1, 1, 1, "generic", "2.6.0", "Get the time to live for a key in milliseconds", "key", NULL},
     {"expiretime", cmd_expiretime, 2, R | F, 1, 1, 1, "generic", "7.0.0", "Get the expiration Unix timestamp for a key", "key", NULL},
     {"pexpiretime", cmd_pexpiretime, 2, R | F, 1, 1, 1, "generic", "7.0.0", "Get the expiration Unix timestamp for a key in milliseconds", "key", NULL},
+    {"copy", cmd_copy, -3, W | DO, 1, 2, 1, "generic", "6.2.0", "Copy a key", "source destination [DB destination-db] [REPLACE]", NULL},
+    {"randomkey", cmd_randomkey, 1, R, 0, 0, 0, "generic", "1.0.0", "Return a random key from the keyspace", NULL, NULL},
+    {"move", cmd_move, 3, W | F, 1, 1, 1, "generic", "1.0.0", "Move a key to another database", "key db", NULL},
+    {"sort", cmd_sort, -2, W | DO | MK, 1, 1, 1, "generic", "1.0.0", "Sort the elements in a list, set or sorted set",
+     "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA] [STORE destination]", NULL},
+    {"sort_ro", cmd_sort_ro, -2, R | MK, 1, 1, 1, "generic", "7.0.0", "Sort the elements in a list, set or sorted set. Read-only variant of SORT.",
+     "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA]", NULL},
     {"persist", cmd_persist, 2, W | F, 1, 1, 1, "generic", "2.2.0", "Remove the expiration from a key", "key", NULL},
+    {"dump", cmd_dump, 2, R, 1, 1, 1, "generic", "2.6.0", "Return a serialized version of the value stored at the specified key.", "key", NULL},
+    {"restore", cmd_restore, -4, W | DO, 1, 1, 1, "generic", "2.6.0", "Create a key using the provided serialized value, previously obtained using DUMP.", "key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]", NULL},
     /* strings */
     {"get", cmd_get, 2, R | F, 1, 1, 1, "string", "1.0.0", "Get the value of a key", "key", NULL},
     {"set", cmd_set, -3, W | DO, 1, 1, 1, "string", "1.0.0", "Set the string value of a key", "key value [NX|XX] [GET] [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT unix-time-milliseconds|KEEPTTL]", NULL},

@@ -35,7 +35,7 @@ static const resp_buf *derived_name(latchd_server *srv, const char *prefix, cons
 static void report_holds(latchd_server *srv, lock_call *c)
 {
     long long holds = 0;
-    store_lock_holds(srv->s.db, c->name, c->nlen, c->owner, c->olen, &holds);
+    store_lock_holds(srv->s.dbs[0].st, c->name, c->nlen, c->owner, c->olen, &holds);
     c->out->holds = holds;
 }
 
@@ -44,7 +44,7 @@ static void run_acquire(latchd_server *srv, embed_call *base)
     lock_call *c = (lock_call *)base;
     const resp_buf *tkey = derived_name(srv, "redisson_lock_token:", c);
     long long pttl = -1, token = -1;
-    int r = store_lock_fenced_acquire(srv->s.db, c->name, c->nlen, tkey->data, tkey->len, c->owner,
+    int r = store_lock_fenced_acquire(srv->s.dbs[0].st, c->name, c->nlen, tkey->data, tkey->len, c->owner,
                                       c->olen, c->lease_ms, &pttl, &token);
     if (r == STORE_LOCK_FALLBACK) {
         base->st = LATCHD_ERR_WRONGTYPE;
@@ -61,7 +61,7 @@ static void run_acquire(latchd_server *srv, embed_call *base)
 static void run_renew(latchd_server *srv, embed_call *base)
 {
     lock_call *c = (lock_call *)base;
-    int r = store_lock_renew(srv->s.db, c->name, c->nlen, c->owner, c->olen, c->lease_ms);
+    int r = store_lock_renew(srv->s.dbs[0].st, c->name, c->nlen, c->owner, c->olen, c->lease_ms);
     base->st = r == STORE_LOCK_FALLBACK ? LATCHD_ERR_WRONGTYPE : r ? LATCHD_OK : LATCHD_LOCK_NOT_HELD;
     if (base->st == LATCHD_OK) report_holds(srv, c);
 }
@@ -79,7 +79,7 @@ static void publish_unlock(latchd_server *srv, lock_call *c)
 static void run_release(latchd_server *srv, embed_call *base)
 {
     lock_call *c = (lock_call *)base;
-    int r = store_lock_release(srv->s.db, c->name, c->nlen, c->owner, c->olen, c->lease_ms);
+    int r = store_lock_release(srv->s.dbs[0].st, c->name, c->nlen, c->owner, c->olen, c->lease_ms);
     if (r == STORE_LOCK_FALLBACK) {
         base->st = LATCHD_ERR_WRONGTYPE;
     } else if (r == -1) {

@@ -80,7 +80,8 @@ static void maybe_tick(server *s, fuzz_rng *r)
     uint64_t x = fuzz_rng_next(r);
     if (x & 7) return;
     s->frozen_now_ms += (x >> 8) % 5000;
-    store_expire_due(s->db);
+    for (int i = 0; i < s->ndbs; i++)
+        if (server_db_if_used(s, i)) store_expire_due(server_db_if_used(s, i));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -103,7 +104,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             c = client_new_detached(&s);
         }
         maybe_tick(&s, &r);
-        fuzz_check_store(s.db);
+        for (int i = 0; i < s.ndbs; i++)
+            if (server_db_if_used(&s, i)) fuzz_check_store(server_db_if_used(&s, i));
     }
     client_free_detached(c);
     fuzz_server_stop(&s);

@@ -396,7 +396,7 @@ static void load_vectors(void)
 
 /* ---- one session: the commands an input decodes to ---- */
 
-#define MAX_COMMANDS (1 + 2 * MAX_SCRIPTS)
+#define MAX_COMMANDS (1 + 3 * MAX_SCRIPTS)   /* HELLO, then per script SELECT, EVAL, EVALSHA */
 
 typedef struct session {
     resp_buf cmds;       /* RESP commands, in order */
@@ -448,6 +448,10 @@ static void decode_session(session *ss, const uint8_t *data, size_t size)
     if (head & 1) add_command(ss, (resp_slice[]){{"HELLO", 5}, {"3", 1}}, 2);
     for (unsigned i = 0; i <= (head >> 1) % MAX_SCRIPTS; i++) {
         unsigned how = take(&g);
+        if (how & 4) {   /* scripts run in the caller's database: move between a few */
+            char db[2] = {(char)('0' + take(&g) % 3), 0};
+            add_command(ss, (resp_slice[]){{"SELECT", 6}, {db, 1}}, 2);
+        }
         if ((how & 0xf0) == 0xf0 && nvectors) {
             const vector *v = &vectors[take(&g) % nvectors];
             add_eval(ss, &g, v->body, v->len, how);
@@ -553,10 +557,17 @@ static void run_session(const session *ss, const char *native, outcome *o)
         FUZZ_CHECK(count_replies(&c->out) == 1);   /* a script replies once, whatever it did */
         resp_buf_append(&o->replies, c->out.data, c->out.len);
         c->out.len = 0;
-        fuzz_check_store(s.db);
+        for (int d = 0; d < s.ndbs; d++)
+            if (server_db_if_used(&s, d)) fuzz_check_store(server_db_if_used(&s, d));
     }
+    /* Each database's digest weighted by its number: the same keys in
+     * another database are another outcome. */
     o->keys = 0;
-    store_foreach(s.db, digest_key, &o->keys);
+    for (int d = 0; d < s.ndbs; d++) {
+        uint64_t keys = 0;
+        if (server_db_if_used(&s, d)) store_foreach(server_db_if_used(&s, d), digest_key, &keys);
+        o->keys += keys * (2 * (uint64_t)d + 1);
+    }
     client_free_detached(c);
     fuzz_server_stop(&s);
 }

@@ -2,7 +2,8 @@
  * (RESP or inline, so client captures are seeds) drives store operations
  * under a fake clock, mirrored in a plain model; after every operation the
  * store must agree with the model (size, deadlines, values, hash fields).
- * TICK <ms> moves the clock and ACTIVE runs the wheel. */
+ * TICK <ms> moves the clock and ACTIVE runs the wheel; RANDOMKEY <n>
+ * draws with n as the random word. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -373,6 +374,51 @@ static void op_rename(cmd *c)
     blob_set(&src->name, to->ptr, to->len);
 }
 
+/* COPY src dst [REPLACE]: the model gets a deep copy (fields, deadline). */
+static void op_copy(cmd *c)
+{
+    if (c->argc < 3) return;
+    const resp_slice *to = &c->argv[2];
+    if (c->argv[1].len == to->len && memcmp(c->argv[1].ptr, to->ptr, to->len) == 0) return;   /* refused */
+    store_key *k = lookup(c, 1);
+    store_key *old = lookup(c, 2);
+    if (!k || (old && c->argc < 4)) return;
+    if (!old && c->m->n == MAX_KEYS) return;
+    if (old) {
+        store_delete_key(c->m->s, old);
+        model_remove(c->m, mirror(c, 2));
+    }
+    store_key *nk = store_copy(c->m->s, k, to->ptr, to->len);
+    FUZZ_CHECK(nk != NULL && store_lookup(c->m->s, to->ptr, to->len) == nk);
+    mkey *src = mirror(c, 1), *dst = model_add(c->m, to, src->type);
+    dst->deadline = src->deadline;
+    if (src->type == STORE_STRING) blob_set(&dst->str, src->str.p, src->str.len);
+    for (size_t i = 0; i < src->nfields; i++) {
+        resp_slice f = {src->fields[i].name.p, src->fields[i].name.len};
+        resp_slice v = {src->fields[i].val.p, src->fields[i].val.len};
+        model_hset(dst, &f, &v);
+    }
+}
+
+/* RANDOMKEY: a live key of the model, or none left (expired ones drawn
+ * are reclaimed through on_expired, which checks they were due). */
+static void op_random(cmd *c)
+{
+    store_key *k = store_random_key(c->m->s, (uint64_t)arg_num(&c->argv[1], 0, LLONG_MAX));
+    if (!k) {
+        for (size_t i = 0; i < c->m->n; i++) {
+            int64_t d = c->m->keys[i].deadline;
+            FUZZ_CHECK(d != STORE_NO_DEADLINE && (uint64_t)d <= c->m->now);
+        }
+        return;
+    }
+    size_t len;
+    const char *name = store_key_name(k, &len);
+    mkey *mk = model_find(c->m, name, len);
+    FUZZ_CHECK(mk != NULL);
+    FUZZ_CHECK(mk->deadline == STORE_NO_DEADLINE || (uint64_t)mk->deadline > c->m->now);
+}
+
 static void op_get(cmd *c)
 {
     for (size_t i = 1; i < c->argc; i++) lookup(c, i);
@@ -450,6 +496,8 @@ static void run(cmd *c)
     else if (is(a, "PEXPIREAT")) op_deadline(c, DL_ABSOLUTE);
     else if (is(a, "PERSIST")) op_deadline(c, DL_NONE);
     else if (is(a, "RENAME")) op_rename(c);
+    else if (is(a, "COPY")) op_copy(c);
+    else if (is(a, "RANDOMKEY")) op_random(c);
     else if (is(a, "GET") || is(a, "EXISTS") || is(a, "MGET") || is(a, "TYPE")) op_get(c);
     else if (is(a, "HGET") || is(a, "HMGET") || is(a, "HEXISTS")) op_hget(c);
     else if (is(a, "SCAN")) op_scan(c);

@@ -309,6 +309,8 @@ COMMAND_TABLE = {
     "zrevrangebylex": (-4, 1, 1, 1, "readonly"), "zremrangebyrank": (4, 1, 1, 1, "write"),
     "zremrangebyscore": (4, 1, 1, 1, "write"), "zremrangebylex": (4, 1, 1, 1, "write"),
     "zpopmin": (-2, 1, 1, 1, "write"), "zpopmax": (-2, 1, 1, 1, "write"),
+    "copy": (-3, 1, 2, 1, "write"), "randomkey": (1, 0, 0, 0, "readonly"),
+    "sort": (-2, 1, 1, 1, "write"), "sort_ro": (-2, 1, 1, 1, "readonly"),
     "client|setname": (3, 0, 0, 0, None), "client|getname": (2, 0, 0, 0, None),
     "client|id": (2, 0, 0, 0, None), "client|info": (2, 0, 0, 0, None),
     "client|list": (-2, 0, 0, 0, None), "client|kill": (-3, 0, 0, 0, None),

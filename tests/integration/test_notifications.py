@@ -146,6 +146,14 @@ CASES = [
     ([["SET", "e", "1"]], ["PERSIST", "e"], []),
     ([["SET", "k", "1"]], ["FLUSHALL"], []),
     ([["SET", "k", "1"]], ["TTL", "k"], []),
+    ([["RPUSH", "l", "2", "1"]], ["SORT", "l", "STORE", "d"], evs((b"d", b"sortstore"))),
+    ([["RPUSH", "l", "1"], ["SET", "d", "v"]], ["SORT", "l", "STORE", "d"], evs((b"d", b"sortstore"))),
+    ([["SET", "d", "v"]], ["SORT", "nope", "STORE", "d"], evs((b"d", b"del"))),
+    ([], ["SORT", "nope", "STORE", "d"], []),
+    ([["RPUSH", "l", "1"]], ["SORT", "l"], []),
+    ([["SET", "s", "v"]], ["COPY", "s", "d"], evs((b"d", b"copy_to"))),
+    ([["SET", "s", "v"], ["SET", "d", "v"]], ["COPY", "s", "d", "REPLACE"], evs((b"d", b"copy_to"))),
+    ([["SET", "s", "v"], ["SET", "d", "v"]], ["COPY", "s", "d"], []),
     # a Redisson lock, acquired, re-entered, released
     ([], ["HINCRBY", "lock", "uuid:1", "1"], evs((b"lock", b"hincrby"))),
     ([["HSET", "lock", "uuid:1", "1"]], ["PEXPIRE", "lock", "30000"], evs((b"lock", b"expire"))),
@@ -187,6 +195,14 @@ NEW_AND_MISS = [
     ([], ["HINCRBY", "zz", "f", "1"], [(b"zz", b"new")]),
     ([], ["DEL", "zz"], []),
     ([], ["EXPIRE", "zz", "1"], []),
+    ([["SET", "s", "v"]], ["COPY", "s", "d"], [(b"d", b"new")]),
+    ([["SET", "s", "v"], ["SET", "d", "v"]], ["COPY", "s", "d", "REPLACE"], [(b"d", b"new")]),
+    ([], ["COPY", "zz", "d"], [(b"zz", b"keymiss")]),
+    ([["RPUSH", "l", "1"]], ["SORT", "l", "STORE", "d"], [(b"d", b"new")]),
+    ([["RPUSH", "l", "1"], ["SET", "d", "v"]], ["SORT", "l", "STORE", "d"], []),
+    ([["RPUSH", "l", "a"]], ["SORT", "l", "BY", "w_*", "GET", "g_*"], [(b"w_a", b"keymiss"), (b"g_a", b"keymiss")]),
+    ([], ["SORT", "zz"], [(b"zz", b"keymiss")]),
+    ([], ["RANDOMKEY"], []),
 ]
 
 

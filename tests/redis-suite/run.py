@@ -41,10 +41,6 @@ RUNTEST_FLAGS = [
     "--durable",
     # Replication needs a second server the external mode cannot start.
     "--tags", "-needs:repl",
-    # latchd has one database until the databases work lands (then this
-    # goes and the `singledb:skip` tests join the run); without it every
-    # test starts with SELECT 9.
-    "--singledb",
     # A test that waits for something that never comes ends the unit after
     # this long instead of the default 20 minutes.
     "--timeout", "60",

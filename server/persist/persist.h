@@ -1,0 +1,135 @@
+/* persist.h - Redis 7.0's RDB value encoding (DUMP/RESTORE payloads now,
+ * RDB files and the AOF preamble later) and the pure codecs under it:
+ * CRC64 (Jones), LZF, listpack. Works on store/'s API and on memory only:
+ * no I/O, no server state (options come in as arguments). */
+#ifndef LATCHD_PERSIST_H
+#define LATCHD_PERSIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store.h"
+
+/* RDB version 10 (Redis 7.0): DUMP payloads say it, RESTORE takes <= it. */
+#define PERSIST_RDB_VERSION 10
+
+/* RDB object types (Redis's RDB_TYPE_*). */
+enum {
+    PERSIST_TYPE_STRING = 0,
+    PERSIST_TYPE_LIST = 1,
+    PERSIST_TYPE_SET = 2,
+    PERSIST_TYPE_ZSET = 3,
+    PERSIST_TYPE_HASH = 4,
+    PERSIST_TYPE_ZSET_2 = 5,
+    PERSIST_TYPE_HASH_ZIPMAP = 9,
+    PERSIST_TYPE_LIST_ZIPLIST = 10,
+    PERSIST_TYPE_SET_INTSET = 11,
+    PERSIST_TYPE_ZSET_ZIPLIST = 12,
+    PERSIST_TYPE_HASH_ZIPLIST = 13,
+    PERSIST_TYPE_LIST_QUICKLIST = 14,
+    PERSIST_TYPE_HASH_LISTPACK = 16,
+    PERSIST_TYPE_ZSET_LISTPACK = 17,
+    PERSIST_TYPE_LIST_QUICKLIST_2 = 18,
+};
+
+/* Errors are values: 0 is success, these are the failures. */
+enum {
+    PERSIST_OK = 0,
+    PERSIST_ERR_FORMAT = -1,    /* malformed, truncated, or a type latchd has not */
+    PERSIST_ERR_CHECKSUM = -2,  /* payload too short, newer RDB version, CRC mismatch */
+};
+
+/* A growing byte buffer (mem_oom on allocation failure, like every module). */
+typedef struct persist_buf {
+    unsigned char *p;
+    size_t len, cap;
+} persist_buf;
+
+void persist_buf_put(persist_buf *b, const void *p, size_t n);
+void persist_buf_free(persist_buf *b);
+
+/* ---- CRC64: Redis's crc64 (Jones polynomial, reflected, init 0, no
+ * final xor). Chain calls by passing the previous result as crc. ---- */
+uint64_t persist_crc64(uint64_t crc, const void *p, size_t len);
+
+/* ---- LZF (liblzf's format, as Redis writes and reads it) ---- */
+/* The compressor's 256 KiB hash table: zeroed once when made, and left
+ * zeroed by every call, so encoding many strings pays for it once. */
+typedef struct persist_lzf_table persist_lzf_table;
+persist_lzf_table *persist_lzf_table_new(void);
+void persist_lzf_table_free(persist_lzf_table *t);   /* NULL is fine */
+/* Compress in into out (outcap bytes) with table t. Returns the
+ * compressed length, or 0 when the result would not fit in outcap
+ * (callers pass less than inlen to demand a saving) or inlen is 0. */
+size_t persist_lzf_compress(persist_lzf_table *t, const void *in, size_t inlen, void *out,
+                            size_t outcap);
+/* Decompress in into out. Returns the decompressed length, or 0 when the
+ * input is malformed (a back reference before the start, truncated) or
+ * the output would exceed outcap. */
+size_t persist_lzf_decompress(const void *in, size_t inlen, void *out, size_t outcap);
+
+/* ---- listpack (Redis 7.0's listpack.c format) ---- */
+typedef struct persist_lp_writer {
+    persist_buf *b;
+    size_t start;   /* offset of the listpack's header in b */
+    size_t count;
+} persist_lp_writer;
+
+/* Begin a listpack at the end of b; append entries; end it (fixes the
+ * header). A string that is a canonical int64 is stored as an integer,
+ * as lpAppend does. */
+void persist_lp_begin(persist_lp_writer *w, persist_buf *b);
+void persist_lp_append(persist_lp_writer *w, const char *s, size_t len);
+void persist_lp_end(persist_lp_writer *w);
+
+/* One decoded listpack / ziplist entry: a string (s, len) or an integer. */
+typedef struct persist_elem {
+    const unsigned char *s;   /* NULL for an integer */
+    size_t len;
+    long long v;
+} persist_elem;
+
+/* Validate a whole listpack of len bytes (header, every entry's encoding,
+ * bounds and backlen, count, terminator). PERSIST_OK with *count the
+ * number of entries, or PERSIST_ERR_FORMAT. */
+int persist_lp_validate(const unsigned char *lp, size_t len, size_t *count);
+/* Iterate a validated listpack: *pos starts at 0; 1 with *e filled while
+ * there are entries, then 0. */
+int persist_lp_next(const unsigned char *lp, size_t *pos, persist_elem *e);
+
+/* ---- values ---- */
+
+/* The configuration a value's encoding depends on (Redis's names). */
+typedef struct persist_opts {
+    long long hash_max_listpack_entries, hash_max_listpack_value;
+    long long zset_max_listpack_entries, zset_max_listpack_value;
+    int list_max_listpack_size;   /* list-max-listpack-size: <0 size class, >0 count */
+    int rdbcompression;           /* LZF-compress strings over 20 bytes when it saves */
+} persist_opts;
+
+/* Append k's value as Redis 7.0's rdbSaveObjectType + rdbSaveObject. */
+void persist_value_encode(const store_key *k, const persist_opts *o, persist_buf *out);
+/* DUMP's payload: the value, the 2-byte RDB version (LE) and the CRC64 (LE)
+ * of everything before it. */
+void persist_dump(const store_key *k, const persist_opts *o, persist_buf *out);
+/* RESTORE's first check (verifyDumpPayload): PERSIST_OK or PERSIST_ERR_CHECKSUM. */
+int persist_payload_check(const unsigned char *p, size_t len);
+
+/* A value decoded and validated but not yet in a store: RESTORE decodes
+ * all of it first, so a bad payload changes nothing. */
+typedef struct persist_value persist_value;
+
+/* Decode one value (type byte and body) from p[0..len): for a DUMP
+ * payload pass all of it (as Redis, the body may run into the trailer).
+ * PERSIST_OK with *out (owned by the caller), or PERSIST_ERR_FORMAT for
+ * anything Redis 7.0 would refuse, an empty value, duplicate hash fields
+ * or zset members, NaN scores, lengths past STORE_MAX_LEN, and the types
+ * latchd has not (sets, streams, modules). The value may point into p:
+ * p must stay valid and unchanged until persist_value_store or free. */
+int persist_value_decode(const unsigned char *p, size_t len, persist_value **out);
+store_type persist_value_type(const persist_value *v);
+/* Put v under key, which must not exist, and free v. Cannot fail. */
+store_key *persist_value_store(persist_value *v, store *s, const char *key, size_t klen);
+void persist_value_free(persist_value *v);
+
+#endif

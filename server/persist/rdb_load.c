@@ -1,0 +1,561 @@
+/* rdb_load.c - decoding one RDB value (every string, hash, list and zset
+ * encoding Redis 7.0's rdbLoadObject reads, ziplist and zipmap included)
+ * into a checked persist_value, then into a store. Input is untrusted. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "list.h"
+#include "mem.h"
+#include "num.h"
+#include "persist.h"
+#include "zset.h"
+
+typedef struct pstr {
+    const char *p;
+    size_t len;
+} pstr;
+
+/* Bytes decoded out of the payload (integers as text, LZF output): small
+ * ones bump-allocated in blocks, large ones in blocks of their own. */
+typedef struct arena_block {
+    struct arena_block *next;
+    size_t used, cap;
+    char data[];
+} arena_block;
+
+struct persist_value {
+    store_type type;
+    pstr *items;       /* string: 1; list: elements; hash: field, value, ...; zset: members */
+    size_t n, cap;
+    double *scores;    /* zset: one per member */
+    size_t nscores, scap;
+    arena_block *arena;
+};
+
+typedef struct reader {
+    const unsigned char *p;
+    size_t len, pos;
+    persist_value *v;
+} reader;
+
+enum {
+    RDB_ENC_INT8 = 0,
+    RDB_ENC_INT16 = 1,
+    RDB_ENC_INT32 = 2,
+    RDB_ENC_LZF = 3,
+    ARENA_BLOCK = 4096,
+    ZL_HDR = 10,        /* ziplist: zlbytes u32, zltail u32, zllen u16 */
+    ZL_END = 0xFF,
+};
+
+#define FAIL PERSIST_ERR_FORMAT
+
+static char *arena_alloc(persist_value *v, size_t n)
+{
+    arena_block *b = v->arena;
+    if (n > ARENA_BLOCK / 4 || !b || b->cap - b->used < n) {
+        size_t cap = n > ARENA_BLOCK / 4 ? n : ARENA_BLOCK;
+        arena_block *nb = mem_alloc(sizeof *nb + cap);
+        nb->used = 0;
+        nb->cap = cap;
+        if (n > ARENA_BLOCK / 4 && b) {   /* keep the small-allocation block in front */
+            nb->next = b->next;
+            b->next = nb;
+        } else {
+            nb->next = b;
+            v->arena = nb;
+        }
+        b = nb;
+    }
+    char *p = b->data + b->used;
+    b->used += n;
+    return p;
+}
+
+static void push_item(persist_value *v, const char *p, size_t len)
+{
+    if (v->n == v->cap) {
+        v->cap = v->cap ? v->cap * 2 : 8;
+        v->items = mem_realloc(v->items, v->cap * sizeof *v->items);
+    }
+    v->items[v->n++] = (pstr){len ? p : "", len};
+}
+
+static void push_score(persist_value *v, double d)
+{
+    if (v->nscores == v->scap) {
+        v->scap = v->scap ? v->scap * 2 : 8;
+        v->scores = mem_realloc(v->scores, v->scap * sizeof *v->scores);
+    }
+    v->scores[v->nscores++] = d;
+}
+
+static pstr int_text(persist_value *v, long long x)
+{
+    char *p = arena_alloc(v, 21);
+    return (pstr){p, store_ll2str(p, x)};
+}
+
+/* ---- the RDB primitives ---- */
+
+static int rd_bytes(reader *r, size_t n, const unsigned char **out)
+{
+    if (n > r->len - r->pos) return FAIL;
+    *out = r->p + r->pos;
+    r->pos += n;
+    return PERSIST_OK;
+}
+
+static uint64_t be(const unsigned char *p, int n)
+{
+    uint64_t x = 0;
+    for (int i = 0; i < n; i++) x = x << 8 | p[i];
+    return x;
+}
+
+static uint64_t le(const unsigned char *p, int n)
+{
+    uint64_t x = 0;
+    for (int i = n - 1; i >= 0; i--) x = x << 8 | p[i];
+    return x;
+}
+
+/* rdbLoadLen: *enc set when the byte is a string encoding (its low 6
+ * bits returned). Counts ignore enc, as Redis's callers do. */
+static int rd_len(reader *r, uint64_t *len, int *enc)
+{
+    const unsigned char *b, *x;
+    if (rd_bytes(r, 1, &b)) return FAIL;
+    *enc = 0;
+    switch (b[0] >> 6) {
+    case 0: *len = b[0] & 0x3F; return PERSIST_OK;
+    case 1:
+        if (rd_bytes(r, 1, &x)) return FAIL;
+        *len = (uint64_t)(b[0] & 0x3F) << 8 | x[0];
+        return PERSIST_OK;
+    case 3: *enc = 1; *len = b[0] & 0x3F; return PERSIST_OK;
+    }
+    if (b[0] == 0x80 || b[0] == 0x81) {
+        int n = b[0] == 0x80 ? 4 : 8;
+        if (rd_bytes(r, n, &x)) return FAIL;
+        *len = be(x, n);
+        return PERSIST_OK;
+    }
+    return FAIL;
+}
+
+static int rd_count(reader *r, uint64_t *n)
+{
+    int enc;
+    return rd_len(r, n, &enc);
+}
+
+/* rdbGenericLoadStringObject: raw (pointing into the payload), an
+ * integer encoding (as its decimal text), or LZF (decompressed). */
+static int rd_string(reader *r, pstr *out)
+{
+    uint64_t len;
+    int enc;
+    const unsigned char *b;
+    if (rd_len(r, &len, &enc)) return FAIL;
+    if (!enc) {
+        if (len > STORE_MAX_LEN || rd_bytes(r, (size_t)len, &b)) return FAIL;
+        *out = (pstr){len ? (const char *)b : "", (size_t)len};
+        return PERSIST_OK;
+    }
+    if (len <= RDB_ENC_INT32) {
+        int n = 1 << len;
+        if (rd_bytes(r, (size_t)n, &b)) return FAIL;
+        uint64_t u = le(b, n);
+        if (u >> (8 * n - 1)) u |= ~UINT64_C(0) << (8 * n);   /* sign-extend */
+        *out = int_text(r->v, (long long)u);
+        return PERSIST_OK;
+    }
+    if (len != RDB_ENC_LZF) return FAIL;
+    uint64_t clen, plain;
+    if (rd_count(r, &clen) || rd_count(r, &plain)) return FAIL;
+    /* an LZF back reference is 2-3 bytes for at most 264: a longer claim
+     * is a lie, refused before anything is allocated for it */
+    if (plain > STORE_MAX_LEN || clen > r->len || plain > clen * 132) return FAIL;
+    if (rd_bytes(r, (size_t)clen, &b)) return FAIL;
+    if (plain == 0) {   /* lzf_decompress "makes" 0 bytes of anything: Redis takes it */
+        *out = (pstr){"", 0};
+        return PERSIST_OK;
+    }
+    char *dst = arena_alloc(r->v, (size_t)plain);
+    if (persist_lzf_decompress(b, (size_t)clen, dst, (size_t)plain) != plain) return FAIL;
+    *out = (pstr){dst, (size_t)plain};
+    return PERSIST_OK;
+}
+
+/* ---- checks on a whole value ---- */
+
+static int cmp_pstr(const void *a, const void *b)
+{
+    const pstr *x = a, *y = b;
+    if (x->len != y->len) return x->len < y->len ? -1 : 1;
+    return memcmp(x->p, y->p, x->len);
+}
+
+/* Fields (every step-th item) distinct: a hash or zset cannot hold two. */
+static int check_unique(const persist_value *v, size_t step)
+{
+    size_t n = v->n / step;
+    if (n < 2) return PERSIST_OK;
+    pstr *keys = mem_alloc(n * sizeof *keys);
+    for (size_t i = 0; i < n; i++) keys[i] = v->items[i * step];
+    qsort(keys, n, sizeof *keys, cmp_pstr);
+    int rc = PERSIST_OK;
+    for (size_t i = 1; i < n && rc == PERSIST_OK; i++)
+        if (cmp_pstr(&keys[i - 1], &keys[i]) == 0) rc = FAIL;
+    free(keys);
+    return rc;
+}
+
+/* zzlStrtod: a listpack's score text, at most 127 bytes of it, as strtod
+ * reads it. NaN is refused: no sorted set can hold it. */
+static int score_of(const pstr *s, double *d)
+{
+    char buf[128];
+    size_t n = s->len < sizeof buf - 1 ? s->len : sizeof buf - 1;
+    memcpy(buf, s->p, n);
+    buf[n] = '\0';
+    *d = strtod(buf, NULL);
+    return isnan(*d) ? FAIL : PERSIST_OK;
+}
+
+/* ---- packed containers (listpack, ziplist, zipmap) into items ---- */
+
+static void push_elem(persist_value *v, const persist_elem *e)
+{
+    if (e->s) {
+        push_item(v, (const char *)e->s, e->len);
+    } else {
+        pstr t = int_text(v, e->v);
+        push_item(v, t.p, t.len);
+    }
+}
+
+static int load_listpack(persist_value *v, const pstr *blob)
+{
+    size_t count, pos = 0;
+    const unsigned char *lp = (const unsigned char *)blob->p;
+    if (persist_lp_validate(lp, blob->len, &count)) return FAIL;
+    persist_elem e;
+    while (persist_lp_next(lp, &pos, &e)) push_elem(v, &e);
+    return PERSIST_OK;
+}
+
+/* One ziplist entry at p (avail bytes before the end marker): its size,
+ * or 0 when malformed. prevlen must be the previous entry's size. */
+static size_t zl_entry(const unsigned char *p, size_t avail, size_t prevlen, persist_elem *e)
+{
+    size_t ph, hl, dl = 0;
+    if (avail < 1) return 0;
+    if (p[0] < 254) {
+        ph = 1;
+        if (p[0] != prevlen) return 0;
+    } else {
+        if (p[0] != 254 || avail < 5 || le(p + 1, 4) != prevlen) return 0;
+        ph = 5;
+    }
+    if (avail - ph < 1) return 0;
+    const unsigned char *q = p + ph;
+    size_t left = avail - ph;
+    unsigned b = q[0];
+    e->s = NULL;
+    if (b < 0xC0) {   /* strings: 00 6-bit, 01 14-bit, 10 32-bit length */
+        switch (b >> 6) {
+        case 0: hl = 1, dl = b & 0x3F; break;
+        case 1:
+            if (left < 2) return 0;
+            hl = 2, dl = (size_t)(b & 0x3F) << 8 | q[1];
+            break;
+        default:
+            if (left < 5) return 0;
+            hl = 5, dl = (size_t)be(q + 1, 4);
+        }
+        if (dl > left - hl) return 0;
+        e->s = q + hl;
+        e->len = dl;
+        return ph + hl + dl;
+    }
+    int n;
+    switch (b) {
+    case 0xC0: n = 2; break;
+    case 0xD0: n = 4; break;
+    case 0xE0: n = 8; break;
+    case 0xF0: n = 3; break;
+    case 0xFE: n = 1; break;
+    default:
+        if (b >= 0xF1 && b <= 0xFD) {   /* 4-bit immediate 0..12 */
+            e->v = (b & 0x0F) - 1;
+            return ph + 1;
+        }
+        return 0;
+    }
+    if (left < (size_t)n + 1) return 0;
+    uint64_t u = le(q + 1, n);
+    if (u >> (8 * n - 1)) u |= n < 8 ? ~UINT64_C(0) << (8 * n) : 0;
+    e->v = (long long)u;
+    return ph + 1 + (size_t)n;
+}
+
+static int load_ziplist(persist_value *v, const pstr *blob)
+{
+    const unsigned char *zl = (const unsigned char *)blob->p;
+    size_t len = blob->len;
+    if (len < ZL_HDR + 1 || le(zl, 4) != len || zl[len - 1] != ZL_END) return FAIL;
+    size_t tail = (size_t)le(zl + 4, 4), count = (size_t)le(zl + 8, 2);
+    size_t pos = ZL_HDR, prev = 0, last = ZL_HDR, n = 0;
+    while (pos < len - 1) {
+        persist_elem e;
+        size_t sz = zl_entry(zl + pos, len - 1 - pos, prev, &e);
+        if (sz == 0) return FAIL;
+        push_elem(v, &e);
+        last = pos;
+        prev = sz;
+        pos += sz;
+        n++;
+    }
+    if (tail != last || (count != 65535 && count != n)) return FAIL;
+    return PERSIST_OK;
+}
+
+/* zipmap lengths: one byte below 254, else 254 and 4 bytes (LE). */
+static int zm_len(const unsigned char *zm, size_t end, size_t *pos, size_t *len)
+{
+    if (*pos >= end) return FAIL;
+    if (zm[*pos] < 254) {
+        *len = zm[(*pos)++];
+        return PERSIST_OK;
+    }
+    if (zm[*pos] != 254 || end - *pos < 5) return FAIL;
+    *len = (size_t)le(zm + *pos + 1, 4);
+    *pos += 5;
+    return PERSIST_OK;
+}
+
+static int load_zipmap(persist_value *v, const pstr *blob)
+{
+    const unsigned char *zm = (const unsigned char *)blob->p;
+    size_t len = blob->len, end = len - 1, pos = 1, n = 0, flen, vlen;
+    if (len < 2 || zm[end] != 0xFF) return FAIL;
+    while (zm[pos] != 0xFF) {
+        if (zm_len(zm, end, &pos, &flen) || flen > end - pos) return FAIL;
+        push_item(v, (const char *)zm + pos, flen);
+        pos += flen;
+        if (zm_len(zm, end, &pos, &vlen) || pos >= end) return FAIL;
+        size_t freeb = zm[pos++];
+        if (vlen > end - pos || freeb > end - pos - vlen) return FAIL;
+        push_item(v, (const char *)zm + pos, vlen);
+        pos += vlen + freeb;
+        n++;
+        if (pos > end) return FAIL;
+    }
+    if (pos != end || (zm[0] < 254 && zm[0] != n)) return FAIL;
+    return PERSIST_OK;
+}
+
+/* ---- the types ---- */
+
+/* A zset held as member, score, ... items: split into members and scores. */
+static int split_scores(persist_value *v)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < v->n; i += 2) {
+        double d;
+        if (score_of(&v->items[i + 1], &d)) return FAIL;
+        push_score(v, d);
+        v->items[m++] = v->items[i];
+    }
+    v->n = m;
+    return PERSIST_OK;
+}
+
+/* rdbLoadDoubleValue (RDB_TYPE_ZSET): a length byte, 253 NaN, 254 +inf,
+ * 255 -inf, else that many bytes of text as sscanf("%lg") reads them. */
+static int rd_text_double(reader *r, double *d)
+{
+    const unsigned char *b, *t;
+    if (rd_bytes(r, 1, &b)) return FAIL;
+    switch (b[0]) {
+    case 253: *d = NAN; return PERSIST_OK;
+    case 254: *d = INFINITY; return PERSIST_OK;
+    case 255: *d = -INFINITY; return PERSIST_OK;
+    }
+    char buf[256];
+    if (rd_bytes(r, b[0], &t)) return FAIL;
+    memcpy(buf, t, b[0]);
+    buf[b[0]] = '\0';
+    char *end;
+    *d = strtod(buf, &end);
+    return end == buf ? FAIL : PERSIST_OK;
+}
+
+static int load_zset(reader *r, int binary)
+{
+    uint64_t n;
+    if (rd_count(r, &n) || n == 0) return FAIL;
+    for (uint64_t i = 0; i < n; i++) {
+        pstr m;
+        double d;
+        const unsigned char *b;
+        if (rd_string(r, &m)) return FAIL;
+        if (binary) {
+            if (rd_bytes(r, 8, &b)) return FAIL;
+            uint64_t u = le(b, 8);
+            memcpy(&d, &u, 8);
+        } else if (rd_text_double(r, &d)) {
+            return FAIL;
+        }
+        if (isnan(d)) return FAIL;
+        push_item(r->v, m.p, m.len);
+        push_score(r->v, d);
+    }
+    return PERSIST_OK;
+}
+
+static int load_strings(reader *r, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        pstr s;
+        if (rd_string(r, &s)) return FAIL;
+        push_item(r->v, s.p, s.len);
+    }
+    return PERSIST_OK;
+}
+
+static int load_quicklist(reader *r, int v2)
+{
+    uint64_t nodes;
+    if (rd_count(r, &nodes) || nodes == 0) return FAIL;
+    for (uint64_t i = 0; i < nodes; i++) {
+        uint64_t container = 2;
+        pstr blob;
+        if (v2 && (rd_count(r, &container) || (container != 1 && container != 2))) return FAIL;
+        if (rd_string(r, &blob) || blob.len == 0) return FAIL;
+        if (container == 1) {   /* plain: the element itself */
+            push_item(r->v, blob.p, blob.len);
+            continue;
+        }
+        /* an empty node is skipped, as Redis does; an empty list is not */
+        if ((v2 ? load_listpack : load_ziplist)(r->v, &blob)) return FAIL;
+    }
+    return PERSIST_OK;
+}
+
+/* The types held in one packed blob (a listpack, ziplist or zipmap): a
+ * list's elements, a hash's field/value pairs, a zset's member/score pairs. */
+static const struct packed_type {
+    unsigned char rdb;
+    store_type type;
+    int (*load)(persist_value *v, const pstr *blob);
+} packed_types[] = {
+    {PERSIST_TYPE_LIST_ZIPLIST, STORE_LIST, load_ziplist},
+    {PERSIST_TYPE_HASH_ZIPMAP, STORE_HASH, load_zipmap},
+    {PERSIST_TYPE_HASH_ZIPLIST, STORE_HASH, load_ziplist},
+    {PERSIST_TYPE_HASH_LISTPACK, STORE_HASH, load_listpack},
+    {PERSIST_TYPE_ZSET_ZIPLIST, STORE_ZSET, load_ziplist},
+    {PERSIST_TYPE_ZSET_LISTPACK, STORE_ZSET, load_listpack},
+};
+
+static int load_packed(reader *r, const struct packed_type *pt)
+{
+    pstr blob;
+    r->v->type = pt->type;
+    if (rd_string(r, &blob) || pt->load(r->v, &blob)) return FAIL;
+    if (pt->type == STORE_LIST) return PERSIST_OK;
+    if (r->v->n % 2) return FAIL;
+    return pt->type == STORE_ZSET ? split_scores(r->v) : PERSIST_OK;
+}
+
+static int load_body(reader *r, unsigned type)
+{
+    persist_value *v = r->v;
+    uint64_t n;
+    for (size_t i = 0; i < sizeof packed_types / sizeof packed_types[0]; i++)
+        if (packed_types[i].rdb == type) return load_packed(r, &packed_types[i]);
+    switch (type) {
+    case PERSIST_TYPE_STRING:
+        v->type = STORE_STRING;
+        return load_strings(r, 1);
+    case PERSIST_TYPE_LIST:
+        v->type = STORE_LIST;
+        if (rd_count(r, &n) || n == 0) return FAIL;
+        return load_strings(r, n);
+    case PERSIST_TYPE_LIST_QUICKLIST:
+    case PERSIST_TYPE_LIST_QUICKLIST_2:
+        v->type = STORE_LIST;
+        return load_quicklist(r, type == PERSIST_TYPE_LIST_QUICKLIST_2);
+    case PERSIST_TYPE_HASH:
+        v->type = STORE_HASH;
+        if (rd_count(r, &n) || n == 0 || n > SIZE_MAX / 2) return FAIL;
+        return load_strings(r, n * 2);
+    case PERSIST_TYPE_ZSET:
+    case PERSIST_TYPE_ZSET_2:
+        v->type = STORE_ZSET;
+        return load_zset(r, type == PERSIST_TYPE_ZSET_2);
+    }
+    return FAIL;   /* sets, streams, modules: latchd has no such values yet */
+}
+
+int persist_value_decode(const unsigned char *p, size_t len, persist_value **out)
+{
+    persist_value *v = mem_calloc(1, sizeof *v);
+    reader r = {p, len, 0, v};
+    const unsigned char *t;
+    int rc = rd_bytes(&r, 1, &t) ? FAIL : load_body(&r, t[0]) ? FAIL : PERSIST_OK;
+    if (rc == PERSIST_OK && v->n == 0) rc = FAIL;   /* Redis refuses empty keys */
+    if (rc == PERSIST_OK && v->type == STORE_HASH) rc = check_unique(v, 2);
+    if (rc == PERSIST_OK && v->type == STORE_ZSET) rc = check_unique(v, 1);
+    if (rc != PERSIST_OK) {
+        persist_value_free(v);
+        return rc;
+    }
+    *out = v;
+    return PERSIST_OK;
+}
+
+store_type persist_value_type(const persist_value *v) { return v->type; }
+
+store_key *persist_value_store(persist_value *v, store *s, const char *key, size_t klen)
+{
+    store_key *k = NULL;
+    pstr *it = v->items;
+    switch (v->type) {
+    case STORE_STRING: k = store_put_string(s, key, klen, it[0].p, it[0].len); break;
+    case STORE_HASH:
+        k = store_create_hash(s, key, klen, it[0].p, it[0].len, it[1].len);
+        for (size_t i = 0; i < v->n; i += 2) store_hash_set(s, k, it[i].p, it[i].len, it[i + 1].p, it[i + 1].len);
+        break;
+    case STORE_LIST:
+        k = store_create_key(s, key, klen, STORE_LIST);
+        for (size_t i = 0; i < v->n; i++) store_list_push(s, k, STORE_TAIL, it[i].p, it[i].len);
+        break;
+    case STORE_ZSET:
+        k = store_create_key(s, key, klen, STORE_ZSET);
+        for (size_t i = 0; i < v->n; i++) {
+            int out;
+            double now;
+            store_zset_add(s, k, v->scores[i], it[i].p, it[i].len, 0, &out, &now);
+        }
+        break;
+    }
+    persist_value_free(v);
+    return k;
+}
+
+void persist_value_free(persist_value *v)
+{
+    if (!v) return;
+    while (v->arena) {
+        arena_block *next = v->arena->next;
+        free(v->arena);
+        v->arena = next;
+    }
+    free(v->items);
+    free(v->scores);
+    free(v);
+}

@@ -1,0 +1,328 @@
+/* rdb_save.c - a store value as Redis 7.0's rdbSaveObjectType +
+ * rdbSaveObject writes it, and the DUMP payload around it. */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "list.h"
+#include "mem.h"
+#include "num.h"
+#include "persist.h"
+#include "zset.h"
+
+enum {
+    RDB_ENC_INT8 = 0xC0,
+    RDB_ENC_INT16 = 0xC1,
+    RDB_ENC_INT32 = 0xC2,
+    RDB_ENC_LZF = 0xC3,
+    QL_PLAIN = 1,    /* quicklist node containers */
+    QL_PACKED = 2,
+};
+
+/* Quicklist elements this long get a node of their own, unpacked
+ * (Redis 7.0's packed_threshold default, 1 GiB). */
+#define PERSIST_PLAIN_THRESHOLD ((size_t)1 << 30)
+
+/* One value's encoding: the options, and the LZF table every string of
+ * it shares (made on the first string worth compressing). */
+typedef struct saver {
+    const persist_opts *o;
+    persist_lzf_table *lzf;
+} saver;
+
+static void put_byte(persist_buf *b, unsigned v)
+{
+    unsigned char c = (unsigned char)v;
+    persist_buf_put(b, &c, 1);
+}
+
+/* rdbSaveLen: 6 bits, 14 bits, then 32 or 64 bits big-endian. */
+static void put_len(persist_buf *b, uint64_t len)
+{
+    unsigned char h[9];
+    size_t n;
+    if (len < 64) {
+        h[0] = (unsigned char)len, n = 1;
+    } else if (len < 16384) {
+        h[0] = (unsigned char)(0x40 | (len >> 8)), h[1] = (unsigned char)len, n = 2;
+    } else if (len <= UINT32_MAX) {
+        h[0] = 0x80, n = 5;
+        for (int i = 0; i < 4; i++) h[1 + i] = (unsigned char)(len >> (24 - 8 * i));
+    } else {
+        h[0] = 0x81, n = 9;
+        for (int i = 0; i < 8; i++) h[1 + i] = (unsigned char)(len >> (56 - 8 * i));
+    }
+    persist_buf_put(b, h, n);
+}
+
+/* rdbSaveRawString: short canonical integers that fit 32 bits as
+ * integers, long strings LZF-compressed when that saves 4 bytes or more,
+ * the rest as length + bytes. */
+static void put_string(persist_buf *b, saver *sv, const void *p, size_t len)
+{
+    long long v;
+    if (len <= 11 && store_str2ll(p, len, &v) && v >= INT32_MIN && v <= INT32_MAX) {
+        unsigned char h[5];
+        size_t n = v >= -128 && v <= 127 ? 1 : v >= -32768 && v <= 32767 ? 2 : 4;
+        h[0] = (unsigned char)(n == 1 ? RDB_ENC_INT8 : n == 2 ? RDB_ENC_INT16 : RDB_ENC_INT32);
+        for (size_t i = 0; i < n; i++) h[1 + i] = (unsigned char)((unsigned long long)v >> (8 * i));
+        persist_buf_put(b, h, 1 + n);
+        return;
+    }
+    if (sv->o->rdbcompression && len > 20) {
+        unsigned char *out = mem_alloc(len - 4);
+        if (!sv->lzf) sv->lzf = persist_lzf_table_new();
+        size_t clen = persist_lzf_compress(sv->lzf, p, len, out, len - 4);
+        if (clen) {
+            put_byte(b, RDB_ENC_LZF);
+            put_len(b, clen);
+            put_len(b, len);
+            persist_buf_put(b, out, clen);
+        }
+        free(out);
+        if (clen) return;
+    }
+    put_len(b, len);
+    persist_buf_put(b, p, len);
+}
+
+/* ---- hashes ---- */
+
+typedef struct hash_scan {
+    long long max_value;
+    int fits;
+} hash_scan;
+
+static void hash_fits(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    hash_scan *h = ctx;
+    if ((long long)flen > h->max_value || (long long)vlen > h->max_value) h->fits = 0;
+}
+
+static void hash_to_lp(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    persist_lp_append(ctx, f, flen);
+    persist_lp_append(ctx, v, vlen);
+}
+
+typedef struct dict_out {
+    persist_buf *b;
+    saver *sv;
+} dict_out;
+
+static void hash_to_dict(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    dict_out *d = ctx;
+    put_string(d->b, d->sv, f, flen);
+    put_string(d->b, d->sv, v, vlen);
+}
+
+/* The listpack bytes of a value, then saved as one RDB string. */
+static void put_lp_string(persist_buf *b, saver *sv, persist_buf *lp)
+{
+    put_string(b, sv, lp->p, lp->len);
+    persist_buf_free(lp);
+}
+
+static void encode_hash(const store_key *k, saver *sv, persist_buf *b)
+{
+    const persist_opts *o = sv->o;
+    size_t n = store_hash_len(k);
+    hash_scan h = {o->hash_max_listpack_value, (long long)n <= o->hash_max_listpack_entries};
+    if (h.fits) store_hash_foreach(k, hash_fits, &h);
+    if (h.fits) {
+        persist_buf lp = {0};
+        persist_lp_writer w;
+        put_byte(b, PERSIST_TYPE_HASH_LISTPACK);
+        persist_lp_begin(&w, &lp);
+        store_hash_foreach(k, hash_to_lp, &w);
+        persist_lp_end(&w);
+        put_lp_string(b, sv, &lp);
+        return;
+    }
+    dict_out d = {b, sv};
+    put_byte(b, PERSIST_TYPE_HASH);
+    put_len(b, n);
+    store_hash_foreach(k, hash_to_dict, &d);
+}
+
+/* ---- sorted sets ---- */
+
+/* Redis's d2string: how a listpack holds a score. */
+static size_t score_string(char *buf, size_t cap, double d)
+{
+    if (isnan(d)) return (size_t)snprintf(buf, cap, "nan");
+    if (isinf(d)) return (size_t)snprintf(buf, cap, d < 0 ? "-inf" : "inf");
+    if (d == 0) return (size_t)snprintf(buf, cap, 1.0 / d < 0 ? "-0" : "0");
+    if (d >= (double)(-LLONG_MAX / 2) && d <= (double)(LLONG_MAX / 2) && (double)(long long)d == d)
+        return store_ll2str(buf, (long long)d);
+    return (size_t)snprintf(buf, cap, "%.17g", d);
+}
+
+typedef struct zset_scan {
+    long long max_value;
+    int fits;
+    persist_lp_writer *w;
+    persist_buf *b;
+    saver *sv;
+} zset_scan;
+
+static void zset_fits(const char *m, size_t mlen, double score, void *ctx)
+{
+    zset_scan *z = ctx;
+    if ((long long)mlen > z->max_value) z->fits = 0;
+}
+
+static void zset_to_lp(const char *m, size_t mlen, double score, void *ctx)
+{
+    zset_scan *z = ctx;
+    char buf[64];
+    size_t n = score_string(buf, sizeof buf, score);
+    persist_lp_append(z->w, m, mlen);
+    persist_lp_append(z->w, buf, n);
+}
+
+static void zset_to_skiplist(const char *m, size_t mlen, double score, void *ctx)
+{
+    zset_scan *z = ctx;
+    unsigned char d[8];
+    uint64_t u;
+    memcpy(&u, &score, 8);
+    for (int i = 0; i < 8; i++) d[i] = (unsigned char)(u >> (8 * i));   /* little-endian */
+    put_string(z->b, z->sv, m, mlen);
+    persist_buf_put(z->b, d, 8);
+}
+
+static void encode_zset(const store_key *k, saver *sv, persist_buf *b)
+{
+    const persist_opts *o = sv->o;
+    size_t n = store_zset_len(k);
+    zset_scan z = {o->zset_max_listpack_value, (long long)n <= o->zset_max_listpack_entries, NULL, b, sv};
+    if (z.fits) store_zset_visit(k, 0, n, 0, zset_fits, &z);
+    if (z.fits) {
+        persist_buf lp = {0};
+        persist_lp_writer w;
+        z.w = &w;
+        put_byte(b, PERSIST_TYPE_ZSET_LISTPACK);
+        persist_lp_begin(&w, &lp);
+        store_zset_visit(k, 0, n, 0, zset_to_lp, &z);
+        persist_lp_end(&w);
+        put_lp_string(b, sv, &lp);
+        return;
+    }
+    /* highest first, as Redis walks its skiplist from the tail */
+    put_byte(b, PERSIST_TYPE_ZSET_2);
+    put_len(b, n);
+    store_zset_visit(k, n - 1, n, 1, zset_to_skiplist, &z);
+}
+
+/* ---- lists: quicklist nodes of listpacks ---- */
+
+typedef struct list_out {
+    persist_buf *b;
+    saver *sv;
+    persist_buf nodes;     /* the encoded nodes, counted in nnodes */
+    size_t nnodes;
+    persist_buf lp;        /* the node being filled */
+    persist_lp_writer w;
+    int open;
+} list_out;
+
+static void list_close_node(list_out *l)
+{
+    if (!l->open) return;
+    persist_lp_end(&l->w);
+    put_len(&l->nodes, QL_PACKED);
+    put_string(&l->nodes, l->sv, l->lp.p, l->lp.len);
+    l->lp.len = 0;
+    l->open = 0;
+    l->nnodes++;
+}
+
+/* _quicklistNodeAllowInsert, so a list pushed element by element splits
+ * where Redis's does: list-max-listpack-size -1..-5 caps a node's estimated
+ * size (bytes + element + 8) at 4..64 KiB; a count caps it otherwise,
+ * and then 8 KiB still does. */
+static int list_node_full(const list_out *l, size_t len)
+{
+    static const size_t classes[] = {4096, 8192, 16384, 32768, 65536};
+    int fill = l->sv->o->list_max_listpack_size;
+    size_t bytes = l->lp.len + 1 + len + 8;   /* the node's listpack has its terminator */
+    if (fill < 0 && (size_t)-(long long)fill - 1 < 5) {
+        if (bytes <= classes[-fill - 1]) return 0;
+    }
+    if (bytes > 8192) return 1;
+    return !(fill > 0 && l->w.count < (size_t)fill);
+}
+
+static void list_elem(const char *v, size_t len, void *ctx)
+{
+    list_out *l = ctx;
+    if (len >= PERSIST_PLAIN_THRESHOLD) {
+        list_close_node(l);
+        put_len(&l->nodes, QL_PLAIN);
+        put_string(&l->nodes, l->sv, v, len);
+        l->nnodes++;
+        return;
+    }
+    if (l->open && list_node_full(l, len)) list_close_node(l);
+    if (!l->open) {
+        persist_lp_begin(&l->w, &l->lp);
+        l->open = 1;
+    }
+    persist_lp_append(&l->w, v, len);
+}
+
+static void encode_list(const store_key *k, saver *sv, persist_buf *b)
+{
+    list_out l = {.b = b, .sv = sv};
+    store_list_range(k, 0, store_list_len(k), 0, list_elem, &l);
+    list_close_node(&l);
+    put_byte(b, PERSIST_TYPE_LIST_QUICKLIST_2);
+    put_len(b, l.nnodes);
+    persist_buf_put(b, l.nodes.p, l.nodes.len);
+    persist_buf_free(&l.nodes);
+    persist_buf_free(&l.lp);
+}
+
+void persist_value_encode(const store_key *k, const persist_opts *o, persist_buf *out)
+{
+    saver sv = {o, NULL};
+    switch (store_key_type(k)) {
+    case STORE_STRING: {
+        size_t len;
+        const char *v = store_string_get(k, &len);
+        put_byte(out, PERSIST_TYPE_STRING);
+        put_string(out, &sv, v, len);
+        break;
+    }
+    case STORE_HASH: encode_hash(k, &sv, out); break;
+    case STORE_LIST: encode_list(k, &sv, out); break;
+    case STORE_ZSET: encode_zset(k, &sv, out); break;
+    }
+    persist_lzf_table_free(sv.lzf);
+}
+
+void persist_dump(const store_key *k, const persist_opts *o, persist_buf *out)
+{
+    size_t start = out->len;
+    persist_value_encode(k, o, out);
+    unsigned char trailer[10] = {PERSIST_RDB_VERSION & 0xff, PERSIST_RDB_VERSION >> 8};
+    persist_buf_put(out, trailer, 2);
+    uint64_t crc = persist_crc64(0, out->p + start, out->len - start);
+    for (int i = 0; i < 8; i++) trailer[2 + i] = (unsigned char)(crc >> (8 * i));
+    persist_buf_put(out, trailer + 2, 8);
+}
+
+int persist_payload_check(const unsigned char *p, size_t len)
+{
+    if (len < 10) return PERSIST_ERR_CHECKSUM;
+    const unsigned char *footer = p + len - 10;
+    unsigned version = footer[0] | (unsigned)footer[1] << 8;
+    if (version > PERSIST_RDB_VERSION) return PERSIST_ERR_CHECKSUM;
+    uint64_t crc = persist_crc64(0, p, len - 8), got = 0;
+    for (int i = 0; i < 8; i++) got |= (uint64_t)footer[2 + i] << (8 * i);
+    return crc == got ? PERSIST_OK : PERSIST_ERR_CHECKSUM;
+}
