@@ -546,21 +546,12 @@ def test_config_set_kept_parameter(conn, name, value, reply, shown):
 DIFFERING_VALUES = {"dir", "pidfile", "port", "logfile", "unixsocket"}
 
 
-@pytest.fixture(scope="module")
-def reference():
-    """A redis-server of its own: what every parameter should answer."""
-    from conftest import Server
-    srv = Server("redis")
-    yield srv
-    srv.cleanup()
-
-
 def all_config(c):
     return flat_pairs(c.call("CONFIG", "GET", "*"))
 
 
-def test_config_get_every_parameter_as_redis(conn, reference):
-    want = all_config(reference.raw())
+def test_config_get_every_parameter_as_redis(conn, reference_redis):
+    want = all_config(reference_redis.raw())
     got = all_config(conn)
     assert sorted(got) == sorted(want)
     assert len(want) >= 190
@@ -569,8 +560,8 @@ def test_config_get_every_parameter_as_redis(conn, reference):
             assert (name, got[name]) == (name, want[name])
 
 
-def test_config_get_each_name_exactly_as_redis(conn, reference):
-    ref = reference.raw()
+def test_config_get_each_name_exactly_as_redis(conn, reference_redis):
+    ref = reference_redis.raw()
     for name in all_config(ref):
         if name.decode() in DIFFERING_VALUES:
             continue
@@ -588,11 +579,11 @@ def test_config_get_aliases_and_patterns(conn):
     assert b"key-load-delay" not in flat_pairs(conn.call("CONFIG", "GET", "key-*"))
 
 
-def test_config_set_every_parameter_to_its_value_as_redis(conn, reference):
+def test_config_set_every_parameter_to_its_value_as_redis(conn, reference_redis):
     """Every parameter redis-server lists, set to the value it shows: the
     mutable ones take it back, the immutable and protected ones are refused
     with the same words."""
-    ref = reference.raw()
+    ref = reference_redis.raw()
     for name, value in all_config(ref).items():
         mine = flat_pairs(conn.call("CONFIG", "GET", name))[name]
         want = ref.cmd("CONFIG", "SET", name, value)
