@@ -1022,13 +1022,18 @@ void config_get(const latchd_config *cfg, const char *pattern, size_t plen,
 /* ---- the config file ---- */
 
 /* Directives a redis.conf may hold that are no parameter: include is
- * followed, the others are accepted with a warning (latchd has no ACL
- * users, no modules, and keeps its command names). */
-static const char *const other_directives[] = {"rename-command", "user", "loadmodule"};
+ * followed; rename-command is accepted with a warning (every command keeps
+ * its name); user and loadmodule stop the start: ignoring an ACL user
+ * would leave open what the file closes, and a module's commands would
+ * be missing. */
+static const char *const other_directives[] = {"rename-command"};
 #define NOTHER (sizeof(other_directives) / sizeof(other_directives[0]))
 static const char *const other_reasons[NOTHER] = {
     "every command keeps its name and stays available",
-    "latchd has no ACL users (requirepass is the default user's password)",
+};
+static const char *const refused_directives[] = {"user", "loadmodule"};
+static const char *const refused_reasons[] = {
+    "latchd has no ACL users: requirepass is the default user's password",
     "latchd loads no modules",
 };
 /* Redis 7.0 reads these and ignores them. */
@@ -1090,6 +1095,10 @@ static int apply_directive(latchd_config *cfg, int argc, const char **argv, load
     if (argc >= 2 && (other = name_in(argv[0], other_directives, NOTHER)) >= 0) {
         cfg->directives_ignored |= 1u << other;
         return 0;
+    }
+    if (argc >= 2 && (other = name_in(argv[0], refused_directives, 2)) >= 0) {
+        snprintf(err, errlen, "%s", refused_reasons[other]);
+        return -1;
     }
     if (argc >= 2 && name_in(argv[0], deprecated_directives, 3) >= 0) return 0;
     snprintf(err, errlen, "Bad directive or wrong number of arguments");

@@ -273,3 +273,16 @@ def test_missing_include_refuses_to_start(server_kind, tmp_path):
     proc = subprocess.run(server_argv(server_kind, 0, (), conf), cwd=str(tmp_path), capture_output=True, timeout=10)
     assert proc.returncode != 0
     assert b"can't open config file 'nosuch.conf'" in proc.stdout + proc.stderr
+
+
+def test_latchd_only_acl_users_and_modules_refused_rename_command_warned(latchd_factory, tmp_path):
+    # a `user` ignored would leave open what the file closes: latchd stops
+    for line, why in (("user alice on >pw ~* +@all", b"latchd has no ACL users"),
+                      ("loadmodule /x.so", b"latchd loads no modules")):
+        conf = write_conf(tmp_path, line + "\n")
+        proc = subprocess.run(server_argv("latchd", 0, (), conf), cwd=str(tmp_path), capture_output=True, timeout=10)
+        assert proc.returncode != 0 and why in proc.stdout + proc.stderr
+    conf = write_conf(tmp_path, 'rename-command FLUSHALL ""\n')
+    srv = latchd_factory(config=conf)
+    assert srv.raw().cmd("FLUSHALL") == b"+OK\r\n"
+    assert "Config directive 'rename-command' is ignored" in srv.log()
