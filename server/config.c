@@ -1028,7 +1028,8 @@ void config_get(const latchd_config *cfg, const char *pattern, size_t plen,
 
 /* Directives a redis.conf may hold that are no parameter: include is
  * followed; rename-command is accepted with a warning (every command keeps
- * its name); user and loadmodule stop the start: ignoring an ACL user
+ * its name); user (but a default user granting everything) and loadmodule
+ * stop the start: ignoring an ACL user
  * would leave open what the file closes, and a module's commands would
  * be missing. */
 static const char *const other_directives[] = {"rename-command"};
@@ -1057,6 +1058,22 @@ static int name_in(const char *name, const char *const *list, size_t n)
     for (size_t i = 0; i < n; i++)
         if (!strcasecmp(name, list[i])) return (int)i;
     return -1;
+}
+
+/* A `user default ...` line that grants what latchd's one user has:
+ * enabled, no password, every key, channel and command. Saying so
+ * changes nothing, so it is accepted; any other rule closes something. */
+static int user_is_open_default(const char **w, int n)
+{
+    static const char *const rules[] = {"on", "nopass", "~*", "allkeys", "&*", "allchannels", "+@all", "allcommands"};
+    unsigned seen = 0;
+    if (strcmp(w[0], "default") != 0) return 0;
+    for (int i = 1; i < n; i++) {
+        int r = name_in(w[i], rules, sizeof(rules) / sizeof(rules[0]));
+        if (r < 0) return 0;
+        seen |= 1u << (r < 2 ? r : 2 + (r - 2) / 2);   /* a rule and its synonym share a bit */
+    }
+    return seen == 0x1f;
 }
 
 static int load_file(latchd_config *cfg, const char *path, load_ctx *ctx, char *err, size_t errlen);
@@ -1101,6 +1118,7 @@ static int apply_directive(latchd_config *cfg, int argc, const char **argv, load
         cfg->directives_ignored |= 1u << other;
         return 0;
     }
+    if (argc >= 2 && !strcasecmp(argv[0], "user") && user_is_open_default(argv + 1, argc - 1)) return 0;
     if (argc >= 2 && (other = name_in(argv[0], refused_directives, 2)) >= 0) {
         snprintf(err, errlen, "%s", refused_reasons[other]);
         return -1;

@@ -278,6 +278,8 @@ def test_missing_include_refuses_to_start(server_kind, tmp_path):
 def test_latchd_only_acl_users_and_modules_refused_rename_command_warned(latchd_factory, tmp_path):
     # a `user` ignored would leave open what the file closes: latchd stops
     for line, why in (("user alice on >pw ~* +@all", b"latchd has no ACL users"),
+                      ("user default on nopass ~* +@all", b"latchd has no ACL users"),   # no channels
+                      ("user default on >pw ~* &* +@all", b"latchd has no ACL users"),
                       ("loadmodule /x.so", b"latchd loads no modules")):
         conf = write_conf(tmp_path, line + "\n")
         proc = subprocess.run(server_argv("latchd", 0, (), conf), cwd=str(tmp_path), capture_output=True, timeout=10)
@@ -286,3 +288,10 @@ def test_latchd_only_acl_users_and_modules_refused_rename_command_warned(latchd_
     srv = latchd_factory(config=conf)
     assert srv.raw().cmd("FLUSHALL") == b"+OK\r\n"
     assert "Config directive 'rename-command' is ignored" in srv.log()
+
+
+@pytest.mark.parametrize("line", ["user default on nopass ~* &* +@all", "user default on nopass allkeys allchannels allcommands"])
+def test_latchd_only_user_default_granting_everything_is_accepted(latchd_factory, tmp_path, line):
+    # what latchd's one user has anyway: saying so closes nothing
+    srv = latchd_factory(config=write_conf(tmp_path, line + "\n"))
+    assert srv.raw().cmd("PING") == b"+PONG\r\n"
