@@ -110,6 +110,7 @@ static const param params[] = {
     {"zset-max-ziplist-entries", P_INT64, FIELD(zset_max_listpack_entries, long long), 1, 0, LLONG_MAX, NULL},
     {"zset-max-listpack-value", P_MEMORY, FIELD(zset_max_listpack_value, long long), 1, 0, LLONG_MAX, NULL},
     {"zset-max-ziplist-value", P_MEMORY, FIELD(zset_max_listpack_value, long long), 1, 0, LLONG_MAX, NULL},
+    {"hll-sparse-max-bytes", P_MEMORY, FIELD(hll_sparse_max_bytes, long long), 1, 0, LONG_MAX, NULL},
     /* Accepted without effect yet (README: Configuration). */
     {"list-max-listpack-size", P_INT32, FIELD(list_max_listpack_size, int), 1, INT_MIN, INT_MAX, NULL},
     {"list-max-ziplist-size", P_INT32, FIELD(list_max_listpack_size, int), 1, INT_MIN, INT_MAX, NULL},
@@ -175,6 +176,7 @@ void config_defaults(latchd_config *cfg)
     cfg->busy_reply_ms = 5000;
     cfg->list_max_listpack_size = -2;
     cfg->set_max_intset_entries = 512;
+    cfg->hll_sparse_max_bytes = 3000;
     cfg->hash_max_listpack_entries = 512;
     cfg->hash_max_listpack_value = 64;
     cfg->zset_max_listpack_entries = 128;
