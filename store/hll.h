@@ -69,8 +69,8 @@ void hll_buf_free(hll_buf *h);
  * grow past sparse_max bytes (hll-sparse-max-bytes). As in Redis, a
  * failure may leave earlier changes of the same call in place. */
 int hll_add(hll_buf *h, const void *ele, size_t len, size_t sparse_max);
-/* Raise register i to val if it is lower (PFMERGE's writes): the same
- * results and conversion as hll_add. */
+/* Raise register i to val (1..63) if it is lower (PFMERGE's writes): the
+ * same results and conversion as hll_add. */
 int hll_set(hll_buf *h, long i, unsigned val, size_t sparse_max);
 /* Sparse to dense (header, cached cardinality included, kept): 1 if
  * converted, 0 if already dense, HLL_CORRUPT (h unchanged). */
