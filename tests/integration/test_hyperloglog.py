@@ -268,6 +268,9 @@ def test_in_scripts_and_multi(r):
     with r.pipeline() as p:
         p.pfadd("m", "x").pfcount("m")
         assert p.execute() == [1, 1]
+    # PFCOUNT may write its cache: a read-only script may not run it
+    with pytest.raises(Exception, match="Write commands are not allowed from read-only scripts"):
+        r.eval_ro("return redis.call('PFCOUNT', KEYS[1])", 1, "h")
 
 
 def test_command_info(conn):
