@@ -459,19 +459,21 @@ static const char *failed(char *err, size_t errlen, const char *fmt, ...)
 /* Redis's test 1: random values in every register read back intact. */
 static const char *selftest_registers(uint8_t *regs, uint64_t (*rnd)(void *), void *ctx, char *err, size_t errlen)
 {
-    static uint8_t want[HLL_REGISTERS];
-    for (int cycle = 0; cycle < 1000; cycle++) {
+    uint8_t *want = mem_alloc(HLL_REGISTERS);   /* no process-wide state */
+    const char *res = NULL;
+    for (int cycle = 0; cycle < 1000 && !res; cycle++) {
         for (long i = 0; i < HLL_REGISTERS; i++) {
             want[i] = (uint8_t)(rnd(ctx) & HLL_REGISTER_MAX);
             hll_dense_put(regs, i, want[i]);
         }
-        for (long i = 0; i < HLL_REGISTERS; i++) {
+        for (long i = 0; i < HLL_REGISTERS && !res; i++) {
             unsigned v = hll_dense_get(regs, i);
             if (v != want[i])
-                return failed(err, errlen, "TESTFAILED Register %ld should be %d but is %u", i, want[i], v);
+                res = failed(err, errlen, "TESTFAILED Register %ld should be %d but is %u", i, want[i], v);
         }
     }
-    return NULL;
+    free(want);
+    return res;
 }
 
 /* Redis's test 2: the same elements into a dense and a sparse HLL; at
