@@ -50,9 +50,15 @@ unsigned hll_dense_get(const uint8_t *regs, long i);
 void hll_dense_put(uint8_t *regs, long i, unsigned val);
 
 /* An HLL being written: bytes it owns (mem_realloc'd), len of them the
- * value, and always a 0 at p[len], as Redis's sds strings have: Redis's
- * code reads that byte (an XZERO cut short at the end), so reading it
- * here gives the same answers on the same corrupted values. */
+ * value, and a 0 at p[len], as Redis's sds strings have: Redis's code
+ * reads that byte (an XZERO cut short at the end), so reading it here
+ * gives the same answers on the same corrupted values.
+ *
+ * One known difference, on corrupted values only: splitting such a cut
+ * XZERO leaves the split's last byte at p[len] (Redis writes it past the
+ * new end). Within one command both read it alike; Redis keeps it in its
+ * buffer for later commands too, while a store string ends in a 0 again,
+ * so from the next command on the two can read that opcode differently. */
 typedef struct hll_buf {
     uint8_t *p;
     size_t len, cap;
