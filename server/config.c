@@ -183,6 +183,7 @@ static const param params[] = {
         long long, 0, LONG_MAX, NULL),
     ROW("lfu-log-factor", NULL, P_INT32, 0, lfu_log_factor, int, 0, INT_MAX, NULL),
     ROW("lfu-decay-time", NULL, P_INT32, 0, lfu_decay_time, int, 0, INT_MAX, NULL),
+    ROW("hll-sparse-max-bytes", NULL, P_MEMORY, 0, hll_sparse_max_bytes, long long, 0, LONG_MAX, NULL),
     /* With a member, but without effect yet (README: Configuration). */
     {"save", NULL, P_WORDS, PF_NOEFFECT, FIELD(save, char *), 0, 0, NULL, save_words, NULL, NULL},
     ROW("appendonly", NULL, P_BOOL, PF_NOEFFECT, appendonly, int, 0, 0, NULL),
@@ -314,7 +315,6 @@ static const param params[] = {
     {"cluster-link-sendbuf-limit", NULL, P_UMEMORY, PF_NOEFFECT, INERT, 0, 0, NULL, NULL, "0", NULL},
     INT_("tracking-table-max-keys", NULL, 0, 0, LONG_MAX, "1000000"),
     MEM_("active-defrag-ignore-bytes", NULL, 0, 1, LLONG_MAX, "104857600"),
-    MEM_("hll-sparse-max-bytes", NULL, 0, 0, LONG_MAX, "3000"),
     {"maxmemory-clients", NULL, P_PERCENT, PF_NOEFFECT, INERT, -100, LONG_MAX, NULL, NULL, "0", NULL},
     INT_("repl-backlog-ttl", NULL, 0, 0, LONG_MAX, "3600"),
     MEM_("auto-aof-rewrite-min-size", NULL, 0, 0, LLONG_MAX, "67108864"),
@@ -423,6 +423,7 @@ void config_defaults(latchd_config *cfg)
     cfg->zset_max_listpack_value = 64;
     cfg->lfu_log_factor = 10;
     cfg->lfu_decay_time = 1;
+    cfg->hll_sparse_max_bytes = 3000;
     cfg->stream_node_max_entries = 100;
     cfg->stream_node_max_bytes = 4096;
     cfg->slowlog_log_slower_than = 10000;

@@ -64,6 +64,7 @@ typedef struct latchd_config {
     long long hash_max_listpack_entries, hash_max_listpack_value;
     long long zset_max_listpack_entries, zset_max_listpack_value;
     int lfu_log_factor, lfu_decay_time;
+    long long hll_sparse_max_bytes;   /* a sparse HyperLogLog turns dense past it */
     /* Accepted, reported and kept with Redis's names, ranges and defaults,
      * for the configs and test suites that set them; nothing reads them yet. */
     int list_max_listpack_size;

@@ -204,6 +204,11 @@ store_key *store_put_string(store *s, const char *key, size_t len,
 /* Make k's value the string val, whatever its type was; deadline kept. */
 void store_string_set(store *s, store_key *k, const char *val, size_t vlen);
 const char *store_string_get(const store_key *k, size_t *len);
+/* k's string bytes (*len of them), writable in place for that length
+ * (valid as store_string_get's). As Redis's dbUnshareStringValue leaves
+ * it, OBJECT ENCODING reports k "raw" from now until its next
+ * store_string_set (which any new value goes through). */
+char *store_string_mutable(store *s, store_key *k, size_t *len);
 /* k must be a string; STORE_ERR_NOT_INT / STORE_ERR_OVERFLOW or STORE_OK. */
 int store_string_incrby(store *s, store_key *k, long long delta, long long *out);
 

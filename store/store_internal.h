@@ -93,7 +93,8 @@ struct store_key {
     uint8_t type : 3;           /* store_type */
     uint8_t big : 1;            /* Redis would have converted this hash or
                                    zset to hashtable / skiplist by now: one
-                                   way, as there (access.c) */
+                                   way, as there (access.c); a string was
+                                   written in place: "raw" */
     uint8_t enc : 4;            /* store_enc */
     uint8_t slen;               /* inline string length; a one-field hash's
                                    value length */

@@ -136,6 +136,13 @@ void cmd_mget(client *c);
 void cmd_mset(client *c);
 void cmd_strlen(client *c);
 
+/* hyperloglog.c */
+void cmd_pfadd(client *c);
+void cmd_pfcount(client *c);
+void cmd_pfmerge(client *c);
+void cmd_pfdebug(client *c);
+void cmd_pfselftest(client *c);
+
 /* hash.c */
 void cmd_hset(client *c);
 void cmd_hsetnx(client *c);
