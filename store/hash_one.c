@@ -2,7 +2,8 @@
  * area ([u8 tag][field][value], the value's length in the key's slen): a
  * held lock costs one allocation. A field that starts with a lowercase UUID
  * in its canonical text (Redisson's "<uuid>:<thread>") keeps those 36
- * characters as their 16 bytes, which puts a lock in a smaller pool class. */
+ * characters as their 16 bytes, and a ":<thread id>" after them as a
+ * varint, which puts a lock in a smaller pool class whatever its thread. */
 #include "store_internal.h"
 
 #include <assert.h>
@@ -11,10 +12,15 @@
 enum {
     HDR = 1,
     PACKED = 0x80,        /* tag bit: a packed UUID, then the field's rest;
-                             the low bits are the rest's length */
+                             the low bits are the rest's stored length */
+    THREAD = 0x40,        /* with PACKED: the rest is ":<decimal>", stored
+                             as the number's LEB128 varint */
+    REST_MASK = 0x3f,     /* a rest is at most 64 - 36 bytes */
     UUID_TEXT = 36,
     UUID_BYTES = 16,
+    THREAD_DIGITS = 19,   /* any 19-digit number fits a uint64_t */
 };
+_Static_assert(STORE_HASH_SMALL_VALUE - UUID_TEXT <= REST_MASK, "a packed field's rest no longer fits the tag");
 
 static unsigned char *area(const store_key *k) { return (unsigned char *)STORE_KV(k); }
 
@@ -65,10 +71,74 @@ static void uuid_unpack(const unsigned char *in, char *text)
     }
 }
 
+/* 1 with *n if r is ':' and a decimal without leading zeros: the text
+ * thread_format writes back, byte for byte. */
+static int thread_suffix(const char *r, size_t rlen, uint64_t *n)
+{
+    if (rlen < 2 || rlen > 1 + THREAD_DIGITS || r[0] != ':' || (r[1] == '0' && rlen > 2)) return 0;
+    uint64_t v = 0;
+    for (size_t i = 1; i < rlen; i++) {
+        if (r[i] < '0' || r[i] > '9') return 0;
+        v = v * 10 + (uint64_t)(r[i] - '0');
+    }
+    *n = v;
+    return 1;
+}
+
+static size_t varint_put(uint64_t n, unsigned char *out)
+{
+    size_t i = 0;
+    do {
+        unsigned char b = n & 0x7f;
+        n >>= 7;
+        if (out) out[i] = (unsigned char)(b | (n ? 0x80 : 0));
+        i++;
+    } while (n);
+    return i;
+}
+
+static uint64_t varint_get(const unsigned char *in)
+{
+    uint64_t n = 0;
+    for (unsigned shift = 0;; shift += 7, in++) {
+        n |= (uint64_t)(*in & 0x7f) << shift;
+        if (!(*in & 0x80)) return n;
+    }
+}
+
+/* ":<n>" into out (room for 1 + THREAD_DIGITS); its length. */
+static size_t thread_format(const unsigned char *varint, char *out)
+{
+    char digits[THREAD_DIGITS + 1];
+    uint64_t n = varint_get(varint);
+    size_t d = 0;
+    do {
+        digits[d++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    out[0] = ':';
+    for (size_t i = 0; i < d; i++) out[1 + i] = digits[d - 1 - i];
+    return 1 + d;
+}
+
+/* The tag of a field with a UUID prefix and rest r, and the bytes the rest
+ * takes stored (written to out unless NULL). */
+static unsigned rest_pack(const char *r, size_t rlen, unsigned char *out, size_t *stored)
+{
+    uint64_t n;
+    if (thread_suffix(r, rlen, &n)) {
+        *stored = varint_put(n, out);
+        return PACKED | THREAD | (unsigned)*stored;
+    }
+    if (out && rlen) memcpy(out, r, rlen);
+    *stored = rlen;
+    return PACKED | (unsigned)rlen;
+}
+
 /* Bytes the stored field takes after the tag. */
 static size_t stored_field(const unsigned char *a)
 {
-    if (a[0] & PACKED) return UUID_BYTES + (a[0] & ~PACKED);
+    if (a[0] & PACKED) return UUID_BYTES + (a[0] & REST_MASK);
     return a[0];
 }
 
@@ -79,7 +149,12 @@ int hone_fits_size(size_t flen, size_t vlen)
 
 size_t hone_area(const char *f, size_t flen, size_t vlen)
 {
-    return HDR + (uuid_prefix(f, flen) ? flen - UUID_TEXT + UUID_BYTES : flen) + vlen;
+    size_t rest = flen;
+    if (uuid_prefix(f, flen)) {
+        rest_pack(f + UUID_TEXT, flen - UUID_TEXT, NULL, &rest);
+        rest += UUID_BYTES;
+    }
+    return HDR + rest + vlen;
 }
 
 int hone_fits(const store_key *k, const char *f, size_t flen, size_t vlen)
@@ -97,18 +172,17 @@ void hone_put(store_key *k, const char *f, size_t flen, const char *v, size_t vl
     /* Built aside: f or v may be the ones read from this area. */
     unsigned char img[HDR + 2 * STORE_HASH_SMALL_VALUE], *p = img + HDR;
     assert(hone_fits_size(flen, vlen));
+    size_t stored = flen;
     if (uuid_prefix(f, flen)) {
-        img[0] = (unsigned char)(PACKED | (flen - UUID_TEXT));
         uuid_pack(f, p);
         p += UUID_BYTES;
-        f += UUID_TEXT;
-        flen -= UUID_TEXT;
+        img[0] = (unsigned char)rest_pack(f + UUID_TEXT, flen - UUID_TEXT, p, &stored);
     } else {
         img[0] = (unsigned char)flen;
+        if (flen) memcpy(p, f, flen);
     }
-    if (flen) memcpy(p, f, flen);
-    if (vlen) memcpy(p + flen, v, vlen);
-    memcpy(area(k), img, (size_t)(p - img) + flen + vlen);
+    if (vlen) memcpy(p + stored, v, vlen);
+    memcpy(area(k), img, (size_t)(p - img) + stored + vlen);
     k->slen = (uint8_t)vlen;
     k->enc = STORE_ENC_HASH_ONE;
 }
@@ -124,7 +198,7 @@ void hone_read(const store_key *k, hone_buf buf, const char **f, size_t *flen,
                const char **v, size_t *vlen)
 {
     const unsigned char *a = area(k);
-    size_t rest = a[0] & ~PACKED;
+    size_t rest = a[0] & REST_MASK;
     *v = hone_value(k, vlen);
     if (!(a[0] & PACKED)) {
         *f = (const char *)a + HDR;
@@ -132,7 +206,8 @@ void hone_read(const store_key *k, hone_buf buf, const char **f, size_t *flen,
         return;
     }
     uuid_unpack(a + HDR, buf);
-    if (rest) memcpy(buf + UUID_TEXT, a + HDR + UUID_BYTES, rest);
+    if (a[0] & THREAD) rest = thread_format(a + HDR + UUID_BYTES, buf + UUID_TEXT);
+    else if (rest) memcpy(buf + UUID_TEXT, a + HDR + UUID_BYTES, rest);
     *f = buf;
     *flen = UUID_TEXT + rest;
 }
@@ -140,11 +215,17 @@ void hone_read(const store_key *k, hone_buf buf, const char **f, size_t *flen,
 int hone_is(const store_key *k, const char *f, size_t flen)
 {
     const unsigned char *a = area(k);
-    size_t rest = a[0] & ~PACKED;
+    size_t rest = a[0] & REST_MASK;
     char text[UUID_TEXT];
+    uint64_t n;
     if (!(a[0] & PACKED)) return a[0] == flen && (flen == 0 || memcmp(a + HDR, f, flen) == 0);
-    if (flen != UUID_TEXT + rest) return 0;
-    if (rest && memcmp(a + HDR + UUID_BYTES, f + UUID_TEXT, rest) != 0) return 0;
+    if (flen < UUID_TEXT) return 0;
+    if (a[0] & THREAD) {
+        if (!thread_suffix(f + UUID_TEXT, flen - UUID_TEXT, &n) || n != varint_get(a + HDR + UUID_BYTES)) return 0;
+    } else {
+        if (flen != UUID_TEXT + rest) return 0;
+        if (rest && memcmp(a + HDR + UUID_BYTES, f + UUID_TEXT, rest) != 0) return 0;
+    }
     uuid_unpack(a + HDR, text);
     return memcmp(text, f, UUID_TEXT) == 0;
 }

@@ -111,9 +111,9 @@ struct store_key {
 
 /* The 88-byte lock above, on a 64-bit target: a 43-byte header puts a
  * 20-byte name's value area at 64, leaving 24 bytes for the packed field
- * (hash_one.c: 21 for "<uuid>:<thread id under 100>" = "1") and the access
- * clock (3); every area is at least a store_value, so that must fit them
- * too. */
+ * (hash_one.c: 19 for "<uuid>:<thread id under 128>" = "1", 21 up to
+ * 2^21) and the access clock (3); every area is at least a store_value, so
+ * that must fit them too. */
 _Static_assert(sizeof(void *) != 8 || STORE_KEY_HDR == 43, "store_key header is not 43 bytes: a lock no longer fits 88");
 _Static_assert(sizeof(void *) != 8 || ((STORE_KEY_HDR + 20 + 1 + 7) & ~(size_t)7) == 64,
                "a 20-byte name's value area no longer starts at 64");

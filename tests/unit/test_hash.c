@@ -346,6 +346,14 @@ static void test_one_field_uuid_packed(void **state)
         "8743B520-63cd-4409-a7a6-5d1633f5c74f:1",                  /* upper case: text */
         "8743b520-63cd-4409-a7a6-5d1633f5c74g:1",                  /* not hex: text */
         "8743b520-63cd4-409-a7a6-5d1633f5c74f:1",                  /* dash moved: text */
+        "8743b520-63cd-4409-a7a6-5d1633f5c74f:0",                  /* thread ids: varints */
+        "8743b520-63cd-4409-a7a6-5d1633f5c74f:127",
+        "8743b520-63cd-4409-a7a6-5d1633f5c74f:128",
+        "8743b520-63cd-4409-a7a6-5d1633f5c74f:9999999999999999999",
+        "8743b520-63cd-4409-a7a6-5d1633f5c74f:0123",               /* leading zero: text */
+        "8743b520-63cd-4409-a7a6-5d1633f5c74f:18446744073709551615", /* 20 digits: text */
+        "8743b520-63cd-4409-a7a6-5d1633f5c74f:",                   /* no digits: text */
+        "8743b520-63cd-4409-a7a6-5d1633f5c74f:12a",
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         size_t bare, start = store_used_memory(f->s), flen = strlen(fields[i]);
@@ -382,6 +390,25 @@ static void test_one_field_uuid_packed(void **state)
     assert_true(packed_mem < store_used_memory(f->s) - start - packed_mem);
     store_delete_key(f->s, packed);
     store_delete_key(f->s, text);
+}
+
+/* Redisson's "<uuid>:<thread id>": the id is a varint, so a lock costs
+ * the same for thread 1 as for thread 16383, and ":01" is not ":1". */
+static void test_one_field_thread_id_packed(void **state)
+{
+    fixture *f = *state;
+    static const char *const owners[] = {OWNER, "8743b520-63cd-4409-a7a6-5d1633f5c74f:16383"};
+    size_t mem[2];
+    for (int i = 0; i < 2; i++) {
+        size_t start = store_used_memory(f->s);
+        store_key *k = store_create_hash(f->s, "lock:t", 6, owners[i], strlen(owners[i]), 1);
+        assert_int_equal(store_hash_set(f->s, k, owners[i], strlen(owners[i]), "1", 1), 1);
+        mem[i] = store_used_memory(f->s) - start;
+        if (i == 0) assert_null(store_hash_get(k, OWNER "0", strlen(OWNER) + 1, NULL));
+        assert_null(store_hash_get(k, "8743b520-63cd-4409-a7a6-5d1633f5c74f:01", 39, NULL));
+        store_delete_key(f->s, k);
+    }
+    assert_int_equal(mem[0], mem[1]);
 }
 
 static void test_one_field_to_two_and_back(void **state)
@@ -496,6 +523,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hash_memory_returns, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_field_lives_in_the_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_field_uuid_packed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_one_field_thread_id_packed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_field_to_two_and_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_field_big_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_field_expiry_rename_and_retype, setup, teardown),
