@@ -39,6 +39,8 @@ void store_set_init(store_set *v);
 /* The representation Redis's setTypeCreate gives a set whose first member
  * is m: an intset for an integer, else a hash table. */
 void store_set_init_for(store *s, store_set *v, const char *m, size_t len);
+/* An empty hash table, whatever members come (a scratch set of strings). */
+void store_set_init_table(store *s, store_set *v);
 void store_set_free(store *s, store_set *v);
 /* Key k (a set key) takes v's members and representation; its old value
  * is freed. v is left empty (an intset) and need not be freed. */

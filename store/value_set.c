@@ -251,6 +251,8 @@ void store_set_init_for(store *s, store_set *v, const char *m, size_t len)
         table_new(s, v);
 }
 
+void store_set_init_table(store *s, store_set *v) { table_new(s, v); }
+
 void store_set_free(store *s, store_set *v)
 {
     if (store_set_is_intset(v)) {
