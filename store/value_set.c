@@ -182,9 +182,12 @@ static void table_new(store *s, store_set *v)
 static int table_add(store *s, store_set *v, const char *m, size_t len)
 {
     store_dict *d = table(v);
+    size_t before = store_dict_mem(d);   /* the find's rehash step may free a table */
     uint64_t h = store_dict_hash(m, len);
-    if (store_dict_find_hashed(d, m, len, h)) return 0;
-    size_t before = store_dict_mem(d);
+    if (store_dict_find_hashed(d, m, len, h)) {
+        store_charge_dict(s, d, before);
+        return 0;
+    }
     snode *n = snode_alloc(s, len);
     if (len) memcpy(n->data, m, len);
     n->n.next = NULL;
