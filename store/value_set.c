@@ -20,6 +20,50 @@ const store_set *store_set_of_const(const store_key *k) { return (const store_se
 
 int store_set_is_intset(const store_set *v) { return v->width != 0; }
 
+/* ---- memory: blocks whose size the set always knows ---- */
+
+/* Members and small intsets are many and small: the key pool's 8-byte
+ * classes cost no malloc header or 16-byte rounding (a 16-byte member is
+ * a 32-byte node, an 8-member intset of small numbers 16 bytes). */
+static void *pooled_alloc(store *s, size_t n)
+{
+    if (!store_pool_holds(&s->key_pool, n)) return store_mem_alloc(&s->used_memory, n);
+    void *p = store_pool_get(&s->key_pool, n);
+    if (!p) mem_oom(n);
+    s->used_memory += store_pool_size(&s->key_pool, n);
+    return p;
+}
+
+static void pooled_free(store *s, void *p, size_t n)
+{
+    if (!p) return;
+    if (!store_pool_holds(&s->key_pool, n)) {
+        store_mem_free(&s->used_memory, p);
+        return;
+    }
+    s->used_memory -= store_pool_size(&s->key_pool, n);
+    store_pool_put(&s->key_pool, p, n);
+}
+
+/* A block of old bytes becomes one of n (0: none), its bytes kept up to
+ * the smaller size. */
+static void *pooled_resize(store *s, void *p, size_t old, size_t n)
+{
+    if (!old) return n ? pooled_alloc(s, n) : NULL;
+    if (!n) {
+        pooled_free(s, p, old);
+        return NULL;
+    }
+    int in_pool = store_pool_holds(&s->key_pool, old), to_pool = store_pool_holds(&s->key_pool, n);
+    if (!in_pool && !to_pool) return store_mem_realloc(&s->used_memory, p, n);
+    if (in_pool && to_pool && store_pool_size(&s->key_pool, old) == store_pool_size(&s->key_pool, n))
+        return p;   /* the same class */
+    void *q = pooled_alloc(s, n);
+    memcpy(q, p, old < n ? old : n);
+    pooled_free(s, p, old);
+    return q;
+}
+
 /* ---- the intset ---- */
 
 static unsigned width_for(long long x)
@@ -73,14 +117,9 @@ static int is_search(const store_set *v, long long x, size_t *pos)
     return 0;
 }
 
-static void is_resize(store *s, store_set *v, size_t count)
+static void is_resize(store *s, store_set *v, size_t from, size_t to)
 {
-    if (count == 0) {
-        store_mem_free(&s->used_memory, v->p);
-        v->p = NULL;
-        return;
-    }
-    v->p = store_mem_realloc(&s->used_memory, v->p, count * v->width);
+    v->p = pooled_resize(s, v->p, from * v->width, to * v->width);
 }
 
 /* Every member rewritten wider, from the top so none is overwritten
@@ -89,7 +128,7 @@ static void is_upgrade(store *s, store_set *v, unsigned width)
 {
     unsigned old = v->width;
     size_t n = v->count;
-    v->p = store_mem_realloc(&s->used_memory, v->p, n * width);
+    v->p = pooled_resize(s, v->p, n * old, n * width);
     for (size_t i = n; i-- > 0;) {
         v->width = (uint8_t)old;
         long long x = is_get(v, i);
@@ -110,7 +149,7 @@ static int is_add(store *s, store_set *v, long long x)
     } else if (is_search(v, x, &pos)) {
         return 0;
     }
-    is_resize(s, v, v->count + 1);
+    is_resize(s, v, v->count, v->count + 1);
     unsigned char *p = v->p;
     memmove(p + (pos + 1) * v->width, p + pos * v->width, (v->count - pos) * v->width);
     v->count++;
@@ -125,7 +164,7 @@ static int is_remove(store *s, store_set *v, long long x)
     unsigned char *p = v->p;
     memmove(p + pos * v->width, p + (pos + 1) * v->width, (v->count - pos - 1) * v->width);
     v->count--;
-    is_resize(s, v, v->count);
+    is_resize(s, v, v->count + 1, v->count);
     return 1;
 }
 
@@ -147,32 +186,12 @@ typedef struct snode {
 static snode *snode_of(store_dict_node *n) { return STORE_CONTAINER(n, snode, n); }
 static store_dict *table(const store_set *v) { return v->p; }
 
-/* Members are small and many: the key pool's size classes cost no malloc
- * header or 16-byte rounding (a 16-byte member is a 32-byte node). */
-static snode *snode_alloc(store *s, size_t len)
-{
-    size_t size = SNODE_HDR + len;
-    if (!store_pool_holds(&s->key_pool, size)) return store_mem_alloc(&s->used_memory, size);
-    snode *n = store_pool_get(&s->key_pool, size);
-    if (!n) mem_oom(size);
-    s->used_memory += store_pool_size(&s->key_pool, size);
-    return n;
-}
-
-static void snode_free(store *s, snode *n)
-{
-    size_t size = SNODE_HDR + n->n.keylen;
-    if (!store_pool_holds(&s->key_pool, size)) {
-        store_mem_free(&s->used_memory, n);
-        return;
-    }
-    s->used_memory -= store_pool_size(&s->key_pool, size);
-    store_pool_put(&s->key_pool, n, size);
-}
+static snode *snode_alloc(store *s, size_t len) { return pooled_alloc(s, SNODE_HDR + len); }
+static void snode_free(store *s, snode *n) { pooled_free(s, n, SNODE_HDR + n->n.keylen); }
 
 static void table_new(store *s, store_set *v)
 {
-    store_dict *d = store_mem_alloc(&s->used_memory, sizeof(*d));
+    store_dict *d = pooled_alloc(s, sizeof(*d));
     store_dict_init(d, STORE_DICT_KEY_OFF(snode, n, data), STORE_DICT_KEY_INLINE);
     v->p = d;
     v->count = 0;
@@ -233,7 +252,7 @@ static void to_table(store *s, store_set *v)
     store_set is = *v;
     table_new(s, v);
     for (size_t i = 0; i < is.count; i++) add_int(s, v, is_get(&is, i));
-    store_mem_free(&s->used_memory, is.p);
+    pooled_free(s, is.p, (size_t)is.count * is.width);
 }
 
 /* ---- the API ---- */
@@ -259,13 +278,13 @@ void store_set_init_table(store *s, store_set *v) { table_new(s, v); }
 void store_set_free(store *s, store_set *v)
 {
     if (store_set_is_intset(v)) {
-        store_mem_free(&s->used_memory, v->p);
+        pooled_free(s, v->p, (size_t)v->count * v->width);
     } else {
         store_dict *d = table(v);
         size_t before = store_dict_mem(d);
         store_dict_clear(d, free_snode, s);
         store_charge_dict(s, d, before);
-        store_mem_free(&s->used_memory, d);
+        pooled_free(s, d, sizeof(*d));
     }
     store_set_init(v);
 }
@@ -400,7 +419,7 @@ void store_set_dup(store *s, store_set *dst, const store_set *src)
         *dst = *src;
         dst->p = NULL;
         if (src->count) {
-            dst->p = store_mem_alloc(&s->used_memory, (size_t)src->count * src->width);
+            dst->p = pooled_alloc(s, (size_t)src->count * src->width);
             memcpy(dst->p, src->p, (size_t)src->count * src->width);
         }
         return;
@@ -424,7 +443,7 @@ void store_set_load_intset(store *s, store_set *v, const void *raw, size_t count
     v->count = (uint32_t)count;
     v->width = (uint8_t)width;
     if (count) {
-        v->p = store_mem_alloc(&s->used_memory, count * width);
+        v->p = pooled_alloc(s, count * width);
         memcpy(v->p, raw, count * width);
     }
     if ((long long)count > store_env_of(s)->set_max_intset_entries) to_table(s, v);
