@@ -52,6 +52,9 @@ int store_set_has(const store_set *v, const char *m, size_t len);
 /* 1 if m was added, 0 if present. May convert an intset to a table (a
  * non-integer member, or more than set-max-intset-entries members). */
 int store_set_add(store *s, store_set *v, const char *m, size_t len);
+/* Every member of src (another set) added to dst, as store_set_add;
+ * returns how many were new. */
+size_t store_set_add_all(store *s, store_set *dst, const store_set *src);
 /* 1 if m was removed. Callers delete a key its last member left. */
 int store_set_remove(store *s, store_set *v, const char *m, size_t len);
 /* Every member once; fn must not change v. */

@@ -402,15 +402,23 @@ const char *store_set_random(store_set *v, uint64_t rnd, char buf[STORE_SET_INT_
     return snode_of(n)->data;
 }
 
-struct dup_ctx {
+struct add_all {
     store *s;
     store_set *dst;
+    size_t added;
 };
 
-static void dup_member(const char *m, size_t len, void *ctx)
+static void add_member(const char *m, size_t len, void *ctx)
 {
-    struct dup_ctx *dc = ctx;
-    table_add(dc->s, dc->dst, m, len);
+    struct add_all *a = ctx;
+    a->added += (size_t)store_set_add(a->s, a->dst, m, len);
+}
+
+size_t store_set_add_all(store *s, store_set *dst, const store_set *src)
+{
+    struct add_all a = { s, dst, 0 };
+    store_set_foreach(src, add_member, &a);
+    return a.added;
 }
 
 void store_set_dup(store *s, store_set *dst, const store_set *src)
@@ -425,8 +433,7 @@ void store_set_dup(store *s, store_set *dst, const store_set *src)
         return;
     }
     table_new(s, dst);
-    struct dup_ctx dc = { s, dst };
-    store_set_foreach(src, dup_member, &dc);
+    store_set_add_all(s, dst, src);
 }
 
 const void *store_set_intset_raw(const store_set *v, size_t *count, unsigned *width)

@@ -290,12 +290,6 @@ struct fold {
     long long card;
 };
 
-static void union_member(const char *m, size_t len, void *ctx)
-{
-    struct fold *f = ctx;
-    f->card += store_set_add(f->db, f->out, m, len);
-}
-
 static void unadd_member(const char *m, size_t len, void *ctx)
 {
     struct fold *f = ctx;
@@ -334,7 +328,7 @@ static void union_diff(store *db, store_set **sets, int n, int op, store_set *ou
     for (int j = 1; j < n; j++) same |= sets[0] && sets[j] == sets[0];
     if (op == OP_UNION) {
         for (int j = 0; j < n; j++)
-            if (sets[j]) store_set_foreach(sets[j], union_member, &f);
+            if (sets[j]) store_set_add_all(db, out, sets[j]);
         return;
     }
     if (!sets[0] || same) return;
@@ -349,9 +343,9 @@ static void union_diff(store *db, store_set **sets, int n, int op, store_set *ou
         store_set_foreach(sets[0], diff_member, &f);
         return;
     }
-    for (int j = 0; j < n && (j == 0 || f.card > 0); j++) {
-        if (sets[j]) store_set_foreach(sets[j], j == 0 ? union_member : unadd_member, &f);
-    }
+    f.card = (long long)store_set_add_all(db, out, sets[0]);
+    for (int j = 1; j < n && f.card > 0; j++)
+        if (sets[j]) store_set_foreach(sets[j], unadd_member, &f);
 }
 
 static void union_diff_generic(client *c, const resp_slice *keys, int n, const resp_slice *dst, int op)
@@ -455,17 +449,6 @@ void cmd_spop(client *c)
     if (store_set_len(v) == 0) db_delete_emptied(c, k);
 }
 
-struct trim {
-    store *db;
-    store_set *pick;
-};
-
-static void copy_member(const char *m, size_t len, void *ctx)
-{
-    struct trim *t = ctx;
-    store_set_add(t->db, t->pick, m, len);
-}
-
 /* srandmemberWithCountCommand: repeats allowed (a negative count) are
  * independent draws; distinct ones are the whole set, the set copied and
  * trimmed at random to count, or draws until count distinct, by how count
@@ -493,9 +476,8 @@ static void srandmember_count(client *c, store_set *v, long long l)
     }
     store_set pick;
     store_set_init_table(db, &pick);
-    struct trim t = { db, &pick };
     if (count * SRANDMEMBER_SUB_MUL > size) {
-        store_set_foreach(v, copy_member, &t);
+        store_set_add_all(db, &pick, v);
         while (store_set_len(&pick) > count) {
             const char *m = random_member(c, &pick, buf, &len);
             store_set_remove(db, &pick, m, len);
