@@ -254,7 +254,6 @@ def test_sinter_sunion_sdiff(abc):
 def test_integer_results_are_sorted_intsets(conn):
     conn.cmd("SADD", "a", 5, 3, 1, "x")
     conn.cmd("SADD", "b", 3, 5, 7)
-    assert parse(conn.cmd("SUNION", "a", "b"))[0:0] == []
     assert parse(conn.cmd("SINTER", "b", "a")) == [b"3", b"5"]
     assert parse(conn.cmd("SDIFF", "b", "a")) == [b"7"]
     conn.cmd("SREM", "a", "x")
@@ -280,7 +279,7 @@ def test_store_forms(abc, keyevents):
     assert c.cmd("SINTERSTORE", "dst", "a", "nokey") == b":0\r\n"
     keyevents.expect()
     assert c.cmd("SUNIONSTORE", "dst", "b", "c") == b":6\r\n"
-    keyevents.expect(("new", "dst"), ("sunionstore", "dst")) if False else keyevents.take()
+    keyevents.expect(("sunionstore", "dst"))   # "new" is not in KEA
     assert c.cmd("SDIFFSTORE", "dst", "dst", "b") == b":1\r\n"   # a source may be the destination
     assert members(c, "SMEMBERS", "dst") == [b"4"]
     assert encoding(c, "dst") == bulk("intset")
@@ -479,7 +478,6 @@ def test_type_copy_rename_and_keys(conn):
     assert members(conn, "SMEMBERS", "h2") == [b"a", b"b"]
     assert conn.cmd("RENAME", "h2", "h3") == b"+OK\r\n"
     assert members(conn, "SMEMBERS", "h3") == [b"a", b"b"]
-    assert parse(conn.cmd("SCAN", 0, "TYPE", "set", "COUNT", 100))[1] is not None
     assert sorted(parse(conn.cmd("SCAN", 0, "TYPE", "set", "COUNT", 100))[1]) == [b"h", b"h3", b"s", b"s2"]
     assert conn.cmd("MOVE", "s", 1) == b":1\r\n"
     conn.cmd("SELECT", 1)
@@ -508,7 +506,7 @@ def test_multi_and_scripts(conn):
     assert r == b":3\r\n"
     r = parse(conn.cmd("EVAL", "return redis.call('SMEMBERS', KEYS[1])", 1, "s"))
     assert sorted(r) == [b"a", b"b", b"c"]
-    r = conn.cmd("EVAL", "return redis.call('SADD', KEYS[1], 'x')", 1, "str_is_not_set") 
+    r = conn.cmd("EVAL", "return redis.call('SADD', KEYS[1], 'x')", 1, "fresh")
     assert r == b":1\r\n"
     conn.cmd("SET", "str", "v")
     r = conn.cmd("EVAL", "return redis.pcall('SADD', KEYS[1], 'x')", 1, "str")
