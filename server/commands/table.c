@@ -187,50 +187,50 @@ static const command table[] = {
 };
 #define NCOMMANDS (sizeof(table) / sizeof(table[0]))
 
-/* Names in byte order, built once per process and read-only after: every
- * server in the process shares it, and no hash seed is involved. */
-static const command *by_name[NCOMMANDS];
-static pthread_once_t by_name_once = PTHREAD_ONCE_INIT;
+/* Names by hash, open addressing at most half full, built once per
+ * process and read-only after: every server in the process shares it, and
+ * no seed is involved (the names are ours). Every command a client sends
+ * is looked up here (EVALSHA on the lock path too): a hash and one or two
+ * probes cost the same however many commands the table grows to, where a
+ * binary search paid a string compare per level. */
+#define NAME_SLOTS 512
+_Static_assert(NCOMMANDS * 2 <= NAME_SLOTS, "the name index must stay at most half full");
+static const command *by_hash[NAME_SLOTS];
+static pthread_once_t by_hash_once = PTHREAD_ONCE_INIT;
 
-static int cmp_names(const void *a, const void *b)
+/* FNV-1a of the lowercase name. */
+static uint32_t name_hash_step(uint32_t h, char ch) { return (h ^ (unsigned char)ch) * 16777619u; }
+#define NAME_HASH_INIT 2166136261u
+
+static void index_names(void)
 {
-    return strcmp((*(const command *const *)a)->name, (*(const command *const *)b)->name);
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        uint32_t h = NAME_HASH_INIT;
+        for (const char *p = table[i].name; *p; p++) h = name_hash_step(h, *p);
+        size_t slot = h & (NAME_SLOTS - 1);
+        while (by_hash[slot]) slot = (slot + 1) & (NAME_SLOTS - 1);
+        by_hash[slot] = &table[i];
+    }
 }
 
-static void sort_names(void)
-{
-    for (size_t i = 0; i < NCOMMANDS; i++) by_name[i] = &table[i];
-    qsort(by_name, NCOMMANDS, sizeof(by_name[0]), cmp_names);
-}
+void command_table_init(void) { pthread_once(&by_hash_once, index_names); }
 
-void command_table_init(void) { pthread_once(&by_name_once, sort_names); }
-
-/* strcmp order of name[0..len) against a NUL-terminated table name. */
-static int cmp_key(const char *name, size_t len, const char *entry)
-{
-    int r = strncmp(name, entry, len);
-    if (r != 0) return r;
-    return entry[len] ? -1 : 0;
-}
-
-/* Names are short, so folding case into a stack copy is cheaper than a
- * case-insensitive compare at every probe. */
+/* Names are short, so folding case into a stack copy (hashed as it is
+ * made) is cheaper than a case-insensitive compare at every probe. */
 const command *command_lookup(const char *name, size_t len)
 {
     char lower[32];
+    uint32_t h = NAME_HASH_INIT;
     if (len == 0 || len >= sizeof(lower)) return NULL;
     for (size_t i = 0; i < len; i++) {
         char ch = name[i];
-        if (ch == '\0') return NULL;   /* no name has one; strncmp would stop there */
+        if (ch == '\0') return NULL;   /* no name has one: strncmp would stop there */
         lower[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch + 32) : ch;
+        h = name_hash_step(h, lower[i]);
     }
-    size_t lo = 0, hi = NCOMMANDS;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int r = cmp_key(lower, len, by_name[mid]->name);
-        if (r == 0) return by_name[mid];
-        if (r < 0) hi = mid;
-        else lo = mid + 1;
+    for (size_t slot = h & (NAME_SLOTS - 1); by_hash[slot]; slot = (slot + 1) & (NAME_SLOTS - 1)) {
+        const char *n = by_hash[slot]->name;
+        if (strncmp(n, lower, len) == 0 && n[len] == '\0') return by_hash[slot];   /* stops at n's end */
     }
     return NULL;
 }
