@@ -101,6 +101,7 @@ void server_env_sync(server *s)
     s->env.hash_max_listpack_value = cfg->hash_max_listpack_value;
     s->env.zset_max_listpack_entries = cfg->zset_max_listpack_entries;
     s->env.zset_max_listpack_value = cfg->zset_max_listpack_value;
+    s->env.set_max_intset_entries = cfg->set_max_intset_entries;
     s->env.lfu = cfg->maxmemory_policy == CONFIG_MAXMEMORY_VOLATILE_LFU ||
                  cfg->maxmemory_policy == CONFIG_MAXMEMORY_ALLKEYS_LFU;
     s->env.lfu_log_factor = cfg->lfu_log_factor;

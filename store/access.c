@@ -2,6 +2,7 @@
  * (robj.lru: LRU seconds or LFU minutes and counter) and its encoding. */
 #include "num.h"
 #include "store_internal.h"
+#include "set.h"
 #include "zset.h"
 
 #include <string.h>
@@ -15,6 +16,7 @@ const store_env store_default_env = {
     .hash_max_listpack_value = 64,
     .zset_max_listpack_entries = 128,
     .zset_max_listpack_value = 64,
+    .set_max_intset_entries = 512,
     .lfu = 0,
     .lfu_log_factor = 10,
     .lfu_decay_time = 1,
@@ -150,6 +152,7 @@ const char *store_key_encoding(const store_key *k)
     case STORE_HASH: return k->big ? "hashtable" : "listpack";
     case STORE_LIST: return "quicklist";
     case STORE_ZSET: return k->big ? "skiplist" : "listpack";
+    case STORE_SET: return store_set_is_intset(store_set_of_const(k)) ? "intset" : "hashtable";
     }
     return "unknown";
 }

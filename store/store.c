@@ -67,6 +67,7 @@ void store_value_free(store *s, store_key *k)
     case STORE_HASH: store_hash_free(s, k); break;
     case STORE_LIST: store_list_free(s, k); break;
     case STORE_ZSET: store_zset_free(s, k); break;
+    case STORE_SET: store_set_key_free(s, k); break;
     }
 }
 
@@ -183,6 +184,7 @@ static void value_init(store_key *k, store_type t)
     case STORE_HASH: store_hash_init(k); break;
     case STORE_LIST: store_list_init(k); break;
     case STORE_ZSET: store_zset_init(k); break;
+    case STORE_SET: store_set_key_init(k); break;
     }
 }
 
@@ -291,6 +293,7 @@ store_key *store_copy(store *dst, const store_key *k, const char *name, size_t l
     case STORE_HASH: store_hash_dup(dst, nk, k); break;
     case STORE_LIST: store_list_dup(dst, nk, k); break;
     case STORE_ZSET: store_zset_dup(dst, nk, k); break;
+    case STORE_SET: store_set_key_dup(dst, nk, k); break;
     }
     nk->big = k->big;   /* Redis duplicates the value in its encoding */
     int64_t deadline = store_key_deadline(k);

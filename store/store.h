@@ -1,4 +1,4 @@
-/* store.h - the keyspace: named values (string, hash, list, zset) with
+/* store.h - the keyspace: named values (string, hash, list, zset, set) with
  * optional millisecond deadlines, reclaimed by a timing wheel. No I/O; the
  * clock is injected so tests control time. */
 #ifndef LATCHD_STORE_H
@@ -12,6 +12,7 @@ typedef enum store_type {
     STORE_HASH = 2,
     STORE_LIST = 3,   /* list.h */
     STORE_ZSET = 4,   /* zset.h */
+    STORE_SET = 5,    /* set.h */
 } store_type;
 
 /* Errors are negative values; 0 and positive values are results. */
@@ -87,6 +88,7 @@ typedef void (*store_field_fn)(const char *field, size_t flen,
 typedef struct store_env {
     long long hash_max_listpack_entries, hash_max_listpack_value;
     long long zset_max_listpack_entries, zset_max_listpack_value;
+    long long set_max_intset_entries;   /* a set past it leaves its intset (set.h) */
     int lfu;                /* maxmemory-policy *-lfu: access clocks count frequency */
     int lfu_log_factor, lfu_decay_time;
     /* The coarse clock as keys are stamped with it, set by
@@ -172,7 +174,7 @@ store_type store_key_type(const store_key *k);
  * access time, or under LFU its frequency counter, moves. */
 void store_key_touch(store *s, store_key *k);
 /* Redis 7.0's name for k's encoding: "int", "embstr", "raw", "listpack",
- * "hashtable", "skiplist", "quicklist". */
+ * "hashtable", "skiplist", "quicklist", "intset". */
 const char *store_key_encoding(const store_key *k);
 /* Redis's robj.lru: 24 bits of seconds, or under LFU minutes << 8 | counter. */
 uint32_t store_key_access_clock(const store_key *k);

@@ -11,6 +11,7 @@
 #include "list.h"
 #include "mem.h"
 #include "pool.h"
+#include "set.h"
 #include "store.h"
 #include "wheel.h"
 #include "zset.h"
@@ -46,6 +47,8 @@ enum store_enc {
     STORE_ENC_ZSET_SKIPLIST = 8,/* v.zs: skiplist + member dict */
     STORE_ENC_HASH_ONE = 9,     /* one field inside the value area:
                                    [u8 flen][field][value], vlen in slen */
+    STORE_ENC_SET = 10,         /* a store_set (set.h) in the value area:
+                                   it knows its own representation */
 };
 
 /* Small hash: entries [u32 flen][u32 vlen][field][value] back to back, in
@@ -227,6 +230,10 @@ void store_string_dup(store *s, store_key *dst, const store_key *src);
 void store_hash_dup(store *s, store_key *dst, const store_key *src);
 void store_list_dup(store *s, store_key *dst, const store_key *src);
 void store_zset_dup(store *s, store_key *dst, const store_key *src);
+/* value_set.c: the same hooks for sets */
+void store_set_key_init(store_key *k);
+void store_set_key_free(store *s, store_key *k);
+void store_set_key_dup(store *s, store_key *dst, const store_key *src);
 
 /* A dict allocates its buckets itself: charge used_memory with the change
  * in their size since `before` (a store_dict_mem taken earlier). */

@@ -109,6 +109,17 @@ void cmd_persist(client *c);
 void cmd_copy(client *c);
 void cmd_randomkey(client *c);
 void cmd_move(client *c);
+/* SCAN's grammar, shared by the per-type SCANs: the cursor as Redis's
+ * strtoul reads it (0 if invalid), then COUNT / MATCH (and TYPE if
+ * allow_type) from argv[first]; 0 after the error reply. A MATCH of "*"
+ * is no pattern (pat NULL), as in Redis. */
+typedef struct scan_opts {
+    long long count;
+    const resp_slice *pat;
+    const resp_slice *type;
+} scan_opts;
+int scan_parse_cursor(const resp_slice *a, uint64_t *out);
+int scan_parse_opts(client *c, int first, int allow_type, scan_opts *o);
 
 /* sort.c */
 void cmd_sort(client *c);
@@ -181,6 +192,25 @@ void cmd_lset(client *c);
 void cmd_linsert(client *c);
 void cmd_lrem(client *c);
 void cmd_ltrim(client *c);
+
+/* set.c */
+void cmd_sadd(client *c);
+void cmd_srem(client *c);
+void cmd_smembers(client *c);
+void cmd_sismember(client *c);
+void cmd_smismember(client *c);
+void cmd_scard(client *c);
+void cmd_spop(client *c);
+void cmd_srandmember(client *c);
+void cmd_smove(client *c);
+void cmd_sinter(client *c);
+void cmd_sintercard(client *c);
+void cmd_sinterstore(client *c);
+void cmd_sunion(client *c);
+void cmd_sunionstore(client *c);
+void cmd_sdiff(client *c);
+void cmd_sdiffstore(client *c);
+void cmd_sscan(client *c);
 
 /* zset.c */
 void cmd_zadd(client *c);

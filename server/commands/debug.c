@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "list.h"
 #include "num.h"
+#include "set.h"
 #include "zset.h"
 
 /* Redis 7's allowProtectedAction: "local" means loopback or unix socket. */
@@ -90,6 +91,15 @@ static size_t serialized_estimate(const store_key *k)
     case STORE_ZSET:
         store_zset_visit(k, 0, store_zset_len(k), 0, add_member, &n);
         return rdb_len_size(store_zset_len(k)) + n;
+    case STORE_SET: {
+        const store_set *v = store_set_of_const(k);
+        size_t count;
+        unsigned width;
+        if (store_set_intset_raw(v, &count, &width))   /* one blob: header and members */
+            return rdb_len_size(8 + count * width) + 8 + count * width;
+        store_set_foreach(v, add_elem, &n);
+        return rdb_len_size(store_set_len(v)) + n;
+    }
     }
     return 0;
 }

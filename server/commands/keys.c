@@ -11,7 +11,7 @@
 static const char *type_name(const store_key *k)
 {
     static const char *names[] = {
-        [STORE_STRING] = "string", [STORE_HASH] = "hash", [STORE_LIST] = "list", [STORE_ZSET] = "zset",
+        [STORE_STRING] = "string", [STORE_HASH] = "hash", [STORE_LIST] = "list", [STORE_ZSET] = "zset", [STORE_SET] = "set",
     };
     return k ? names[store_key_type(k)] : "none";
 }
@@ -117,7 +117,7 @@ void cmd_keys(client *c)
 /* Redis reads the cursor with strtoul: no leading space, an optional sign
  * ('-' wraps around), digits up to the end or a NUL, no overflow. With no
  * digits at all strtoul stops at the first byte, so only "" (or a NUL) is 0. */
-static int parse_cursor(const resp_slice *a, uint64_t *out)
+int scan_parse_cursor(const resp_slice *a, uint64_t *out)
 {
     const char *p = a->ptr, *end = a->ptr + a->len;
     uint64_t v = 0;
@@ -136,17 +136,11 @@ static int parse_cursor(const resp_slice *a, uint64_t *out)
     return 1;
 }
 
-typedef struct scan_opts {
-    long long count;
-    const resp_slice *pat;
-    const resp_slice *type;
-} scan_opts;
-
-static int parse_scan_opts(client *c, scan_opts *o)
+int scan_parse_opts(client *c, int first, int allow_type, scan_opts *o)
 {
     o->count = 10;
     o->pat = o->type = NULL;
-    for (int i = 2; i < c->argc; i += 2) {
+    for (int i = first; i < c->argc; i += 2) {
         if (i + 1 >= c->argc) {
             reply_syntax_error(c);
             return 0;
@@ -159,8 +153,8 @@ static int parse_scan_opts(client *c, scan_opts *o)
                 return 0;
             }
         } else if (arg_is(opt, "match")) {
-            o->pat = val;
-        } else if (arg_is(opt, "type")) {
+            o->pat = real_pattern(val);
+        } else if (allow_type && arg_is(opt, "type")) {
             o->type = val;
         } else {
             reply_syntax_error(c);
@@ -174,7 +168,7 @@ static int parse_scan_opts(client *c, scan_opts *o)
  * keys looked at rather than the keys returned. */
 static void scan_filter(client *c, keyset *ks, const scan_opts *o)
 {
-    const resp_slice *pat = real_pattern(o->pat);
+    const resp_slice *pat = o->pat;
     size_t kept = 0;
     for (size_t i = 0; i < ks->n; i++) {
         store_key *k = ks->v[i];
@@ -194,11 +188,11 @@ void cmd_scan(client *c)
     uint64_t cursor;
     scan_opts o;
     keyset ks;
-    if (!parse_cursor(&c->argv[1], &cursor)) {
+    if (!scan_parse_cursor(&c->argv[1], &cursor)) {
         reply_error(c, "ERR invalid cursor");
         return;
     }
-    if (!parse_scan_opts(c, &o)) return;
+    if (!scan_parse_opts(c, 2, 1, &o)) return;
     keyset_init(&ks, NULL);
     /* Like Redis: stop at ~COUNT keys, but give up after COUNT*10 buckets
      * so a sparse table doesn't make one call walk it all. */

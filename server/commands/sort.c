@@ -1,4 +1,4 @@
-/* sort.c - SORT and SORT_RO: the elements of a list or sorted set ordered
+/* sort.c - SORT and SORT_RO: the elements of a list, set or sorted set ordered
  * by themselves or by keys their BY pattern names, with GET and STORE. */
 #include <errno.h>
 #include <math.h>
@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "list.h"
 #include "mem.h"
+#include "set.h"
 #include "zset.h"
 
 /* One element. Offsets, not pointers: the bytes live in the arena, which
@@ -116,7 +117,11 @@ static void add_member(const char *m, size_t mlen, double score, void *ctx)
 
 static size_t value_len(const store_key *k)
 {
-    return store_key_type(k) == STORE_LIST ? store_list_len(k) : store_zset_len(k);
+    switch (store_key_type(k)) {
+    case STORE_LIST: return store_list_len(k);
+    case STORE_SET: return store_set_len(store_set_of_const(k));
+    default: return store_zset_len(k);
+    }
 }
 
 /* n elements from index first, towards the tail or (reverse) the head:
@@ -126,6 +131,7 @@ static void load(sort_run *s, const store_key *k, size_t first, size_t n, int re
 {
     if (!n) return;
     if (store_key_type(k) == STORE_LIST) store_list_range(k, first, n, reverse, add_item, s);
+    else if (store_key_type(k) == STORE_SET) store_set_foreach(store_set_of_const(k), add_item, s);   /* all of it */
     else store_zset_visit(k, first, n, reverse, add_member, s);
 }
 
@@ -386,9 +392,19 @@ static void sort_generic(client *c, int readonly)
     store_key *k;
     if (!parse(c, readonly, &r)) goto out;
     k = db_lookup_read(c, &c->argv[1]);
-    if (k && store_key_type(k) != STORE_LIST && store_key_type(k) != STORE_ZSET) {
+    if (k && store_key_type(k) != STORE_LIST && store_key_type(k) != STORE_ZSET &&
+        store_key_type(k) != STORE_SET) {
         reply_wrongtype(c);
         goto out;
+    }
+    int is_set = k && store_key_type(k) == STORE_SET;
+    /* A set has no order of its own: stored or in a script (a detached
+     * client) its elements are sorted ALPHA anyway, so the result is the
+     * same everywhere, as Redis does. */
+    if (r.dontsort && is_set && (r.store || (c->flags & CLIENT_DETACHED))) {
+        r.dontsort = 0;
+        r.alpha = 1;
+        r.by = NULL;
     }
     resp_buf_init(&s.arena);
     resp_buf_init(&s.name);
@@ -405,7 +421,10 @@ static void sort_generic(client *c, int readonly)
     }
     if (end >= len) end = len - 1;
 
-    if (r.dontsort) {
+    if (r.dontsort && is_set) {
+        /* Redis loads a whole set and takes the window of it as it is. */
+        load(&s, k, 0, (size_t)len, 0);
+    } else if (r.dontsort) {
         /* No order to make: the window is read straight off the value in
          * its own order (reversed for DESC) and becomes the whole vector. */
         if (k && end >= start)

@@ -151,6 +151,24 @@ static const command table[] = {
     {"linsert", cmd_linsert, 5, W | DO, 1, 1, 1, "list", "2.2.0", "Insert an element before or after another element in a list", "key BEFORE|AFTER pivot element", NULL},
     {"lrem", cmd_lrem, 4, W, 1, 1, 1, "list", "1.0.0", "Remove elements from a list", "key count element", NULL},
     {"ltrim", cmd_ltrim, 4, W, 1, 1, 1, "list", "1.0.0", "Trim a list to the specified range", "key start stop", NULL},
+    /* sets */
+    {"sadd", cmd_sadd, -3, W | DO | F, 1, 1, 1, "set", "1.0.0", "Add one or more members to a set", "key member [member ...]", NULL},
+    {"srem", cmd_srem, -3, W | F, 1, 1, 1, "set", "1.0.0", "Remove one or more members from a set", "key member [member ...]", NULL},
+    {"smembers", cmd_smembers, 2, R, 1, 1, 1, "set", "1.0.0", "Get all the members in a set", "key", NULL},
+    {"sismember", cmd_sismember, 3, R | F, 1, 1, 1, "set", "1.0.0", "Determine if a given value is a member of a set", "key member", NULL},
+    {"smismember", cmd_smismember, -3, R | F, 1, 1, 1, "set", "6.2.0", "Returns the membership associated with the given elements for a set", "key member [member ...]", NULL},
+    {"scard", cmd_scard, 2, R | F, 1, 1, 1, "set", "1.0.0", "Get the number of members in a set", "key", NULL},
+    {"spop", cmd_spop, -2, W | F, 1, 1, 1, "set", "1.0.0", "Remove and return one or multiple random members from a set", "key [count]", NULL},
+    {"srandmember", cmd_srandmember, -2, R, 1, 1, 1, "set", "1.0.0", "Get one or multiple random members from a set", "key [count]", NULL},
+    {"smove", cmd_smove, 4, W | F, 1, 2, 1, "set", "1.0.0", "Move a member from one set to another", "source destination member", NULL},
+    {"sinter", cmd_sinter, -2, R, 1, -1, 1, "set", "1.0.0", "Intersect multiple sets", "key [key ...]", NULL},
+    {"sintercard", cmd_sintercard, -3, R | MK, 0, 0, 0, "set", "7.0.0", "Intersect multiple sets and return the cardinality of the result", "numkeys key [key ...] [LIMIT limit]", NULL},
+    {"sinterstore", cmd_sinterstore, -3, W | DO, 1, -1, 1, "set", "1.0.0", "Intersect multiple sets and store the resulting set in a key", "destination key [key ...]", NULL},
+    {"sunion", cmd_sunion, -2, R, 1, -1, 1, "set", "1.0.0", "Add multiple sets", "key [key ...]", NULL},
+    {"sunionstore", cmd_sunionstore, -3, W | DO, 1, -1, 1, "set", "1.0.0", "Add multiple sets and store the resulting set in a key", "destination key [key ...]", NULL},
+    {"sdiff", cmd_sdiff, -2, R, 1, -1, 1, "set", "1.0.0", "Subtract multiple sets", "key [key ...]", NULL},
+    {"sdiffstore", cmd_sdiffstore, -3, W | DO, 1, -1, 1, "set", "1.0.0", "Subtract multiple sets and store the resulting set in a key", "destination key [key ...]", NULL},
+    {"sscan", cmd_sscan, -3, R, 1, 1, 1, "set", "2.8.0", "Incrementally iterate Set elements", "key cursor [MATCH pattern] [COUNT count]", NULL},
     /* sorted sets */
     {"zadd", cmd_zadd, -4, W | DO | F, 1, 1, 1, "sorted-set", "1.2.0", "Add one or more members to a sorted set, or update its score if it already exists", "key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]", NULL},
     {"zincrby", cmd_zincrby, 4, W | DO | F, 1, 1, 1, "sorted-set", "1.2.0", "Increment the score of a member in a sorted set", "key increment member", NULL},
@@ -175,50 +193,50 @@ static const command table[] = {
 };
 #define NCOMMANDS (sizeof(table) / sizeof(table[0]))
 
-/* Names in byte order, built once per process and read-only after: every
- * server in the process shares it, and no hash seed is involved. */
-static const command *by_name[NCOMMANDS];
-static pthread_once_t by_name_once = PTHREAD_ONCE_INIT;
+/* Names by hash, open addressing at most half full, built once per
+ * process and read-only after: every server in the process shares it, and
+ * no seed is involved (the names are ours). Every command a client sends
+ * is looked up here (EVALSHA on the lock path too): a hash and one or two
+ * probes cost the same however many commands the table grows to, where a
+ * binary search paid a string compare per level. */
+#define NAME_SLOTS 512
+_Static_assert(NCOMMANDS * 2 <= NAME_SLOTS, "the name index must stay at most half full");
+static const command *by_hash[NAME_SLOTS];
+static pthread_once_t by_hash_once = PTHREAD_ONCE_INIT;
 
-static int cmp_names(const void *a, const void *b)
+/* FNV-1a of the lowercase name. */
+static uint32_t name_hash_step(uint32_t h, char ch) { return (h ^ (unsigned char)ch) * 16777619u; }
+#define NAME_HASH_INIT 2166136261u
+
+static void index_names(void)
 {
-    return strcmp((*(const command *const *)a)->name, (*(const command *const *)b)->name);
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        uint32_t h = NAME_HASH_INIT;
+        for (const char *p = table[i].name; *p; p++) h = name_hash_step(h, *p);
+        size_t slot = h & (NAME_SLOTS - 1);
+        while (by_hash[slot]) slot = (slot + 1) & (NAME_SLOTS - 1);
+        by_hash[slot] = &table[i];
+    }
 }
 
-static void sort_names(void)
-{
-    for (size_t i = 0; i < NCOMMANDS; i++) by_name[i] = &table[i];
-    qsort(by_name, NCOMMANDS, sizeof(by_name[0]), cmp_names);
-}
+void command_table_init(void) { pthread_once(&by_hash_once, index_names); }
 
-void command_table_init(void) { pthread_once(&by_name_once, sort_names); }
-
-/* strcmp order of name[0..len) against a NUL-terminated table name. */
-static int cmp_key(const char *name, size_t len, const char *entry)
-{
-    int r = strncmp(name, entry, len);
-    if (r != 0) return r;
-    return entry[len] ? -1 : 0;
-}
-
-/* Names are short, so folding case into a stack copy is cheaper than a
- * case-insensitive compare at every probe. */
+/* Names are short, so folding case into a stack copy (hashed as it is
+ * made) is cheaper than a case-insensitive compare at every probe. */
 const command *command_lookup(const char *name, size_t len)
 {
     char lower[32];
+    uint32_t h = NAME_HASH_INIT;
     if (len == 0 || len >= sizeof(lower)) return NULL;
     for (size_t i = 0; i < len; i++) {
         char ch = name[i];
-        if (ch == '\0') return NULL;   /* no name has one; strncmp would stop there */
+        if (ch == '\0') return NULL;   /* no name has one: strncmp would stop there */
         lower[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch + 32) : ch;
+        h = name_hash_step(h, lower[i]);
     }
-    size_t lo = 0, hi = NCOMMANDS;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int r = cmp_key(lower, len, by_name[mid]->name);
-        if (r == 0) return by_name[mid];
-        if (r < 0) hi = mid;
-        else lo = mid + 1;
+    for (size_t slot = h & (NAME_SLOTS - 1); by_hash[slot]; slot = (slot + 1) & (NAME_SLOTS - 1)) {
+        const char *n = by_hash[slot]->name;
+        if (strncmp(n, lower, len) == 0 && n[len] == '\0') return by_hash[slot];   /* stops at n's end */
     }
     return NULL;
 }

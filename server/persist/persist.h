@@ -122,9 +122,10 @@ typedef struct persist_value persist_value;
 /* Decode one value (type byte and body) from p[0..len): for a DUMP
  * payload pass all of it (as Redis, the body may run into the trailer).
  * PERSIST_OK with *out (owned by the caller), or PERSIST_ERR_FORMAT for
- * anything Redis 7.0 would refuse, an empty value, duplicate hash fields
- * or zset members, NaN scores, lengths past STORE_MAX_LEN, and the types
- * latchd has not (sets, streams, modules). The value may point into p:
+ * anything Redis 7.0 would refuse, an empty value, duplicate hash fields,
+ * zset or set members, an intset out of order, NaN scores, lengths past
+ * STORE_MAX_LEN, and the types latchd has not (streams, modules). The
+ * value may point into p:
  * p must stay valid and unchanged until persist_value_store or free. */
 int persist_value_decode(const unsigned char *p, size_t len, persist_value **out);
 store_type persist_value_type(const persist_value *v);

@@ -1,4 +1,4 @@
-/* rdb_load.c - decoding one RDB value (every string, hash, list and zset
+/* rdb_load.c - decoding one RDB value (every string, hash, list, set and zset
  * encoding Redis 7.0's rdbLoadObject reads, ziplist and zipmap included)
  * into a checked persist_value, then into a store. Input is untrusted. */
 #include <math.h>
@@ -9,6 +9,7 @@
 #include "mem.h"
 #include "num.h"
 #include "persist.h"
+#include "set.h"
 #include "zset.h"
 
 typedef struct pstr {
@@ -29,6 +30,8 @@ struct persist_value {
     pstr *items;       /* string: 1; list: elements; hash: field, value, ...; zset: members */
     size_t n, cap;
     double *scores;    /* zset: one per member */
+    const unsigned char *intset;   /* set: an intset's members (n of them), or NULL */
+    unsigned width;                /* their width: 2, 4 or 8 bytes */
     size_t nscores, scap;
     arena_block *arena;
 };
@@ -471,6 +474,30 @@ static int load_packed(reader *r, const struct packed_type *pt)
     return pt->type == STORE_ZSET ? split_scores(r->v) : PERSIST_OK;
 }
 
+/* intsetValidateIntegrity, deep: a known width, the length the header
+ * says, and members strictly increasing (so distinct). */
+static int load_intset(reader *r)
+{
+    pstr blob;
+    if (rd_string(r, &blob) || blob.len < 8) return FAIL;
+    const unsigned char *b = (const unsigned char *)blob.p;
+    uint64_t width = le(b, 4), count = le(b + 4, 4);
+    if ((width != 2 && width != 4 && width != 8) || count == 0 || blob.len - 8 != count * width)
+        return FAIL;
+    long long prev = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        uint64_t u = le(b + 8 + i * width, (int)width);
+        long long x = width == 2 ? (int16_t)u : width == 4 ? (int32_t)u : (long long)u;
+        if (i && x <= prev) return FAIL;
+        prev = x;
+    }
+    r->v->type = STORE_SET;
+    r->v->intset = b + 8;
+    r->v->width = (unsigned)width;
+    r->v->n = count;
+    return PERSIST_OK;
+}
+
 static int load_body(reader *r, unsigned type)
 {
     persist_value *v = r->v;
@@ -497,8 +524,13 @@ static int load_body(reader *r, unsigned type)
     case PERSIST_TYPE_ZSET_2:
         v->type = STORE_ZSET;
         return load_zset(r, type == PERSIST_TYPE_ZSET_2);
+    case PERSIST_TYPE_SET:
+        v->type = STORE_SET;
+        if (rd_count(r, &n) || n == 0) return FAIL;
+        return load_strings(r, n);
+    case PERSIST_TYPE_SET_INTSET: return load_intset(r);
     }
-    return FAIL;   /* sets, streams, modules: latchd has no such values yet */
+    return FAIL;   /* streams, modules: latchd has no such values yet */
 }
 
 int persist_value_decode(const unsigned char *p, size_t len, persist_value **out)
@@ -510,6 +542,7 @@ int persist_value_decode(const unsigned char *p, size_t len, persist_value **out
     if (rc == PERSIST_OK && v->n == 0) rc = FAIL;   /* Redis refuses empty keys */
     if (rc == PERSIST_OK && v->type == STORE_HASH) rc = check_unique(v, 2);
     if (rc == PERSIST_OK && v->type == STORE_ZSET) rc = check_unique(v, 1);
+    if (rc == PERSIST_OK && v->type == STORE_SET && !v->intset) rc = check_unique(v, 1);
     if (rc != PERSIST_OK) {
         persist_value_free(v);
         return rc;
@@ -541,6 +574,15 @@ store_key *persist_value_store(persist_value *v, store *s, const char *key, size
             double now;
             store_zset_add(s, k, v->scores[i], it[i].p, it[i].len, 0, &out, &now);
         }
+        break;
+    case STORE_SET:
+        k = store_create_key(s, key, klen, STORE_SET);
+        if (v->intset) {   /* as it was: its width too, so a DUMP of it is the same */
+            store_set_load_intset(s, store_set_of(k), v->intset, v->n, v->width);
+            break;
+        }
+        /* rdbLoadObject: an intset while members are integers and few */
+        for (size_t i = 0; i < v->n; i++) store_set_add(s, store_set_of(k), it[i].p, it[i].len);
         break;
     }
     persist_value_free(v);

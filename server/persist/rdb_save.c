@@ -10,6 +10,7 @@
 #include "mem.h"
 #include "num.h"
 #include "persist.h"
+#include "set.h"
 #include "zset.h"
 
 enum {
@@ -218,6 +219,45 @@ static void encode_zset(const store_key *k, saver *sv, persist_buf *b)
     store_zset_visit(k, n - 1, n, 1, zset_to_skiplist, &z);
 }
 
+/* ---- sets: the intset blob as a string, or each member ---- */
+
+typedef struct set_out {
+    persist_buf *b;
+    saver *sv;
+} set_out;
+
+static void set_member(const char *m, size_t len, void *ctx)
+{
+    set_out *so = ctx;
+    put_string(so->b, so->sv, m, len);
+}
+
+static void encode_set(const store_key *k, saver *sv, persist_buf *b)
+{
+    const store_set *v = store_set_of_const(k);
+    size_t count;
+    unsigned width;
+    const void *raw = store_set_intset_raw(v, &count, &width);
+    if (raw) {   /* Redis's intset: u32 encoding, u32 length (LE), members */
+        persist_buf blob = {0};
+        unsigned char h[8];
+        for (int i = 0; i < 4; i++) {
+            h[i] = (unsigned char)(width >> (8 * i));
+            h[4 + i] = (unsigned char)(count >> (8 * i));
+        }
+        persist_buf_put(&blob, h, 8);
+        persist_buf_put(&blob, raw, count * width);
+        put_byte(b, PERSIST_TYPE_SET_INTSET);
+        put_string(b, sv, blob.p, blob.len);
+        persist_buf_free(&blob);
+        return;
+    }
+    set_out so = {b, sv};
+    put_byte(b, PERSIST_TYPE_SET);
+    put_len(b, store_set_len(v));
+    store_set_foreach(v, set_member, &so);
+}
+
 /* ---- lists: quicklist nodes of listpacks ---- */
 
 typedef struct list_out {
@@ -301,6 +341,7 @@ void persist_value_encode(const store_key *k, const persist_opts *o, persist_buf
     case STORE_HASH: encode_hash(k, &sv, out); break;
     case STORE_LIST: encode_list(k, &sv, out); break;
     case STORE_ZSET: encode_zset(k, &sv, out); break;
+    case STORE_SET: encode_set(k, &sv, out); break;
     }
     persist_lzf_table_free(sv.lzf);
 }

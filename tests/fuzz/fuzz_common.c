@@ -6,6 +6,7 @@
 #include "dict.h"
 #include "fuzz.h"
 #include "list.h"
+#include "set.h"
 #include "zset.h"
 
 void fuzz_fail(const char *file, int line, const char *what)
@@ -63,6 +64,9 @@ static void check_key(store_key *k, void *ctx)
         return;
     case STORE_ZSET:
         FUZZ_CHECK(store_zset_len(k) > 0);
+        return;
+    case STORE_SET:
+        FUZZ_CHECK(store_set_len(store_set_of(k)) > 0);
         return;
     default:
         FUZZ_CHECK(store_key_type(k) == STORE_HASH);

@@ -15,6 +15,7 @@
 #include "fuzz.h"
 #include "list.h"
 #include "scripting/script.h"
+#include "set.h"
 #include "zset.h"
 
 #define MAX_SCRIPTS 3
@@ -521,6 +522,12 @@ static void digest_member(const char *m, size_t mlen, double score, void *ctx)
     *h = fnv(fnv(*h, m, mlen), &score, sizeof(score));
 }
 
+/* A set's members in no fixed order: summed, so the order does not count. */
+static void digest_set_member(const char *m, size_t len, void *ctx)
+{
+    *(uint64_t *)ctx += fnv(0, m, len);
+}
+
 static void digest_key(store_key *k, void *ctx)
 {
     size_t len;
@@ -535,6 +542,7 @@ static void digest_key(store_key *k, void *ctx)
     case STORE_HASH: store_hash_foreach(k, digest_field, &body); break;
     case STORE_LIST: store_list_range(k, 0, store_list_len(k), 0, digest_elem, &body); break;
     case STORE_ZSET: store_zset_visit(k, 0, store_zset_len(k), 0, digest_member, &body); break;
+    case STORE_SET: store_set_foreach(store_set_of(k), digest_set_member, &body); break;
     }
     *(uint64_t *)ctx += fnv(h, &body, sizeof(body));
 }

@@ -8,6 +8,7 @@
 
 #include "fuzz.h"
 #include "persist/persist.h"
+#include "set.h"
 
 static uint64_t frozen_clock(void *ctx)
 {
@@ -29,6 +30,11 @@ static void same_field(const char *f, size_t flen, const char *val, size_t vlen,
     size_t len;
     const char *other = store_hash_get(ctx, f, flen, &len);
     FUZZ_CHECK(other && len == vlen && memcmp(other, val, len) == 0);
+}
+
+static void same_member(const char *m, size_t len, void *ctx)
+{
+    FUZZ_CHECK(store_set_has(ctx, m, len));
 }
 
 static void lzf_round_trip(const uint8_t *data, size_t size)
@@ -66,10 +72,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(persist_value_decode(a.p, a.len, &v) == PERSIST_OK);
     persist_value_store(v, s, "k2", 2);
     dump_key(s, "k2", &b);
-    if (a.p[0] == PERSIST_TYPE_HASH)   /* a hashtable's order is its dict's */
+    if (a.p[0] == PERSIST_TYPE_HASH) {   /* a hashtable's order is its dict's */
         store_hash_foreach(store_lookup(s, "k", 1), same_field, store_lookup(s, "k2", 2));
-    else
+    } else if (a.p[0] == PERSIST_TYPE_SET) {
+        const store_set *k2 = store_set_of(store_lookup(s, "k2", 2));
+        FUZZ_CHECK(store_set_len(k2) == store_set_len(store_set_of(store_lookup(s, "k", 1))));
+        store_set_foreach(store_set_of(store_lookup(s, "k", 1)), same_member, (void *)k2);
+    } else {
         FUZZ_CHECK(a.len == b.len && memcmp(a.p, b.p, a.len) == 0);
+    }
     FUZZ_CHECK(fuzz_check_store(s) == 2);
     persist_buf_free(&a);
     persist_buf_free(&b);

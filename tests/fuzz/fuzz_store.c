@@ -3,7 +3,9 @@
  * under a fake clock, mirrored in a plain model; after every operation the
  * store must agree with the model (size, deadlines, values, hash fields).
  * TICK <ms> moves the clock and ACTIVE runs the wheel; RANDOMKEY <n>
- * draws with n as the random word. */
+ * draws with n as the random word. A set's members are model fields with
+ * empty values; SPOP <key> <n> draws one with n as the random word and
+ * SSCAN <key> <cursor> must see only members. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "fuzz.h"
 #include "num.h"
 #include "resp.h"
+#include "set.h"
 
 #define MAX_KEYS 64
 #define MAX_FIELDS 300   /* past the 128-entry small-hash limit */
@@ -153,6 +156,11 @@ static void check_field(const char *f, size_t flen, const char *v, size_t vlen, 
     FUZZ_CHECK(mf != NULL && blob_is(&mf->val, v, vlen));
 }
 
+static void check_member(const char *m, size_t len, void *ctx)
+{
+    FUZZ_CHECK(model_field(ctx, m, len) != NULL);
+}
+
 static void check_key(store_key *sk, void *ctx)
 {
     agree *a = ctx;
@@ -166,6 +174,11 @@ static void check_key(store_key *sk, void *ctx)
     if (k->type == STORE_STRING) {
         const char *v = store_string_get(sk, &len);
         FUZZ_CHECK(blob_is(&k->str, v, len));
+        return;
+    }
+    if (k->type == STORE_SET) {
+        FUZZ_CHECK(store_set_len(store_set_of(sk)) == k->nfields);
+        store_set_foreach(store_set_of(sk), check_member, k);
         return;
     }
     FUZZ_CHECK(store_hash_len(sk) == k->nfields);
@@ -327,6 +340,72 @@ static void op_hincrby(cmd *c)
         store_delete_key(c->m->s, k);
         model_remove(c->m, mk);
     }
+}
+
+static const resp_slice empty_val = {"", 0};
+
+static void op_sadd(cmd *c)
+{
+    store_key *k = lookup_or_create(c, STORE_SET);
+    if (!k) return;
+    mkey *mk = mirror(c, 1);
+    for (size_t i = 2; i < c->argc && mk->nfields < MAX_FIELDS; i++) {
+        const resp_slice *m = &c->argv[i];
+        int added = model_field(mk, m->ptr, m->len) == NULL;
+        FUZZ_CHECK(store_set_add(c->m->s, store_set_of(k), m->ptr, m->len) == added);
+        FUZZ_CHECK(store_set_has(store_set_of(k), m->ptr, m->len));
+        if (added) model_hset(mk, m, &empty_val);
+    }
+    if (mk->nfields == 0) {   /* "SADD k" alone: a set is never kept empty */
+        store_delete_key(c->m->s, k);
+        model_remove(c->m, mk);
+    }
+}
+
+/* A set emptied by a removal goes, as the commands delete it. */
+static void set_drop_if_empty(cmd *c, store_key *k, mkey *mk)
+{
+    if (store_set_len(store_set_of(k)) > 0) return;
+    FUZZ_CHECK(mk->nfields == 0);
+    store_delete_key(c->m->s, k);
+    model_remove(c->m, mk);
+}
+
+static void op_srem(cmd *c)
+{
+    store_key *k = lookup(c, 1);
+    if (!k || store_key_type(k) != STORE_SET) return;
+    mkey *mk = mirror(c, 1);
+    for (size_t i = 2; i < c->argc; i++) {
+        mfield *f = model_field(mk, c->argv[i].ptr, c->argv[i].len);
+        FUZZ_CHECK(store_set_remove(c->m->s, store_set_of(k), c->argv[i].ptr, c->argv[i].len) == (f != NULL));
+        if (f) model_hdel(mk, f);
+    }
+    set_drop_if_empty(c, k, mk);
+}
+
+static void op_spop(cmd *c)
+{
+    store_key *k = lookup(c, 1);
+    if (!k || store_key_type(k) != STORE_SET) return;
+    mkey *mk = mirror(c, 1);
+    char buf[STORE_SET_INT_BUF];
+    size_t len;
+    uint64_t rnd = c->argc > 2 ? (uint64_t)arg_num(&c->argv[2], 0, LLONG_MAX) : 0;
+    const char *m = store_set_random(store_set_of(k), rnd, buf, &len);
+    mfield *f = model_field(mk, m, len);
+    FUZZ_CHECK(f != NULL);
+    FUZZ_CHECK(store_set_remove(c->m->s, store_set_of(k), m, len) == 1);
+    model_hdel(mk, f);
+    set_drop_if_empty(c, k, mk);
+}
+
+static void op_sscan(cmd *c)
+{
+    store_key *k = lookup(c, 1);
+    if (!k || store_key_type(k) != STORE_SET) return;
+    uint64_t cursor = c->argc > 2 ? (uint64_t)arg_num(&c->argv[2], 0, LLONG_MAX) : 0;
+    for (int i = 0; i < 4 && (cursor = store_set_scan(store_set_of(k), cursor, check_member, mirror(c, 1))); i++) {}
 }
 
 static void op_del(cmd *c)
@@ -491,6 +570,10 @@ static void run(cmd *c)
     else if (is(a, "HSET") || is(a, "HMSET") || is(a, "HSETNX")) op_hset(c);
     else if (is(a, "HDEL")) op_hdel(c);
     else if (is(a, "HINCRBY")) op_hincrby(c);
+    else if (is(a, "SADD")) op_sadd(c);
+    else if (is(a, "SREM")) op_srem(c);
+    else if (is(a, "SPOP")) op_spop(c);
+    else if (is(a, "SSCAN")) op_sscan(c);
     else if (is(a, "DEL") || is(a, "UNLINK") || is(a, "GETDEL")) op_del(c);
     else if (is(a, "PEXPIRE") || is(a, "EXPIRE")) op_deadline(c, DL_RELATIVE);
     else if (is(a, "PEXPIREAT")) op_deadline(c, DL_ABSOLUTE);

@@ -27,7 +27,9 @@ static int setup(void **state)
     fixture *f = calloc(1, sizeof(*f));
     f->now = T0;
     f->s = store_create(fake_clock, f);
-    f->env = (store_env){ 512, 64, 128, 64, 0, 10, 1, 0, 0 };
+    f->env = (store_env){ .hash_max_listpack_entries = 512, .hash_max_listpack_value = 64,
+                          .zset_max_listpack_entries = 128, .zset_max_listpack_value = 64,
+                          .set_max_intset_entries = 512, .lfu_log_factor = 10, .lfu_decay_time = 1 };
     store_env_set_clock(&f->env, T0);
     store_set_env(f->s, &f->env);
     *state = f;
