@@ -174,6 +174,12 @@ void cmd_lset(client *c);
 void cmd_linsert(client *c);
 void cmd_lrem(client *c);
 void cmd_ltrim(client *c);
+void cmd_lpushx(client *c);
+void cmd_rpushx(client *c);
+void cmd_lmove(client *c);
+void cmd_rpoplpush(client *c);
+void cmd_lpos(client *c);
+void cmd_lmpop(client *c);
 
 /* zset.c */
 void cmd_zadd(client *c);

@@ -145,6 +145,12 @@ static const command table[] = {
     {"linsert", cmd_linsert, 5, W | DO, 1, 1, 1, "list", "2.2.0", "Insert an element before or after another element in a list", "key BEFORE|AFTER pivot element", NULL},
     {"lrem", cmd_lrem, 4, W, 1, 1, 1, "list", "1.0.0", "Remove elements from a list", "key count element", NULL},
     {"ltrim", cmd_ltrim, 4, W, 1, 1, 1, "list", "1.0.0", "Trim a list to the specified range", "key start stop", NULL},
+    {"lpushx", cmd_lpushx, -3, W | DO | F, 1, 1, 1, "list", "2.2.0", "Prepend an element to a list, only if the list exists", "key element [element ...]", NULL},
+    {"rpushx", cmd_rpushx, -3, W | DO | F, 1, 1, 1, "list", "2.2.0", "Append an element to a list, only if the list exists", "key element [element ...]", NULL},
+    {"lmove", cmd_lmove, 5, W | DO, 1, 2, 1, "list", "6.2.0", "Pop an element from a list, push it to another list and return it", "source destination LEFT|RIGHT LEFT|RIGHT", NULL},
+    {"rpoplpush", cmd_rpoplpush, 3, W | DO, 1, 2, 1, "list", "1.2.0", "Remove the last element in a list, prepend it to another list and return it", "source destination", NULL},
+    {"lpos", cmd_lpos, -3, R, 1, 1, 1, "list", "6.0.6", "Return the index of matching elements on a list", "key element [RANK rank] [COUNT num-matches] [MAXLEN len]", NULL},
+    {"lmpop", cmd_lmpop, -4, W | MK, 0, 0, 0, "list", "7.0.0", "Pop elements from a list", "numkeys key [key ...] LEFT|RIGHT [COUNT count]", NULL},
     /* sorted sets */
     {"zadd", cmd_zadd, -4, W | DO | F, 1, 1, 1, "sorted-set", "1.2.0", "Add one or more members to a sorted set, or update its score if it already exists", "key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]", NULL},
     {"zincrby", cmd_zincrby, 4, W | DO | F, 1, 1, 1, "sorted-set", "1.2.0", "Increment the score of a member in a sorted set", "key increment member", NULL},
