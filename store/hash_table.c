@@ -97,6 +97,12 @@ static void visit_field(store_dict_node *n, void *ctx)
     fv->fn(h->data, n->keylen, h->data + n->keylen, h->vlen, fv->ctx);
 }
 
+uint64_t htable_scan(store_dict *d, uint64_t cursor, store_field_fn fn, void *ctx)
+{
+    struct field_visit fv = { fn, ctx };
+    return store_dict_scan(d, cursor, visit_field, &fv);
+}
+
 void htable_foreach(const store_dict *d, store_field_fn fn, void *ctx)
 {
     struct field_visit fv = { fn, ctx };

@@ -172,6 +172,15 @@ void store_hash_foreach(const store_key *k, store_field_fn fn, void *ctx)
         htable_foreach(STORE_KV(k)->ht, fn, ctx);
 }
 
+uint64_t store_hash_scan(store_key *k, uint64_t cursor, store_field_fn fn, void *ctx)
+{
+    if (k->enc != STORE_ENC_HASH_TABLE) {
+        store_hash_foreach(k, fn, ctx);
+        return 0;
+    }
+    return htable_scan(STORE_KV(k)->ht, cursor, fn, ctx);
+}
+
 int store_hash_incrby(store *s, store_key *k, const char *field, size_t flen,
                       long long delta, long long *out)
 {

@@ -109,6 +109,20 @@ void cmd_persist(client *c);
 void cmd_copy(client *c);
 void cmd_randomkey(client *c);
 void cmd_move(client *c);
+/* SCAN's cursor and options, shared with HSCAN/ZSCAN (Redis's
+ * parseScanCursorOrReply and scanGenericCommand's option loop). */
+int scan_parse_cursor(const resp_slice *a, uint64_t *out);
+typedef struct scan_opts {
+    long long count;
+    const resp_slice *pat;    /* NULL: no MATCH */
+    const resp_slice *type;   /* NULL: no TYPE (SCAN only) */
+} scan_opts;
+/* Options from argv[first]; TYPE only when with_type. 0 after the error. */
+int scan_parse_opts(client *c, int first, int with_type, scan_opts *o);
+/* MATCH's test (pat NULL or "*": everything). */
+int scan_match(const resp_slice *pat, const char *s, size_t len);
+/* [0, []]: HSCAN/ZSCAN of a missing key, options unread. */
+void reply_empty_scan(client *c);
 
 /* sort.c */
 void cmd_sort(client *c);
@@ -149,6 +163,8 @@ void cmd_hgetall(client *c);
 void cmd_hkeys(client *c);
 void cmd_hvals(client *c);
 void cmd_hstrlen(client *c);
+void cmd_hrandfield(client *c);
+void cmd_hscan(client *c);
 
 /* pubsub.c */
 void cmd_subscribe(client *c);
@@ -202,6 +218,46 @@ void cmd_zremrangebyscore(client *c);
 void cmd_zremrangebylex(client *c);
 void cmd_zpopmin(client *c);
 void cmd_zpopmax(client *c);
+void cmd_zlexcount(client *c);
+void cmd_zrangestore(client *c);
+void cmd_zmpop(client *c);
+
+/* zset_ops.c */
+void cmd_zunion(client *c);
+void cmd_zinter(client *c);
+void cmd_zdiff(client *c);
+void cmd_zintercard(client *c);
+void cmd_zunionstore(client *c);
+void cmd_zinterstore(client *c);
+void cmd_zdiffstore(client *c);
+void cmd_zrandmember(client *c);
+void cmd_zscan(client *c);
+/* ZRANDMEMBER / HRANDFIELD's argv[2] count and argv[3] `with` word (Redis's
+ * range, syntax and "value is out of range" checks); 0 after the error. */
+int rand_count_or_reply(client *c, const char *with, long long *count, int *withx);
+/* Members and scores gathered for a reply or a destination: copied into
+ * one arena, as the destination may be one of the inputs. */
+typedef struct zset_item {
+    size_t off;          /* the member's bytes in the arena */
+    const char *ptr;     /* set by zset_result_seal */
+    size_t len;
+    double score;
+    size_t seq;          /* order of arrival */
+} zset_item;
+typedef struct zset_result {
+    zset_item *v;
+    size_t n, cap;
+    char *arena;
+    size_t used, room;
+} zset_result;
+void zset_result_add(zset_result *r, const char *m, size_t mlen, double score);
+/* Done adding: every item's ptr is set. */
+void zset_result_seal(zset_result *r);
+void zset_result_free(zset_result *r);
+/* The sealed result, in Redis's order, as dst's new value (setKey: the old
+ * value and TTL go) with `event`, replying its size; an empty one deletes
+ * dst ("del" if it existed) and replies 0. */
+void zset_result_store(client *c, const resp_slice *dst, const zset_result *r, const char *event);
 
 /* The commands that are the interface of one core module's state live
  * with it, at the top of server/. */

@@ -1,5 +1,6 @@
-/* hash.c - hash commands (HSET ... HSTRLEN). A hash key never exists
+/* hash.c - hash commands (HSET ... HSTRLEN, HRANDFIELD, HSCAN). A hash key never exists
  * empty: writers create it on demand and HDEL removes it with its last field. */
+#include <limits.h>
 #include <string.h>
 
 #include "commands.h"
@@ -184,3 +185,102 @@ static void hash_walk(client *c, store_field_fn emit, int as_map)
 void cmd_hgetall(client *c) { hash_walk(c, emit_pair, 1); }
 void cmd_hkeys(client *c) { hash_walk(c, emit_field, 0); }
 void cmd_hvals(client *c) { hash_walk(c, emit_value, 0); }
+
+/* ---- HRANDFIELD and HSCAN: the fields gathered first ---- */
+
+/* Fields and values copied out as consecutive items (field 2i, value
+ * 2i + 1): a one-field hash hands them over from a buffer of its own. */
+static void gather_field(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    zset_result_add(ctx, f, flen, 0);
+    zset_result_add(ctx, v, vlen, 0);
+}
+
+static void reply_hfield(client *c, const zset_result *fs, size_t i, int withvalues)
+{
+    if (withvalues && c->proto >= 3) reply_array(c, 2);
+    reply_bulk(c, fs->v[2 * i].ptr, fs->v[2 * i].len);
+    if (withvalues) reply_bulk(c, fs->v[2 * i + 1].ptr, fs->v[2 * i + 1].len);
+}
+
+static size_t draw(client *c, size_t n) { return (size_t)(server_random(c->srv) % n); }
+
+/* Redis's shapes: no count, one bulk (nil when missing); a negative count,
+ * that many draws that may repeat; a positive one, that many distinct
+ * fields (all of them, in order, when it covers the hash), each subset as
+ * likely. */
+void cmd_hrandfield(client *c)
+{
+    long long count = 1;
+    int withvalues = 0;
+    store_key *k;
+    if (c->argc >= 3 && !rand_count_or_reply(c, "withvalues", &count, &withvalues)) return;
+    if (!hash_for_read(c, &k)) return;
+    if (!k) {
+        if (c->argc >= 3)
+            reply_array(c, 0);
+        else
+            reply_null(c);
+        return;
+    }
+    if (count == 0) {
+        reply_array(c, 0);
+        return;
+    }
+    zset_result fs = {0};
+    store_hash_foreach(k, gather_field, &fs);
+    zset_result_seal(&fs);
+    size_t size = fs.n / 2;
+    if (c->argc < 3) {
+        reply_hfield(c, &fs, draw(c, size), 0);
+    } else if (count < 0 || count == 1) {
+        unsigned long long n = count < 0 ? (unsigned long long)-count : 1;
+        reply_array(c, (long long)(withvalues && c->proto < 3 ? 2 * n : n));
+        while (n--) reply_hfield(c, &fs, draw(c, size), withvalues);
+    } else {
+        size_t n = (unsigned long long)count < size ? (size_t)count : size;
+        reply_array(c, (long long)(withvalues && c->proto < 3 ? 2 * n : n));
+        for (size_t i = 0, need = n; need; i++) {
+            if (n < size && draw(c, size - i) >= need) continue;   /* selection sampling */
+            reply_hfield(c, &fs, i, withvalues);
+            need--;
+        }
+    }
+    zset_result_free(&fs);
+}
+
+/* HSCAN key cursor [MATCH pattern] [COUNT count]: a packed hash whole in
+ * one call (cursor 0), a table a few buckets at a time; a flat reply. */
+void cmd_hscan(client *c)
+{
+    uint64_t cursor;
+    scan_opts o;
+    store_key *k;
+    if (!scan_parse_cursor(&c->argv[2], &cursor)) {
+        reply_error(c, "ERR invalid cursor");
+        return;
+    }
+    if (!hash_for_read(c, &k)) return;
+    if (!k) {   /* Redis's emptyscan, before the options are read */
+        reply_empty_scan(c);
+        return;
+    }
+    if (!scan_parse_opts(c, 3, 0, &o)) return;
+    zset_result fs = {0};
+    long long maxiter = o.count > LLONG_MAX / 10 ? LLONG_MAX : o.count * 10;
+    do {
+        cursor = store_hash_scan(k, cursor, gather_field, &fs);
+    } while (cursor && maxiter-- && fs.n < (unsigned long long)o.count);
+    zset_result_seal(&fs);
+    size_t kept = 0;
+    for (size_t i = 0; i < fs.n; i += 2) {
+        if (!scan_match(o.pat, fs.v[i].ptr, fs.v[i].len)) continue;
+        fs.v[kept++] = fs.v[i];
+        fs.v[kept++] = fs.v[i + 1];
+    }
+    reply_array(c, 2);
+    reply_bulk_ll(c, (long long)cursor);
+    reply_array(c, (long long)kept);
+    for (size_t i = 0; i < kept; i++) reply_bulk(c, fs.v[i].ptr, fs.v[i].len);
+    zset_result_free(&fs);
+}

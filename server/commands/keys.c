@@ -79,6 +79,19 @@ static int key_matches(store_key *k, const resp_slice *pat)
     return !pat || glob_match(pat->ptr, pat->len, name, len, 0);
 }
 
+int scan_match(const resp_slice *pat, const char *s, size_t len)
+{
+    pat = real_pattern(pat);
+    return !pat || glob_match(pat->ptr, pat->len, s, len, 0);
+}
+
+void reply_empty_scan(client *c)
+{
+    reply_array(c, 2);
+    reply_bulk(c, "0", 1);
+    reply_array(c, 0);
+}
+
 static void keyset_add(store_key *k, void *ctx)
 {
     keyset *ks = ctx;
@@ -117,7 +130,7 @@ void cmd_keys(client *c)
 /* Redis reads the cursor with strtoul: no leading space, an optional sign
  * ('-' wraps around), digits up to the end or a NUL, no overflow. With no
  * digits at all strtoul stops at the first byte, so only "" (or a NUL) is 0. */
-static int parse_cursor(const resp_slice *a, uint64_t *out)
+int scan_parse_cursor(const resp_slice *a, uint64_t *out)
 {
     const char *p = a->ptr, *end = a->ptr + a->len;
     uint64_t v = 0;
@@ -136,17 +149,11 @@ static int parse_cursor(const resp_slice *a, uint64_t *out)
     return 1;
 }
 
-typedef struct scan_opts {
-    long long count;
-    const resp_slice *pat;
-    const resp_slice *type;
-} scan_opts;
-
-static int parse_scan_opts(client *c, scan_opts *o)
+int scan_parse_opts(client *c, int first, int with_type, scan_opts *o)
 {
     o->count = 10;
     o->pat = o->type = NULL;
-    for (int i = 2; i < c->argc; i += 2) {
+    for (int i = first; i < c->argc; i += 2) {
         if (i + 1 >= c->argc) {
             reply_syntax_error(c);
             return 0;
@@ -160,7 +167,7 @@ static int parse_scan_opts(client *c, scan_opts *o)
             }
         } else if (arg_is(opt, "match")) {
             o->pat = val;
-        } else if (arg_is(opt, "type")) {
+        } else if (with_type && arg_is(opt, "type")) {
             o->type = val;
         } else {
             reply_syntax_error(c);
@@ -194,11 +201,11 @@ void cmd_scan(client *c)
     uint64_t cursor;
     scan_opts o;
     keyset ks;
-    if (!parse_cursor(&c->argv[1], &cursor)) {
+    if (!scan_parse_cursor(&c->argv[1], &cursor)) {
         reply_error(c, "ERR invalid cursor");
         return;
     }
-    if (!parse_scan_opts(c, &o)) return;
+    if (!scan_parse_opts(c, 2, 1, &o)) return;
     keyset_init(&ks, NULL);
     /* Like Redis: stop at ~COUNT keys, but give up after COUNT*10 buckets
      * so a sparse table doesn't make one call walk it all. */
