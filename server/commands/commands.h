@@ -121,8 +121,10 @@ typedef struct scan_opts {
 int scan_parse_opts(client *c, int first, int with_type, scan_opts *o);
 /* MATCH's test (pat NULL or "*": everything). */
 int scan_match(const resp_slice *pat, const char *s, size_t len);
-/* [0, []]: HSCAN/ZSCAN of a missing key, options unread. */
-void reply_empty_scan(client *c);
+/* HSCAN/ZSCAN's start, as Redis takes it: the cursor, the key (of type
+ * t), then the options; NULL after the reply (an error, or [0, []] for a
+ * missing key, whose options are never read). */
+store_key *scan_key_or_reply(client *c, store_type t, uint64_t *cursor, scan_opts *o);
 
 /* sort.c */
 void cmd_sort(client *c);
@@ -196,6 +198,10 @@ void cmd_lmove(client *c);
 void cmd_rpoplpush(client *c);
 void cmd_lpos(client *c);
 void cmd_lmpop(client *c);
+/* LMPOP/ZMPOP's "numkeys key ... END [COUNT count]" with Redis's errors:
+ * the END word's index (*end 0 for end0, 1 for end1) and *count (1 if not
+ * given), or 0 after the error reply. */
+int mpop_parse_or_reply(client *c, const char *end0, const char *end1, int *end, long long *count);
 
 /* zset.c */
 void cmd_zadd(client *c);

@@ -255,17 +255,8 @@ void cmd_hscan(client *c)
 {
     uint64_t cursor;
     scan_opts o;
-    store_key *k;
-    if (!scan_parse_cursor(&c->argv[2], &cursor)) {
-        reply_error(c, "ERR invalid cursor");
-        return;
-    }
-    if (!hash_for_read(c, &k)) return;
-    if (!k) {   /* Redis's emptyscan, before the options are read */
-        reply_empty_scan(c);
-        return;
-    }
-    if (!scan_parse_opts(c, 3, 0, &o)) return;
+    store_key *k = scan_key_or_reply(c, STORE_HASH, &cursor, &o);
+    if (!k) return;
     zset_result fs = {0};
     long long maxiter = o.count > LLONG_MAX / 10 ? LLONG_MAX : o.count * 10;
     do {

@@ -85,11 +85,21 @@ int scan_match(const resp_slice *pat, const char *s, size_t len)
     return !pat || glob_match(pat->ptr, pat->len, s, len, 0);
 }
 
-void reply_empty_scan(client *c)
+store_key *scan_key_or_reply(client *c, store_type t, uint64_t *cursor, scan_opts *o)
 {
-    reply_array(c, 2);
-    reply_bulk(c, "0", 1);
-    reply_array(c, 0);
+    store_key *k;
+    if (!scan_parse_cursor(&c->argv[2], cursor)) {
+        reply_error(c, "ERR invalid cursor");
+        return NULL;
+    }
+    if (!db_read_typed(c, &c->argv[1], t, &k)) return NULL;
+    if (!k) {   /* Redis's emptyscan, before the options are read */
+        reply_array(c, 2);
+        reply_bulk(c, "0", 1);
+        reply_array(c, 0);
+        return NULL;
+    }
+    return scan_parse_opts(c, 3, 0, o) ? k : NULL;
 }
 
 static void keyset_add(store_key *k, void *ctx)

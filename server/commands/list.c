@@ -262,28 +262,44 @@ static void mpop_list(client *c, store_key *k, const resp_slice *key, int where,
     pop_elems(c, k, key, where == STORE_HEAD, n);
 }
 
+int mpop_parse_or_reply(client *c, const char *end0, const char *end1, int *end, long long *count)
+{
+    long long numkeys;
+    *count = -1;
+    if (!long_min_or_reply(c, &c->argv[1], 1, &numkeys, "ERR numkeys should be greater than 0")) return 0;
+    if (numkeys >= c->argc - 2) {   /* where_idx = numkeys + 2 must be an argument */
+        reply_syntax_error(c);
+        return 0;
+    }
+    int where_idx = (int)numkeys + 2;
+    if (arg_is(&c->argv[where_idx], end0)) {
+        *end = 0;
+    } else if (arg_is(&c->argv[where_idx], end1)) {
+        *end = 1;
+    } else {
+        reply_syntax_error(c);
+        return 0;
+    }
+    for (int j = where_idx + 1; j < c->argc; j++) {
+        if (*count == -1 && arg_is(&c->argv[j], "count") && j + 1 < c->argc) {
+            if (!long_min_or_reply(c, &c->argv[++j], 1, count, "ERR count should be greater than 0"))
+                return 0;
+        } else {
+            reply_syntax_error(c);
+            return 0;
+        }
+    }
+    if (*count == -1) *count = 1;
+    return where_idx;
+}
+
 /* LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count] */
 void cmd_lmpop(client *c)
 {
-    long long numkeys, count = -1;
-    int where;
-    if (!long_min_or_reply(c, &c->argv[1], 1, &numkeys, "ERR numkeys should be greater than 0")) return;
-    if (numkeys >= c->argc - 2) {   /* where_idx = numkeys + 2 must be an argument */
-        reply_syntax_error(c);
-        return;
-    }
-    int where_idx = (int)numkeys + 2;
-    if (!where_or_reply(c, &c->argv[where_idx], &where)) return;
-    for (int j = where_idx + 1; j < c->argc; j++) {
-        if (count == -1 && arg_is(&c->argv[j], "count") && j + 1 < c->argc) {
-            if (!long_min_or_reply(c, &c->argv[++j], 1, &count, "ERR count should be greater than 0"))
-                return;
-        } else {
-            reply_syntax_error(c);
-            return;
-        }
-    }
-    if (count == -1) count = 1;
+    long long count;
+    int right, where_idx = mpop_parse_or_reply(c, "left", "right", &right, &count);
+    if (!where_idx) return;
+    int where = right ? STORE_TAIL : STORE_HEAD;
     for (int j = 2; j < where_idx; j++) {
         store_key *k = db_lookup_write(c, &c->argv[j]);
         if (!k) continue;

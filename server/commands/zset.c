@@ -445,39 +445,9 @@ void cmd_zpopmax(client *c) { zpop_generic(c, 1); }
  * key answers [key, [[member, score], ...]] (nested in RESP2 too). */
 void cmd_zmpop(client *c)
 {
-    long long numkeys, count = -1;
-    int max;
-    if (!store_str2ll(c->argv[1].ptr, c->argv[1].len, &numkeys) || numkeys < 1) {
-        reply_error(c, "ERR numkeys should be greater than 0");
-        return;
-    }
-    if (numkeys >= c->argc - 2) {
-        reply_syntax_error(c);
-        return;
-    }
-    int where_idx = (int)numkeys + 2;
-    if (arg_is(&c->argv[where_idx], "min")) {
-        max = 0;
-    } else if (arg_is(&c->argv[where_idx], "max")) {
-        max = 1;
-    } else {
-        reply_syntax_error(c);
-        return;
-    }
-    for (int j = where_idx + 1; j < c->argc; j++) {
-        const resp_slice *v = &c->argv[j + 1];
-        if (count == -1 && arg_is(&c->argv[j], "count") && j + 1 < c->argc) {
-            if (!store_str2ll(v->ptr, v->len, &count) || count < 1) {
-                reply_error(c, "ERR count should be greater than 0");
-                return;
-            }
-            j++;
-        } else {
-            reply_syntax_error(c);
-            return;
-        }
-    }
-    if (count == -1) count = 1;
+    long long count;
+    int max, where_idx = mpop_parse_or_reply(c, "min", "max", &max, &count);
+    if (!where_idx) return;
     for (int j = 2; j < where_idx; j++) {
         store_key *k = db_lookup_write(c, &c->argv[j]);
         if (!k) continue;

@@ -441,17 +441,8 @@ void cmd_zscan(client *c)
 {
     uint64_t cursor;
     scan_opts o;
-    store_key *k;
-    if (!scan_parse_cursor(&c->argv[2], &cursor)) {
-        reply_error(c, "ERR invalid cursor");
-        return;
-    }
-    if (!db_read_typed(c, &c->argv[1], STORE_ZSET, &k)) return;
-    if (!k) {   /* Redis's emptyscan, before the options are read */
-        reply_empty_scan(c);
-        return;
-    }
-    if (!scan_parse_opts(c, 3, 0, &o)) return;
+    store_key *k = scan_key_or_reply(c, STORE_ZSET, &cursor, &o);
+    if (!k) return;
     scan_batch b = {.pat = o.pat};
     long long maxiter = o.count > LLONG_MAX / 10 ? LLONG_MAX : o.count * 10;
     do {
