@@ -111,20 +111,20 @@ void cmd_randomkey(client *c);
 void cmd_move(client *c);
 /* SCAN's cursor and options, shared with HSCAN/ZSCAN (Redis's
  * parseScanCursorOrReply and scanGenericCommand's option loop). */
-int scan_parse_cursor(const resp_slice *a, uint64_t *out);
+int keys_scan_parse_cursor(const resp_slice *a, uint64_t *out);
 typedef struct scan_opts {
     long long count;
     const resp_slice *pat;    /* NULL: no MATCH */
     const resp_slice *type;   /* NULL: no TYPE (SCAN only) */
 } scan_opts;
 /* Options from argv[first]; TYPE only when with_type. 0 after the error. */
-int scan_parse_opts(client *c, int first, int with_type, scan_opts *o);
+int keys_scan_parse_opts(client *c, int first, int with_type, scan_opts *o);
 /* MATCH's test (pat NULL or "*": everything). */
-int scan_match(const resp_slice *pat, const char *s, size_t len);
+int keys_scan_match(const resp_slice *pat, const char *s, size_t len);
 /* HSCAN/ZSCAN's start, as Redis takes it: the cursor, the key (of type
  * t), then the options; NULL after the reply (an error, or [0, []] for a
  * missing key, whose options are never read). */
-store_key *scan_key_or_reply(client *c, store_type t, uint64_t *cursor, scan_opts *o);
+store_key *keys_scan_key_or_reply(client *c, store_type t, uint64_t *cursor, scan_opts *o);
 
 /* sort.c */
 void cmd_sort(client *c);
@@ -201,7 +201,7 @@ void cmd_lmpop(client *c);
 /* LMPOP/ZMPOP's "numkeys key ... END [COUNT count]" with Redis's errors:
  * the END word's index (*end 0 for end0, 1 for end1) and *count (1 if not
  * given), or 0 after the error reply. */
-int mpop_parse_or_reply(client *c, const char *end0, const char *end1, int *end, long long *count);
+int list_mpop_parse_or_reply(client *c, const char *end0, const char *end1, int *end, long long *count);
 
 /* zset.c */
 void cmd_zadd(client *c);
@@ -240,9 +240,11 @@ void cmd_zrandmember(client *c);
 void cmd_zscan(client *c);
 /* ZRANDMEMBER / HRANDFIELD's argv[2] count and argv[3] `with` word (Redis's
  * range, syntax and "value is out of range" checks); 0 after the error. */
-int rand_count_or_reply(client *c, const char *with, long long *count, int *withx);
-/* Members and scores gathered for a reply or a destination: copied into
- * one arena, as the destination may be one of the inputs. */
+int zset_rand_count_or_reply(client *c, const char *with, long long *count, int *withx);
+/* Members and scores gathered for a reply or a destination (hash.c: a
+ * hash's fields and values as consecutive items), copied into one arena:
+ * the destination may be one of the inputs, and nothing is allocated per
+ * item. */
 typedef struct zset_item {
     size_t off;          /* the member's bytes in the arena */
     const char *ptr;     /* set by zset_result_seal */

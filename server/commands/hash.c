@@ -214,7 +214,7 @@ void cmd_hrandfield(client *c)
     long long count = 1;
     int withvalues = 0;
     store_key *k;
-    if (c->argc >= 3 && !rand_count_or_reply(c, "withvalues", &count, &withvalues)) return;
+    if (c->argc >= 3 && !zset_rand_count_or_reply(c, "withvalues", &count, &withvalues)) return;
     if (!hash_for_read(c, &k)) return;
     if (!k) {
         if (c->argc >= 3)
@@ -255,7 +255,7 @@ void cmd_hscan(client *c)
 {
     uint64_t cursor;
     scan_opts o;
-    store_key *k = scan_key_or_reply(c, STORE_HASH, &cursor, &o);
+    store_key *k = keys_scan_key_or_reply(c, STORE_HASH, &cursor, &o);
     if (!k) return;
     zset_result fs = {0};
     long long maxiter = o.count > LLONG_MAX / 10 ? LLONG_MAX : o.count * 10;
@@ -265,7 +265,7 @@ void cmd_hscan(client *c)
     zset_result_seal(&fs);
     size_t kept = 0;
     for (size_t i = 0; i < fs.n; i += 2) {
-        if (!scan_match(o.pat, fs.v[i].ptr, fs.v[i].len)) continue;
+        if (!keys_scan_match(o.pat, fs.v[i].ptr, fs.v[i].len)) continue;
         fs.v[kept++] = fs.v[i];
         fs.v[kept++] = fs.v[i + 1];
     }

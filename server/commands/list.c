@@ -262,7 +262,7 @@ static void mpop_list(client *c, store_key *k, const resp_slice *key, int where,
     pop_elems(c, k, key, where == STORE_HEAD, n);
 }
 
-int mpop_parse_or_reply(client *c, const char *end0, const char *end1, int *end, long long *count)
+int list_mpop_parse_or_reply(client *c, const char *end0, const char *end1, int *end, long long *count)
 {
     long long numkeys;
     *count = -1;
@@ -297,7 +297,7 @@ int mpop_parse_or_reply(client *c, const char *end0, const char *end1, int *end,
 void cmd_lmpop(client *c)
 {
     long long count;
-    int right, where_idx = mpop_parse_or_reply(c, "left", "right", &right, &count);
+    int right, where_idx = list_mpop_parse_or_reply(c, "left", "right", &right, &count);
     if (!where_idx) return;
     int where = right ? STORE_TAIL : STORE_HEAD;
     for (int j = 2; j < where_idx; j++) {

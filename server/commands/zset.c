@@ -446,7 +446,7 @@ void cmd_zpopmax(client *c) { zpop_generic(c, 1); }
 void cmd_zmpop(client *c)
 {
     long long count;
-    int max, where_idx = mpop_parse_or_reply(c, "min", "max", &max, &count);
+    int max, where_idx = list_mpop_parse_or_reply(c, "min", "max", &max, &count);
     if (!where_idx) return;
     for (int j = 2; j < where_idx; j++) {
         store_key *k = db_lookup_write(c, &c->argv[j]);

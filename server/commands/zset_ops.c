@@ -329,7 +329,7 @@ void cmd_zdiffstore(client *c) { zop_generic(c, &c->argv[1], 2, OP_DIFF, 0); }
  * LONG_MAX) reads it (ZRANDMEMBER, HRANDFIELD), then the optional
  * WITHSCORES / WITHVALUES word `with` (counts past +-LONG_MAX/2 are refused
  * with it: the reply would be twice as long). 0 after the error. */
-int rand_count_or_reply(client *c, const char *with, long long *count, int *withx)
+int zset_rand_count_or_reply(client *c, const char *with, long long *count, int *withx)
 {
     const resp_slice *a = &c->argv[2];
     if (!store_str2ll(a->ptr, a->len, count)) {
@@ -382,7 +382,7 @@ void cmd_zrandmember(client *c)
     long long count;
     int withscores = 0;
     store_key *k;
-    if (c->argc >= 3 && !rand_count_or_reply(c, "withscores", &count, &withscores)) return;
+    if (c->argc >= 3 && !zset_rand_count_or_reply(c, "withscores", &count, &withscores)) return;
     if (!db_read_typed(c, &c->argv[1], STORE_ZSET, &k)) return;
     rand_pick p = {c, withscores};
     if (c->argc < 3) {
@@ -441,7 +441,7 @@ void cmd_zscan(client *c)
 {
     uint64_t cursor;
     scan_opts o;
-    store_key *k = scan_key_or_reply(c, STORE_ZSET, &cursor, &o);
+    store_key *k = keys_scan_key_or_reply(c, STORE_ZSET, &cursor, &o);
     if (!k) return;
     scan_batch b = {.pat = o.pat};
     long long maxiter = o.count > LLONG_MAX / 10 ? LLONG_MAX : o.count * 10;
@@ -451,7 +451,7 @@ void cmd_zscan(client *c)
     zset_result_seal(&b.items);
     size_t kept = 0;
     for (size_t i = 0; i < b.items.n; i++)
-        if (scan_match(o.pat, b.items.v[i].ptr, b.items.v[i].len)) b.items.v[kept++] = b.items.v[i];
+        if (keys_scan_match(o.pat, b.items.v[i].ptr, b.items.v[i].len)) b.items.v[kept++] = b.items.v[i];
     reply_array(c, 2);
     reply_bulk_ll(c, (long long)cursor);
     reply_array(c, (long long)(2 * kept));
