@@ -191,7 +191,7 @@ static void run(zop *o)
             zsrc_each(&o->src[0], o->op == OP_INTER ? inter_visit : diff_visit, o);
         zset_result_seal(&o->res);
     }
-    qsort(o->res.v, o->res.n, sizeof(zset_item), by_score);
+    if (o->res.n > 1) qsort(o->res.v, o->res.n, sizeof(zset_item), by_score);   /* v may be NULL */
 }
 
 /* ---- replies and the destination ---- */
