@@ -222,5 +222,10 @@ void store_hash_foreach(const store_key *k, store_field_fn fn, void *ctx);
  * whole in one call, returning 0, as Redis does with a listpack. fn must
  * not change the hash. */
 uint64_t store_hash_scan(store_key *k, uint64_t cursor, store_field_fn fn, void *ctx);
+/* HRANDFIELD's draw, from rnd (the caller's random word): one field of the
+ * non-empty hash k passed to fn. Uniform while packed (at most 128 fields,
+ * walked); a table's pick is a random bucket, then a random field of its
+ * chain (O(1), about uniform, as Redis's dictGetFairRandomKey). */
+void store_hash_random(store_key *k, uint64_t rnd, store_field_fn fn, void *ctx);
 
 #endif

@@ -278,6 +278,8 @@ int htable_set(store *s, store_dict *d, const char *f, size_t flen,
 int htable_del(store *s, store_dict *d, const char *f, size_t flen);
 void htable_foreach(const store_dict *d, store_field_fn fn, void *ctx);
 uint64_t htable_scan(store_dict *d, uint64_t cursor, store_field_fn fn, void *ctx);
+/* store_hash_random for the table: store_dict_random's pick. */
+void htable_random(store_dict *d, uint64_t rnd, store_field_fn fn, void *ctx);
 void htable_free(store *s, store_dict *d);
 
 /* ---- pack.c: entries of a store_packed; item pointers must not point

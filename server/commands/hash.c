@@ -196,14 +196,33 @@ static void gather_field(const char *f, size_t flen, const char *v, size_t vlen,
     zset_result_add(ctx, v, vlen, 0);
 }
 
-static void reply_hfield(client *c, const zset_result *fs, size_t i, int withvalues)
+/* A field, with its value as a RESP3 pair or flat in RESP2. */
+static void reply_field_value(client *c, const char *f, size_t flen, const char *v, size_t vlen,
+                              int withvalues)
 {
     if (withvalues && c->proto >= 3) reply_array(c, 2);
-    reply_bulk(c, fs->v[2 * i].ptr, fs->v[2 * i].len);
-    if (withvalues) reply_bulk(c, fs->v[2 * i + 1].ptr, fs->v[2 * i + 1].len);
+    reply_bulk(c, f, flen);
+    if (withvalues) reply_bulk(c, v, vlen);
+}
+
+static void reply_hfield(client *c, const zset_result *fs, size_t i, int withvalues)
+{
+    reply_field_value(c, fs->v[2 * i].ptr, fs->v[2 * i].len, fs->v[2 * i + 1].ptr,
+                      fs->v[2 * i + 1].len, withvalues);
 }
 
 static size_t draw(client *c, size_t n) { return (size_t)(server_random(c->srv) % n); }
+
+typedef struct rand_reply {
+    client *c;
+    int withvalues;
+} rand_reply;
+
+static void reply_drawn(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    rand_reply *rr = ctx;
+    reply_field_value(rr->c, f, flen, v, vlen, rr->withvalues);
+}
 
 /* Redis's shapes: no count, one bulk (nil when missing); a negative count,
  * that many draws that may repeat; a positive one, that many distinct
@@ -227,24 +246,24 @@ void cmd_hrandfield(client *c)
         reply_array(c, 0);
         return;
     }
+    if (c->argc < 3 || count < 0 || count == 1) {
+        /* draws that may repeat: one field at a time, nothing gathered */
+        unsigned long long n = count < 0 ? (unsigned long long)-count : 1;
+        rand_reply rr = {c, c->argc < 3 ? 0 : withvalues};
+        if (c->argc >= 3) reply_array(c, (long long)(withvalues && c->proto < 3 ? 2 * n : n));
+        while (n--) store_hash_random(k, server_random(c->srv), reply_drawn, &rr);
+        return;
+    }
+    /* distinct fields: gathered, then each subset as likely */
     zset_result fs = {0};
     store_hash_foreach(k, gather_field, &fs);
     zset_result_seal(&fs);
-    size_t size = fs.n / 2;
-    if (c->argc < 3) {
-        reply_hfield(c, &fs, draw(c, size), 0);
-    } else if (count < 0 || count == 1) {
-        unsigned long long n = count < 0 ? (unsigned long long)-count : 1;
-        reply_array(c, (long long)(withvalues && c->proto < 3 ? 2 * n : n));
-        while (n--) reply_hfield(c, &fs, draw(c, size), withvalues);
-    } else {
-        size_t n = (unsigned long long)count < size ? (size_t)count : size;
-        reply_array(c, (long long)(withvalues && c->proto < 3 ? 2 * n : n));
-        for (size_t i = 0, need = n; need; i++) {
-            if (n < size && draw(c, size - i) >= need) continue;   /* selection sampling */
-            reply_hfield(c, &fs, i, withvalues);
-            need--;
-        }
+    size_t size = fs.n / 2, n = (unsigned long long)count < size ? (size_t)count : size;
+    reply_array(c, (long long)(withvalues && c->proto < 3 ? 2 * n : n));
+    for (size_t i = 0, need = n; need; i++) {
+        if (n < size && draw(c, size - i) >= need) continue;   /* selection sampling */
+        reply_hfield(c, &fs, i, withvalues);
+        need--;
     }
     zset_result_free(&fs);
 }

@@ -527,11 +527,36 @@ static void test_scan_small_and_table(void **state)
     for (int i = 0; i < 300; i++) assert_true(seen[i] >= 1);
 }
 
+/* HRANDFIELD's draw: every field comes up, packed or in a table. */
+static void test_random_draws_every_field(void **state)
+{
+    fixture *f = *state;
+    char fl[16];
+    for (int round = 0; round < 2; round++) {
+        int n = round ? 300 : 10, seen[300] = {0}, distinct = 0;
+        for (int i = 0; i < n; i++) {
+            snprintf(fl, sizeof(fl), "f%d", i);
+            store_hash_set(f->s, f->k, fl, strlen(fl), "v", 1);
+        }
+        assert_int_equal(f->k->enc, round ? STORE_ENC_HASH_TABLE : STORE_ENC_HASH_SMALL);
+        uint64_t x = 88172645463325252ull;
+        for (int d = 0; d < 40 * n; d++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            store_hash_random(f->k, x, count_field, seen);
+        }
+        for (int i = 0; i < n; i++) distinct += seen[i] > 0;
+        assert_int_equal(distinct, n);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_small_insertion_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scan_small_and_table, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_random_draws_every_field, setup, teardown),
         cmocka_unit_test_setup_teardown(test_small_delete, setup, teardown),
         cmocka_unit_test_setup_teardown(test_binary_and_empty_fields, setup, teardown),
         cmocka_unit_test_setup_teardown(test_convert_at_129_fields, setup, teardown),
