@@ -242,3 +242,39 @@ def test_zscan_big_visits_everything(conn):
         if cursor == b"0":
             break
     assert got == members and calls > 1
+
+
+# ---------------------------------------------------------------- WATCH, COMMAND INFO
+
+@pytest.mark.parametrize("cmd", [
+    ("ZUNIONSTORE", "dst", 1, "a"),
+    ("ZDIFFSTORE", "dst", 2, "a", "a"),          # an empty result deletes dst
+    ("ZRANGESTORE", "dst", "a", 0, -1),
+    ("LMOVE", "l", "dst", "LEFT", "LEFT"),
+])
+def test_stores_touch_watched_destination(server, conn, cmd):
+    fill(conn)
+    conn.cmd("RPUSH", "l", "x")
+    if cmd[0] != "LMOVE":
+        conn.cmd("ZADD", "dst", 1, "old")
+    other = server.raw()
+    other.cmd("WATCH", "dst")
+    assert not conn.cmd(*cmd).startswith(b"-")
+    other.cmd("MULTI")
+    other.cmd("EXISTS", "dst")
+    assert other.cmd("EXEC") == b"*-1\r\n"
+
+
+@pytest.mark.parametrize("name,head", [
+    ("zunion", [b"zunion", -3, [b"readonly", b"movablekeys"], 0, 0, 0]),
+    ("zunionstore", [b"zunionstore", -4, [b"write", b"denyoom", b"movablekeys"], 1, 1, 1]),
+    ("zintercard", [b"zintercard", -3, [b"readonly", b"movablekeys"], 0, 0, 0]),
+    ("zmpop", [b"zmpop", -4, [b"write", b"movablekeys"], 0, 0, 0]),
+    ("lmpop", [b"lmpop", -4, [b"write", b"movablekeys"], 0, 0, 0]),
+    ("lmove", [b"lmove", 5, [b"write", b"denyoom"], 1, 2, 1]),
+    ("zrangestore", [b"zrangestore", -5, [b"write", b"denyoom"], 1, 2, 1]),
+    ("zlexcount", [b"zlexcount", 4, [b"readonly", b"fast"], 1, 1, 1]),
+    ("hscan", [b"hscan", -3, [b"readonly"], 1, 1, 1]),
+])
+def test_command_info(conn, name, head):
+    assert parse(conn.cmd("COMMAND", "INFO", name))[0][:6] == head
