@@ -356,27 +356,20 @@ void cmd_zrevrangebyscore(client *c) { zrange_generic(c, 1, NULL, BY_SCORE, 1); 
 void cmd_zrangebylex(client *c) { zrange_generic(c, 1, NULL, BY_LEX, 0); }
 void cmd_zrevrangebylex(client *c) { zrange_generic(c, 1, NULL, BY_LEX, 1); }
 
-void cmd_zlexcount(client *c)
+/* ZCOUNT / ZLEXCOUNT: the range is parsed before the key is looked up. */
+static void count_generic(client *c, int by)
 {
     store_zrange r;
     store_key *k;
     size_t n = 0;
-    if (!parse_range(c, BY_LEX, &c->argv[2], &c->argv[3], &r)) return;
+    if (!parse_range(c, by, &c->argv[2], &c->argv[3], &r)) return;
     if (!db_read_typed(c, &c->argv[1], STORE_ZSET, &k)) return;
     if (k) store_zset_span(k, &r, &n);
     reply_int(c, (long long)n);
 }
 
-void cmd_zcount(client *c)
-{
-    store_zrange r;
-    store_key *k;
-    size_t n = 0;
-    if (!parse_range(c, BY_SCORE, &c->argv[2], &c->argv[3], &r)) return;
-    if (!db_read_typed(c, &c->argv[1], STORE_ZSET, &k)) return;
-    if (k) store_zset_span(k, &r, &n);
-    reply_int(c, (long long)n);
-}
+void cmd_zcount(client *c) { count_generic(c, BY_SCORE); }
+void cmd_zlexcount(client *c) { count_generic(c, BY_LEX); }
 
 /* ZREMRANGEBY{RANK,SCORE,LEX}: the range is parsed before the key is
  * looked up. */
