@@ -97,6 +97,19 @@ static void visit_field(store_dict_node *n, void *ctx)
     fv->fn(h->data, n->keylen, h->data + n->keylen, h->vlen, fv->ctx);
 }
 
+void htable_random(store_dict *d, uint64_t rnd, store_field_fn fn, void *ctx)
+{
+    struct field_visit fv = { fn, ctx };
+    store_dict_node *n = store_dict_random(d, rnd);
+    if (n) visit_field(n, &fv);
+}
+
+uint64_t htable_scan(store_dict *d, uint64_t cursor, store_field_fn fn, void *ctx)
+{
+    struct field_visit fv = { fn, ctx };
+    return store_dict_scan(d, cursor, visit_field, &fv);
+}
+
 void htable_foreach(const store_dict *d, store_field_fn fn, void *ctx)
 {
     struct field_visit fv = { fn, ctx };

@@ -280,6 +280,7 @@ store_key *store_rename(store *s, store_key *k, const char *newname, size_t newl
 void store_key_reset(store *s, store_key *k, store_type t)
 {
     store_value_free(s, k);
+    k->big = 0;   /* a new value starts a new encoding history */
     value_init(k, t);
 }
 

@@ -229,5 +229,16 @@ int store_hash_incrby(store *s, store_key *k, const char *field, size_t flen,
                       long long delta, long long *out);
 /* Fields in the order HGETALL returns them (insertion order while small). */
 void store_hash_foreach(const store_key *k, store_field_fn fn, void *ctx);
+/* HSCAN: Redis's cursor over a hash table (every field present for the
+ * whole scan is visited at least once, across resizes): one bucket's
+ * fields per call, and the next cursor (0: done). A packed hash is visited
+ * whole in one call, returning 0, as Redis does with a listpack. fn must
+ * not change the hash. */
+uint64_t store_hash_scan(store_key *k, uint64_t cursor, store_field_fn fn, void *ctx);
+/* HRANDFIELD's draw, from rnd (the caller's random word): one field of the
+ * non-empty hash k passed to fn. Uniform while packed (at most 128 fields,
+ * walked); a table's pick is a random bucket, then a random field of its
+ * chain (O(1), about uniform, as Redis's dictGetFairRandomKey). */
+void store_hash_random(store_key *k, uint64_t rnd, store_field_fn fn, void *ctx);
 
 #endif

@@ -284,6 +284,9 @@ int htable_set(store *s, store_dict *d, const char *f, size_t flen,
                const char *v, size_t vlen);
 int htable_del(store *s, store_dict *d, const char *f, size_t flen);
 void htable_foreach(const store_dict *d, store_field_fn fn, void *ctx);
+uint64_t htable_scan(store_dict *d, uint64_t cursor, store_field_fn fn, void *ctx);
+/* store_hash_random for the table: store_dict_random's pick. */
+void htable_random(store_dict *d, uint64_t rnd, store_field_fn fn, void *ctx);
 void htable_free(store *s, store_dict *d);
 
 /* ---- pack.c: entries of a store_packed; item pointers must not point
@@ -332,5 +335,7 @@ size_t zsl_span(const store_zset *z, const store_zrange *r, size_t *n);
 void zsl_visit(const store_zset *z, size_t start, size_t n, int reverse,
                store_zmember_fn fn, void *ctx);
 void zsl_delete_ranks(store *s, store_zset *z, size_t start, size_t n);
+/* store_zset_scan for the skiplist: one bucket of the member dict. */
+uint64_t zsl_scan(store_zset *z, uint64_t cursor, store_zmember_fn fn, void *ctx);
 
 #endif

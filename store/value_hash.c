@@ -172,6 +172,37 @@ void store_hash_foreach(const store_key *k, store_field_fn fn, void *ctx)
         htable_foreach(STORE_KV(k)->ht, fn, ctx);
 }
 
+struct nth_field {
+    size_t left;
+    store_field_fn fn;
+    void *ctx;
+};
+
+static void visit_nth(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    struct nth_field *nf = ctx;
+    if (nf->left-- == 0) nf->fn(f, flen, v, vlen, nf->ctx);
+}
+
+void store_hash_random(store_key *k, uint64_t rnd, store_field_fn fn, void *ctx)
+{
+    if (k->enc == STORE_ENC_HASH_TABLE) {
+        htable_random(STORE_KV(k)->ht, rnd, fn, ctx);
+        return;
+    }
+    struct nth_field nf = { (size_t)(rnd % store_hash_len(k)), fn, ctx };
+    store_hash_foreach(k, visit_nth, &nf);
+}
+
+uint64_t store_hash_scan(store_key *k, uint64_t cursor, store_field_fn fn, void *ctx)
+{
+    if (k->enc != STORE_ENC_HASH_TABLE) {
+        store_hash_foreach(k, fn, ctx);
+        return 0;
+    }
+    return htable_scan(STORE_KV(k)->ht, cursor, fn, ctx);
+}
+
 int store_hash_incrby(store *s, store_key *k, const char *field, size_t flen,
                       long long delta, long long *out)
 {

@@ -274,6 +274,18 @@ void store_zset_del_ranks(store *s, store_key *k, size_t start, size_t n)
         zsl_delete_ranks(s, STORE_KV(k)->zs, start, n);
 }
 
+uint64_t store_zset_scan(store_key *k, uint64_t cursor, store_zmember_fn fn, void *ctx)
+{
+    if (!small(k)) return zsl_scan(STORE_KV(k)->zs, cursor, fn, ctx);
+    store_zset_visit(k, 0, store_zset_len(k), 0, fn, ctx);
+    return 0;
+}
+
+int store_zset_cmp(double s1, const char *m1, size_t l1, double s2, const char *m2, size_t l2)
+{
+    return zset_cmp(s1, m1, l1, s2, m2, l2);
+}
+
 static void dup_member(const char *m, size_t mlen, double score, void *ctx)
 {
     void **args = ctx;

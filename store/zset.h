@@ -58,5 +58,11 @@ void store_zset_visit(const store_key *k, size_t start, size_t n, int reverse,
                       store_zmember_fn fn, void *ctx);
 /* Remove the n elements from rank start (callers delete an emptied key). */
 void store_zset_del_ranks(store *s, store_key *k, size_t start, size_t n);
+/* ZSCAN: as store_hash_scan, over members and scores (a packed set whole,
+ * in rank order, returning 0). fn must not change the set. */
+uint64_t store_zset_scan(store_key *k, uint64_t cursor, store_zmember_fn fn, void *ctx);
+/* Redis's order of members: by score, then member bytes (memcmp, a prefix
+ * first); <0, 0, >0. For callers sorting members they hold themselves. */
+int store_zset_cmp(double s1, const char *m1, size_t l1, double s2, const char *m2, size_t l2);
 
 #endif

@@ -263,6 +263,24 @@ void zsl_visit(const store_zset *z, size_t start, size_t n, int reverse,
         fn(x->member, x->d.keylen, x->score, ctx);
 }
 
+struct member_visit {
+    store_zmember_fn fn;
+    void *ctx;
+};
+
+static void visit_member(store_dict_node *d, void *ctx)
+{
+    struct member_visit *mv = ctx;
+    const zsl_node *x = node_of(d);
+    mv->fn(x->member, d->keylen, x->score, mv->ctx);
+}
+
+uint64_t zsl_scan(store_zset *z, uint64_t cursor, store_zmember_fn fn, void *ctx)
+{
+    struct member_visit mv = { fn, ctx };
+    return store_dict_scan(&z->members, cursor, visit_member, &mv);
+}
+
 void zsl_delete_ranks(store *s, store_zset *z, size_t start, size_t n)
 {
     zsl_node *update[ZSL_MAX_LEVEL], *x = z->header;

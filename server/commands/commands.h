@@ -109,17 +109,22 @@ void cmd_persist(client *c);
 void cmd_copy(client *c);
 void cmd_randomkey(client *c);
 void cmd_move(client *c);
-/* SCAN's grammar, shared by the per-type SCANs: the cursor as Redis's
- * strtoul reads it (0 if invalid), then COUNT / MATCH (and TYPE if
- * allow_type) from argv[first]; 0 after the error reply. A MATCH of "*"
- * is no pattern (pat NULL), as in Redis. */
+/* SCAN's cursor and options, shared with HSCAN/ZSCAN (Redis's
+ * parseScanCursorOrReply and scanGenericCommand's option loop). */
+int keys_scan_parse_cursor(const resp_slice *a, uint64_t *out);
 typedef struct scan_opts {
     long long count;
-    const resp_slice *pat;
-    const resp_slice *type;
+    const resp_slice *pat;    /* NULL: no MATCH */
+    const resp_slice *type;   /* NULL: no TYPE (SCAN only) */
 } scan_opts;
-int scan_parse_cursor(const resp_slice *a, uint64_t *out);
-int scan_parse_opts(client *c, int first, int allow_type, scan_opts *o);
+/* Options from argv[first]; TYPE only when with_type. 0 after the error. */
+int keys_scan_parse_opts(client *c, int first, int with_type, scan_opts *o);
+/* MATCH's test (pat NULL or "*": everything). */
+int keys_scan_match(const resp_slice *pat, const char *s, size_t len);
+/* HSCAN/ZSCAN's start, as Redis takes it: the cursor, the key (of type
+ * t), then the options; NULL after the reply (an error, or [0, []] for a
+ * missing key, whose options are never read). */
+store_key *keys_scan_key_or_reply(client *c, store_type t, uint64_t *cursor, scan_opts *o);
 
 /* sort.c */
 void cmd_sort(client *c);
@@ -167,6 +172,8 @@ void cmd_hgetall(client *c);
 void cmd_hkeys(client *c);
 void cmd_hvals(client *c);
 void cmd_hstrlen(client *c);
+void cmd_hrandfield(client *c);
+void cmd_hscan(client *c);
 
 /* pubsub.c */
 void cmd_subscribe(client *c);
@@ -192,6 +199,16 @@ void cmd_lset(client *c);
 void cmd_linsert(client *c);
 void cmd_lrem(client *c);
 void cmd_ltrim(client *c);
+void cmd_lpushx(client *c);
+void cmd_rpushx(client *c);
+void cmd_lmove(client *c);
+void cmd_rpoplpush(client *c);
+void cmd_lpos(client *c);
+void cmd_lmpop(client *c);
+/* LMPOP/ZMPOP's "numkeys key ... END [COUNT count]" with Redis's errors:
+ * the END word's index (*end 0 for end0, 1 for end1) and *count (1 if not
+ * given), or 0 after the error reply. */
+int list_mpop_parse_or_reply(client *c, const char *end0, const char *end1, int *end, long long *count);
 
 /* set.c */
 void cmd_sadd(client *c);
@@ -233,6 +250,48 @@ void cmd_zremrangebyscore(client *c);
 void cmd_zremrangebylex(client *c);
 void cmd_zpopmin(client *c);
 void cmd_zpopmax(client *c);
+void cmd_zlexcount(client *c);
+void cmd_zrangestore(client *c);
+void cmd_zmpop(client *c);
+
+/* zset_ops.c */
+void cmd_zunion(client *c);
+void cmd_zinter(client *c);
+void cmd_zdiff(client *c);
+void cmd_zintercard(client *c);
+void cmd_zunionstore(client *c);
+void cmd_zinterstore(client *c);
+void cmd_zdiffstore(client *c);
+void cmd_zrandmember(client *c);
+void cmd_zscan(client *c);
+/* ZRANDMEMBER / HRANDFIELD's argv[2] count and argv[3] `with` word (Redis's
+ * range, syntax and "value is out of range" checks); 0 after the error. */
+int zset_rand_count_or_reply(client *c, const char *with, long long *count, int *withx);
+/* Members and scores gathered for a reply or a destination (hash.c: a
+ * hash's fields and values as consecutive items), copied into one arena:
+ * the destination may be one of the inputs, and nothing is allocated per
+ * item. */
+typedef struct zset_item {
+    size_t off;          /* the member's bytes in the arena */
+    const char *ptr;     /* set by zset_result_seal */
+    size_t len;
+    double score;
+    size_t seq;          /* order of arrival */
+} zset_item;
+typedef struct zset_result {
+    zset_item *v;
+    size_t n, cap;
+    char *arena;
+    size_t used, room;
+} zset_result;
+void zset_result_add(zset_result *r, const char *m, size_t mlen, double score);
+/* Done adding: every item's ptr is set. */
+void zset_result_seal(zset_result *r);
+void zset_result_free(zset_result *r);
+/* The sealed result, in Redis's order, as dst's new value (setKey: the old
+ * value and TTL go) with `event`, replying its size; an empty one deletes
+ * dst ("del" if it existed) and replies 0. */
+void zset_result_store(client *c, const resp_slice *dst, const zset_result *r, const char *event);
 
 /* The commands that are the interface of one core module's state live
  * with it, at the top of server/. */

@@ -1,5 +1,6 @@
-/* hash.c - hash commands (HSET ... HSTRLEN). A hash key never exists
+/* hash.c - hash commands (HSET ... HSTRLEN, HRANDFIELD, HSCAN). A hash key never exists
  * empty: writers create it on demand and HDEL removes it with its last field. */
+#include <limits.h>
 #include <string.h>
 
 #include "commands.h"
@@ -184,3 +185,112 @@ static void hash_walk(client *c, store_field_fn emit, int as_map)
 void cmd_hgetall(client *c) { hash_walk(c, emit_pair, 1); }
 void cmd_hkeys(client *c) { hash_walk(c, emit_field, 0); }
 void cmd_hvals(client *c) { hash_walk(c, emit_value, 0); }
+
+/* ---- HRANDFIELD and HSCAN: the fields gathered first ---- */
+
+/* Fields and values copied out as consecutive items (field 2i, value
+ * 2i + 1): a one-field hash hands them over from a buffer of its own. */
+static void gather_field(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    zset_result_add(ctx, f, flen, 0);
+    zset_result_add(ctx, v, vlen, 0);
+}
+
+/* A field, with its value as a RESP3 pair or flat in RESP2. */
+static void reply_field_value(client *c, const char *f, size_t flen, const char *v, size_t vlen,
+                              int withvalues)
+{
+    if (withvalues && c->proto >= 3) reply_array(c, 2);
+    reply_bulk(c, f, flen);
+    if (withvalues) reply_bulk(c, v, vlen);
+}
+
+static void reply_hfield(client *c, const zset_result *fs, size_t i, int withvalues)
+{
+    reply_field_value(c, fs->v[2 * i].ptr, fs->v[2 * i].len, fs->v[2 * i + 1].ptr,
+                      fs->v[2 * i + 1].len, withvalues);
+}
+
+static size_t draw(client *c, size_t n) { return (size_t)(server_random(c->srv) % n); }
+
+typedef struct rand_reply {
+    client *c;
+    int withvalues;
+} rand_reply;
+
+static void reply_drawn(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    rand_reply *rr = ctx;
+    reply_field_value(rr->c, f, flen, v, vlen, rr->withvalues);
+}
+
+/* Redis's shapes: no count, one bulk (nil when missing); a negative count,
+ * that many draws that may repeat; a positive one, that many distinct
+ * fields (all of them, in order, when it covers the hash), each subset as
+ * likely. */
+void cmd_hrandfield(client *c)
+{
+    long long count = 1;
+    int withvalues = 0;
+    store_key *k;
+    if (c->argc >= 3 && !zset_rand_count_or_reply(c, "withvalues", &count, &withvalues)) return;
+    if (!hash_for_read(c, &k)) return;
+    if (!k) {
+        if (c->argc >= 3)
+            reply_array(c, 0);
+        else
+            reply_null(c);
+        return;
+    }
+    if (count == 0) {
+        reply_array(c, 0);
+        return;
+    }
+    if (c->argc < 3 || count < 0 || count == 1) {
+        /* draws that may repeat: one field at a time, nothing gathered */
+        unsigned long long n = count < 0 ? (unsigned long long)-count : 1;
+        rand_reply rr = {c, c->argc < 3 ? 0 : withvalues};
+        if (c->argc >= 3) reply_array(c, (long long)(withvalues && c->proto < 3 ? 2 * n : n));
+        while (n--) store_hash_random(k, server_random(c->srv), reply_drawn, &rr);
+        return;
+    }
+    /* distinct fields: gathered, then each subset as likely */
+    zset_result fs = {0};
+    store_hash_foreach(k, gather_field, &fs);
+    zset_result_seal(&fs);
+    size_t size = fs.n / 2, n = (unsigned long long)count < size ? (size_t)count : size;
+    reply_array(c, (long long)(withvalues && c->proto < 3 ? 2 * n : n));
+    for (size_t i = 0, need = n; need; i++) {
+        if (n < size && draw(c, size - i) >= need) continue;   /* selection sampling */
+        reply_hfield(c, &fs, i, withvalues);
+        need--;
+    }
+    zset_result_free(&fs);
+}
+
+/* HSCAN key cursor [MATCH pattern] [COUNT count]: a packed hash whole in
+ * one call (cursor 0), a table a few buckets at a time; a flat reply. */
+void cmd_hscan(client *c)
+{
+    uint64_t cursor;
+    scan_opts o;
+    store_key *k = keys_scan_key_or_reply(c, STORE_HASH, &cursor, &o);
+    if (!k) return;
+    zset_result fs = {0};
+    long long maxiter = o.count > LLONG_MAX / 10 ? LLONG_MAX : o.count * 10;
+    do {
+        cursor = store_hash_scan(k, cursor, gather_field, &fs);
+    } while (cursor && maxiter-- && fs.n < (unsigned long long)o.count);
+    zset_result_seal(&fs);
+    size_t kept = 0;
+    for (size_t i = 0; i < fs.n; i += 2) {
+        if (!keys_scan_match(o.pat, fs.v[i].ptr, fs.v[i].len)) continue;
+        fs.v[kept++] = fs.v[i];
+        fs.v[kept++] = fs.v[i + 1];
+    }
+    reply_array(c, 2);
+    reply_bulk_ll(c, (long long)cursor);
+    reply_array(c, (long long)kept);
+    for (size_t i = 0; i < kept; i++) reply_bulk(c, fs.v[i].ptr, fs.v[i].len);
+    zset_result_free(&fs);
+}

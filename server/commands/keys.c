@@ -79,6 +79,29 @@ static int key_matches(store_key *k, const resp_slice *pat)
     return !pat || glob_match(pat->ptr, pat->len, name, len, 0);
 }
 
+int keys_scan_match(const resp_slice *pat, const char *s, size_t len)
+{
+    pat = real_pattern(pat);
+    return !pat || glob_match(pat->ptr, pat->len, s, len, 0);
+}
+
+store_key *keys_scan_key_or_reply(client *c, store_type t, uint64_t *cursor, scan_opts *o)
+{
+    store_key *k;
+    if (!keys_scan_parse_cursor(&c->argv[2], cursor)) {
+        reply_error(c, "ERR invalid cursor");
+        return NULL;
+    }
+    if (!db_read_typed(c, &c->argv[1], t, &k)) return NULL;
+    if (!k) {   /* Redis's emptyscan, before the options are read */
+        reply_array(c, 2);
+        reply_bulk(c, "0", 1);
+        reply_array(c, 0);
+        return NULL;
+    }
+    return keys_scan_parse_opts(c, 3, 0, o) ? k : NULL;
+}
+
 static void keyset_add(store_key *k, void *ctx)
 {
     keyset *ks = ctx;
@@ -117,7 +140,7 @@ void cmd_keys(client *c)
 /* Redis reads the cursor with strtoul: no leading space, an optional sign
  * ('-' wraps around), digits up to the end or a NUL, no overflow. With no
  * digits at all strtoul stops at the first byte, so only "" (or a NUL) is 0. */
-int scan_parse_cursor(const resp_slice *a, uint64_t *out)
+int keys_scan_parse_cursor(const resp_slice *a, uint64_t *out)
 {
     const char *p = a->ptr, *end = a->ptr + a->len;
     uint64_t v = 0;
@@ -136,7 +159,7 @@ int scan_parse_cursor(const resp_slice *a, uint64_t *out)
     return 1;
 }
 
-int scan_parse_opts(client *c, int first, int allow_type, scan_opts *o)
+int keys_scan_parse_opts(client *c, int first, int with_type, scan_opts *o)
 {
     o->count = 10;
     o->pat = o->type = NULL;
@@ -153,8 +176,8 @@ int scan_parse_opts(client *c, int first, int allow_type, scan_opts *o)
                 return 0;
             }
         } else if (arg_is(opt, "match")) {
-            o->pat = real_pattern(val);
-        } else if (allow_type && arg_is(opt, "type")) {
+            o->pat = val;
+        } else if (with_type && arg_is(opt, "type")) {
             o->type = val;
         } else {
             reply_syntax_error(c);
@@ -188,11 +211,11 @@ void cmd_scan(client *c)
     uint64_t cursor;
     scan_opts o;
     keyset ks;
-    if (!scan_parse_cursor(&c->argv[1], &cursor)) {
+    if (!keys_scan_parse_cursor(&c->argv[1], &cursor)) {
         reply_error(c, "ERR invalid cursor");
         return;
     }
-    if (!scan_parse_opts(c, 2, 1, &o)) return;
+    if (!keys_scan_parse_opts(c, 2, 1, &o)) return;
     keyset_init(&ks, NULL);
     /* Like Redis: stop at ~COUNT keys, but give up after COUNT*10 buckets
      * so a sparse table doesn't make one call walk it all. */

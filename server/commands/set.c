@@ -560,7 +560,7 @@ void cmd_sscan(client *c)
     uint64_t cursor;
     scan_opts o;
     store_key *k;
-    if (!scan_parse_cursor(&c->argv[2], &cursor)) {
+    if (!keys_scan_parse_cursor(&c->argv[2], &cursor)) {
         reply_error(c, "ERR invalid cursor");
         return;
     }
@@ -571,7 +571,7 @@ void cmd_sscan(client *c)
         reply_array(c, 0);
         return;
     }
-    if (!scan_parse_opts(c, 3, 0, &o)) return;
+    if (!keys_scan_parse_opts(c, 3, 0, &o)) return;
     struct scan_collect sc = { NULL, 0, 0, NULL, 0, 0 };
     store_set *v = set_of(k);
     if (store_set_is_intset(v)) {
@@ -584,14 +584,14 @@ void cmd_sscan(client *c)
     }
     size_t kept = 0;
     for (size_t i = 0, start = 0; i < sc.n; start = sc.ends[i++])
-        kept += !o.pat || glob_match(o.pat->ptr, o.pat->len, sc.bytes + start, sc.ends[i] - start, 0);
+        kept += keys_scan_match(o.pat, sc.bytes + start, sc.ends[i] - start);
     reply_array(c, 2);
     reply_bulk_ll(c, (long long)cursor);
     reply_array(c, (long long)kept);
     for (size_t i = 0, start = 0; i < sc.n; start = sc.ends[i++]) {
         const char *m = sc.bytes + start;
         size_t len = sc.ends[i] - start;
-        if (!o.pat || glob_match(o.pat->ptr, o.pat->len, m, len, 0)) reply_bulk(c, m, len);
+        if (keys_scan_match(o.pat, m, len)) reply_bulk(c, m, len);
     }
     free(sc.bytes);
     free(sc.ends);

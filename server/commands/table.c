@@ -129,6 +129,8 @@ static const command table[] = {
     {"hkeys", cmd_hkeys, 2, R, 1, 1, 1, "hash", "2.0.0", "Get all the fields in a hash", "key", NULL},
     {"hvals", cmd_hvals, 2, R, 1, 1, 1, "hash", "2.0.0", "Get all the values in a hash", "key", NULL},
     {"hstrlen", cmd_hstrlen, 3, R | F, 1, 1, 1, "hash", "3.2.0", "Get the length of the value of a hash field", "key field", NULL},
+    {"hrandfield", cmd_hrandfield, -2, R, 1, 1, 1, "hash", "6.2.0", "Get one or multiple random fields from a hash", "key [count [WITHVALUES]]", NULL},
+    {"hscan", cmd_hscan, -3, R, 1, 1, 1, "hash", "2.8.0", "Incrementally iterate hash fields and associated values", "key cursor [MATCH pattern] [COUNT count]", NULL},
     /* pub/sub */
     {"subscribe", cmd_subscribe, -2, PS | NS | L | S | SB, 0, 0, 0, "pubsub", "2.0.0", "Listen for messages published to the given channels", "channel [channel ...]", NULL},
     {"unsubscribe", cmd_unsubscribe, -1, PS | NS | L | S | SB, 0, 0, 0, "pubsub", "2.0.0", "Stop listening for messages posted to the given channels", "[channel [channel ...]]", NULL},
@@ -151,6 +153,12 @@ static const command table[] = {
     {"linsert", cmd_linsert, 5, W | DO, 1, 1, 1, "list", "2.2.0", "Insert an element before or after another element in a list", "key BEFORE|AFTER pivot element", NULL},
     {"lrem", cmd_lrem, 4, W, 1, 1, 1, "list", "1.0.0", "Remove elements from a list", "key count element", NULL},
     {"ltrim", cmd_ltrim, 4, W, 1, 1, 1, "list", "1.0.0", "Trim a list to the specified range", "key start stop", NULL},
+    {"lpushx", cmd_lpushx, -3, W | DO | F, 1, 1, 1, "list", "2.2.0", "Prepend an element to a list, only if the list exists", "key element [element ...]", NULL},
+    {"rpushx", cmd_rpushx, -3, W | DO | F, 1, 1, 1, "list", "2.2.0", "Append an element to a list, only if the list exists", "key element [element ...]", NULL},
+    {"lmove", cmd_lmove, 5, W | DO, 1, 2, 1, "list", "6.2.0", "Pop an element from a list, push it to another list and return it", "source destination LEFT|RIGHT LEFT|RIGHT", NULL},
+    {"rpoplpush", cmd_rpoplpush, 3, W | DO, 1, 2, 1, "list", "1.2.0", "Remove the last element in a list, prepend it to another list and return it", "source destination", NULL},
+    {"lpos", cmd_lpos, -3, R, 1, 1, 1, "list", "6.0.6", "Return the index of matching elements on a list", "key element [RANK rank] [COUNT num-matches] [MAXLEN len]", NULL},
+    {"lmpop", cmd_lmpop, -4, W | MK, 0, 0, 0, "list", "7.0.0", "Pop elements from a list", "numkeys key [key ...] LEFT|RIGHT [COUNT count]", NULL},
     /* sets */
     {"sadd", cmd_sadd, -3, W | DO | F, 1, 1, 1, "set", "1.0.0", "Add one or more members to a set", "key member [member ...]", NULL},
     {"srem", cmd_srem, -3, W | F, 1, 1, 1, "set", "1.0.0", "Remove one or more members from a set", "key member [member ...]", NULL},
@@ -190,6 +198,18 @@ static const command table[] = {
     {"zremrangebylex", cmd_zremrangebylex, 4, W, 1, 1, 1, "sorted-set", "2.8.9", "Remove all members in a sorted set between the given lexicographical range", "key min max", NULL},
     {"zpopmin", cmd_zpopmin, -2, W | F, 1, 1, 1, "sorted-set", "5.0.0", "Remove and return members with the lowest scores in a sorted set", "key [count]", NULL},
     {"zpopmax", cmd_zpopmax, -2, W | F, 1, 1, 1, "sorted-set", "5.0.0", "Remove and return members with the highest scores in a sorted set", "key [count]", NULL},
+    {"zlexcount", cmd_zlexcount, 4, R | F, 1, 1, 1, "sorted-set", "2.8.9", "Count the number of members in a sorted set between a given lexicographical range", "key min max", NULL},
+    {"zrangestore", cmd_zrangestore, -5, W | DO, 1, 2, 1, "sorted-set", "6.2.0", "Store a range of members from sorted set into another key", "dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count]", NULL},
+    {"zmpop", cmd_zmpop, -4, W | MK, 0, 0, 0, "sorted-set", "7.0.0", "Remove and return members with scores in a sorted set", "numkeys key [key ...] MIN|MAX [COUNT count]", NULL},
+    {"zunion", cmd_zunion, -3, R | MK, 0, 0, 0, "sorted-set", "6.2.0", "Add multiple sorted sets", "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]", NULL},
+    {"zinter", cmd_zinter, -3, R | MK, 0, 0, 0, "sorted-set", "6.2.0", "Intersect multiple sorted sets", "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]", NULL},
+    {"zdiff", cmd_zdiff, -3, R | MK, 0, 0, 0, "sorted-set", "6.2.0", "Subtract multiple sorted sets", "numkeys key [key ...] [WITHSCORES]", NULL},
+    {"zintercard", cmd_zintercard, -3, R | MK, 0, 0, 0, "sorted-set", "7.0.0", "Intersect multiple sorted sets and return the cardinality of the result", "numkeys key [key ...] [LIMIT limit]", NULL},
+    {"zunionstore", cmd_zunionstore, -4, W | DO | MK, 1, 1, 1, "sorted-set", "2.0.0", "Add multiple sorted sets and store the resulting sorted set in a new key", "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX]", NULL},
+    {"zinterstore", cmd_zinterstore, -4, W | DO | MK, 1, 1, 1, "sorted-set", "2.0.0", "Intersect multiple sorted sets and store the resulting sorted set in a new key", "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX]", NULL},
+    {"zdiffstore", cmd_zdiffstore, -4, W | DO | MK, 1, 1, 1, "sorted-set", "6.2.0", "Subtract multiple sorted sets and store the resulting sorted set in a new key", "destination numkeys key [key ...]", NULL},
+    {"zrandmember", cmd_zrandmember, -2, R, 1, 1, 1, "sorted-set", "6.2.0", "Get one or multiple random elements from a sorted set", "key [count [WITHSCORES]]", NULL},
+    {"zscan", cmd_zscan, -3, R, 1, 1, 1, "sorted-set", "2.8.0", "Incrementally iterate sorted sets elements and associated scores", "key cursor [MATCH pattern] [COUNT count]", NULL},
 };
 #define NCOMMANDS (sizeof(table) / sizeof(table[0]))
 

@@ -14,8 +14,9 @@
 /* ---- replies ---- */
 
 /* How members go out: alone, with scores as ZRANGE WITHSCORES sends them
- * ([member, score] pairs in RESP3), or with scores always flat. */
-enum { MEMBERS, WITH_SCORES, FLAT_SCORES };
+ * ([member, score] pairs in RESP3), with scores always flat, or always in
+ * pairs (ZMPOP). */
+enum { MEMBERS, WITH_SCORES, FLAT_SCORES, PAIRED_SCORES };
 
 static void emit_member(const char *m, size_t mlen, double score, void *ctx)
 {
@@ -37,7 +38,7 @@ static void emit_pair(const char *m, size_t mlen, double score, void *ctx)
 /* n elements from rank start, shaped by `how`. */
 static void reply_members(client *c, const store_key *k, size_t start, size_t n, int reverse, int how)
 {
-    if (how == WITH_SCORES && c->proto < 3) how = FLAT_SCORES;
+    if (how == WITH_SCORES) how = c->proto < 3 ? FLAT_SCORES : PAIRED_SCORES;
     reply_array(c, (long long)(how == FLAT_SCORES ? 2 * n : n));
     store_zmember_fn emit = how == MEMBERS ? emit_member : how == FLAT_SCORES ? emit_flat : emit_pair;
     if (k) store_zset_visit(k, start, n, reverse, emit, c);
@@ -249,15 +250,17 @@ static int parse_range(client *c, int by, const resp_slice *min, const resp_slic
 typedef struct zrange_req {
     int by, rev, withscores;
     long long offset, limit;   /* limit < 0: no limit */
+    int store;                 /* ZRANGESTORE: no WITHSCORES */
 } zrange_req;
 
-/* Options after "key min max", as zrangeGenericCommand reads them: BY*
- * and REV only where the command leaves them open. 0 after an error. */
-static int zrange_options(client *c, zrange_req *q)
+/* Options after "key min max" (the key at argv[base]), as
+ * zrangeGenericCommand reads them: BY* and REV only where the command
+ * leaves them open. 0 after an error. */
+static int zrange_options(client *c, int base, zrange_req *q)
 {
-    for (int j = 4; j < c->argc; j++) {
+    for (int j = base + 3; j < c->argc; j++) {
         const resp_slice *a = &c->argv[j];
-        if (arg_is(a, "withscores")) {
+        if (!q->store && arg_is(a, "withscores")) {
             q->withscores = 1;
         } else if (arg_is(a, "limit") && c->argc - j - 1 >= 2) {
             if (!arg_ll_or_reply(c, a + 1, &q->offset) || !arg_ll_or_reply(c, a + 2, &q->limit))
@@ -301,47 +304,72 @@ static size_t limit_span(const zrange_req *q, size_t first, size_t *n)
     return start;
 }
 
-/* ZRANGE and its older spellings; by / rev fixed by the command, or
- * BY_AUTO / -1 for ZRANGE's options to choose. */
-static void zrange_generic(client *c, int by, int rev)
+static void gather_member(const char *m, size_t mlen, double score, void *ctx)
 {
-    zrange_req q = {by, rev, 0, 0, -1};
+    zset_result_add(ctx, m, mlen, score);
+}
+
+/* ZRANGESTORE's end: the range copied out, then written to dst. */
+static void zrange_store(client *c, const resp_slice *dst, const store_key *k, size_t first,
+                         size_t n, int rev)
+{
+    zset_result res = {0};
+    if (k) store_zset_visit(k, first, n, rev, gather_member, &res);
+    zset_result_seal(&res);
+    zset_result_store(c, dst, &res, "zrangestore");
+    zset_result_free(&res);
+}
+
+/* ZRANGE, ZRANGESTORE and the older spellings: the source key at
+ * argv[base], dst for ZRANGESTORE (else NULL); by / rev fixed by the
+ * command, or BY_AUTO / -1 for ZRANGE's options to choose. */
+static void zrange_generic(client *c, int base, const resp_slice *dst, int by, int rev)
+{
+    zrange_req q = {by, rev, 0, 0, -1, dst != NULL};
     long long start = 0, end = 0;
     size_t first = 0, n = 0;
     store_zrange r;
     store_key *k;
-    if (!zrange_options(c, &q)) return;
+    if (!zrange_options(c, base, &q)) return;
     int swap = q.rev && q.by != BY_RANK;   /* "max min" order */
-    const resp_slice *min = &c->argv[swap ? 3 : 2], *max = &c->argv[swap ? 2 : 3];
+    const resp_slice *min = &c->argv[base + (swap ? 2 : 1)], *max = &c->argv[base + (swap ? 1 : 2)];
     if (q.by == BY_RANK && !(arg_ll_or_reply(c, min, &start) && arg_ll_or_reply(c, max, &end))) return;
     if (!parse_range(c, q.by, min, max, &r)) return;
-    if (!db_read_typed(c, &c->argv[1], STORE_ZSET, &k)) return;
+    if (!db_read_typed(c, &c->argv[base], STORE_ZSET, &k)) return;
     if (k && q.by == BY_RANK && arg_index_range(start, end, store_zset_len(k), &first, &n)) {
         if (q.rev) first = store_zset_len(k) - 1 - first;
     } else if (k && q.by != BY_RANK) {
         first = store_zset_span(k, &r, &n);
         first = limit_span(&q, first, &n);
     }
-    reply_members(c, k, first, n, q.rev, q.withscores ? WITH_SCORES : MEMBERS);
+    if (dst)
+        zrange_store(c, dst, k, first, n, q.rev);
+    else
+        reply_members(c, k, first, n, q.rev, q.withscores ? WITH_SCORES : MEMBERS);
 }
 
-void cmd_zrange(client *c) { zrange_generic(c, BY_AUTO, -1); }
-void cmd_zrevrange(client *c) { zrange_generic(c, BY_RANK, 1); }
-void cmd_zrangebyscore(client *c) { zrange_generic(c, BY_SCORE, 0); }
-void cmd_zrevrangebyscore(client *c) { zrange_generic(c, BY_SCORE, 1); }
-void cmd_zrangebylex(client *c) { zrange_generic(c, BY_LEX, 0); }
-void cmd_zrevrangebylex(client *c) { zrange_generic(c, BY_LEX, 1); }
+void cmd_zrange(client *c) { zrange_generic(c, 1, NULL, BY_AUTO, -1); }
+void cmd_zrangestore(client *c) { zrange_generic(c, 2, &c->argv[1], BY_AUTO, -1); }
+void cmd_zrevrange(client *c) { zrange_generic(c, 1, NULL, BY_RANK, 1); }
+void cmd_zrangebyscore(client *c) { zrange_generic(c, 1, NULL, BY_SCORE, 0); }
+void cmd_zrevrangebyscore(client *c) { zrange_generic(c, 1, NULL, BY_SCORE, 1); }
+void cmd_zrangebylex(client *c) { zrange_generic(c, 1, NULL, BY_LEX, 0); }
+void cmd_zrevrangebylex(client *c) { zrange_generic(c, 1, NULL, BY_LEX, 1); }
 
-void cmd_zcount(client *c)
+/* ZCOUNT / ZLEXCOUNT: the range is parsed before the key is looked up. */
+static void count_generic(client *c, int by)
 {
     store_zrange r;
     store_key *k;
     size_t n = 0;
-    if (!parse_range(c, BY_SCORE, &c->argv[2], &c->argv[3], &r)) return;
+    if (!parse_range(c, by, &c->argv[2], &c->argv[3], &r)) return;
     if (!db_read_typed(c, &c->argv[1], STORE_ZSET, &k)) return;
     if (k) store_zset_span(k, &r, &n);
     reply_int(c, (long long)n);
 }
+
+void cmd_zcount(client *c) { count_generic(c, BY_SCORE); }
+void cmd_zlexcount(client *c) { count_generic(c, BY_LEX); }
 
 /* ZREMRANGEBY{RANK,SCORE,LEX}: the range is parsed before the key is
  * looked up. */
@@ -369,6 +397,21 @@ void cmd_zremrangebyrank(client *c) { zremrange_generic(c, BY_RANK, "zremrangeby
 void cmd_zremrangebyscore(client *c) { zremrange_generic(c, BY_SCORE, "zremrangebyscore"); }
 void cmd_zremrangebylex(client *c) { zremrange_generic(c, BY_LEX, "zremrangebylex"); }
 
+/* Pop up to count members from the low (or max: high) end of key's k,
+ * replied as `how` says: its event, and "del" when that emptied it. */
+static void zpop_members(client *c, store_key *k, const resp_slice *key, int max, long long count,
+                         int how)
+{
+    size_t len = store_zset_len(k), n = (unsigned long long)count < len ? (size_t)count : len;
+    reply_members(c, k, max ? len - 1 : 0, n, max, how);
+    store_zset_del_ranks(client_db(c), k, max ? len - n : 0, n);
+    db_notify(c, STORE_EV_ZSET, max ? "zpopmax" : "zpopmin", key);
+    if (n == len) {
+        store_delete_key(client_db(c), k);
+        db_notify(c, STORE_EV_GENERIC, "del", key);
+    }
+}
+
 /* ZPOPMIN/ZPOPMAX key [count]: flat [member, score, ...], except RESP3
  * with a count, which nests the pairs. */
 static void zpop_generic(client *c, int max)
@@ -385,13 +428,27 @@ static void zpop_generic(client *c, int max)
         reply_array(c, 0);
         return;
     }
-    size_t len = store_zset_len(k), n = count < 0 ? 1 : (unsigned long long)count < len ? (size_t)count : len;
-    size_t first = max ? len - n : 0;
-    reply_members(c, k, max ? len - 1 : 0, n, max, count < 0 ? FLAT_SCORES : WITH_SCORES);
-    store_zset_del_ranks(client_db(c), k, first, n);
-    db_notify(c, STORE_EV_ZSET, max ? "zpopmax" : "zpopmin", &c->argv[1]);
-    if (n == len) db_delete_emptied(c, k);
+    zpop_members(c, k, &c->argv[1], max, count < 0 ? 1 : count, count < 0 ? FLAT_SCORES : WITH_SCORES);
 }
 
 void cmd_zpopmin(client *c) { zpop_generic(c, 0); }
 void cmd_zpopmax(client *c) { zpop_generic(c, 1); }
+
+/* ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]: the first existing
+ * key answers [key, [[member, score], ...]] (nested in RESP2 too). */
+void cmd_zmpop(client *c)
+{
+    long long count;
+    int max, where_idx = list_mpop_parse_or_reply(c, "min", "max", &max, &count);
+    if (!where_idx) return;
+    for (int j = 2; j < where_idx; j++) {
+        store_key *k = db_lookup_write(c, &c->argv[j]);
+        if (!k) continue;
+        if (!db_check_type(c, k, STORE_ZSET)) return;
+        reply_array(c, 2);
+        reply_bulk(c, c->argv[j].ptr, c->argv[j].len);
+        zpop_members(c, k, &c->argv[j], max, count, PAIRED_SCORES);
+        return;
+    }
+    reply_null_array(c);
+}

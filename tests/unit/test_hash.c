@@ -508,10 +508,82 @@ static void test_one_field_expiry_rename_and_retype(void **state)
     assert_int_equal(store_used_memory(f->s), start);
 }
 
+static void count_field(const char *fl, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    int *seen = ctx;
+    char num[16];
+    assert_true(flen > 1 && flen < sizeof(num) && fl[0] == 'f');
+    memcpy(num, fl + 1, flen - 1);   /* field bytes have no NUL */
+    num[flen - 1] = '\0';
+    int i = atoi(num);
+    assert_true(i >= 0 && i < 400);
+    seen[i]++;
+}
+
+/* HSCAN: a packed hash in one call returning 0; a table by cursor, every
+ * field at least once while the table grows between calls. */
+static void test_scan_small_and_table(void **state)
+{
+    fixture *f = *state;
+    store_key *k = f->k;
+    char fl[16];
+    int seen[400] = {0};
+    for (int i = 0; i < 3; i++) {
+        snprintf(fl, sizeof(fl), "f%d", i);
+        store_hash_set(f->s, k, fl, strlen(fl), "v", 1);
+    }
+    assert_int_equal(store_hash_scan(k, 0, count_field, seen), 0);
+    assert_int_equal(seen[0] + seen[1] + seen[2], 3);
+    memset(seen, 0, sizeof(seen));
+    for (int i = 3; i < 300; i++) {
+        snprintf(fl, sizeof(fl), "f%d", i);
+        store_hash_set(f->s, k, fl, strlen(fl), "v", 1);
+    }
+    assert_int_equal(k->enc, STORE_ENC_HASH_TABLE);
+    uint64_t cursor = 0;
+    int calls = 0, next = 300;
+    do {
+        cursor = store_hash_scan(k, cursor, count_field, seen);
+        if (next < 400) {
+            snprintf(fl, sizeof(fl), "f%d", next++);
+            store_hash_set(f->s, k, fl, strlen(fl), "v", 1);
+        }
+        calls++;
+    } while (cursor);
+    assert_true(calls > 1);
+    for (int i = 0; i < 300; i++) assert_true(seen[i] >= 1);
+}
+
+/* HRANDFIELD's draw: every field comes up, packed or in a table. */
+static void test_random_draws_every_field(void **state)
+{
+    fixture *f = *state;
+    char fl[16];
+    for (int round = 0; round < 2; round++) {
+        int n = round ? 300 : 10, seen[300] = {0}, distinct = 0;
+        for (int i = 0; i < n; i++) {
+            snprintf(fl, sizeof(fl), "f%d", i);
+            store_hash_set(f->s, f->k, fl, strlen(fl), "v", 1);
+        }
+        assert_int_equal(f->k->enc, round ? STORE_ENC_HASH_TABLE : STORE_ENC_HASH_SMALL);
+        uint64_t x = 88172645463325252ull;
+        for (int d = 0; d < 40 * n; d++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            store_hash_random(f->k, x, count_field, seen);
+        }
+        for (int i = 0; i < n; i++) distinct += seen[i] > 0;
+        assert_int_equal(distinct, n);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_small_insertion_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scan_small_and_table, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_random_draws_every_field, setup, teardown),
         cmocka_unit_test_setup_teardown(test_small_delete, setup, teardown),
         cmocka_unit_test_setup_teardown(test_binary_and_empty_fields, setup, teardown),
         cmocka_unit_test_setup_teardown(test_convert_at_129_fields, setup, teardown),

@@ -346,6 +346,75 @@ static void test_random_against_model(void **state)
     free(m);
 }
 
+/* Counts visits per member ("m<i>"), to check every one comes at least once. */
+static void count_visit(const char *m, size_t mlen, double score, void *ctx)
+{
+    int *seen = ctx;
+    char num[16];
+    assert_true(mlen > 1 && mlen < sizeof(num) && m[0] == 'm');
+    memcpy(num, m + 1, mlen - 1);   /* member bytes have no NUL */
+    num[mlen - 1] = '\0';
+    int i = atoi(num);
+    assert_true(i >= 0 && i < 300);
+    assert_true(score == i);
+    seen[i]++;
+}
+
+/* ZSCAN: a packed set in one call (cursor 0, rank order); a skiplist by
+ * cursor, every member at least once even as its member dict grows. */
+static void test_scan_small_and_big(void **state)
+{
+    fixture *f = *state;
+    char buf[8192] = "";
+    zadd(f, 2, "b", 0, NULL);
+    zadd(f, 1, "a", 0, NULL);
+    assert_int_equal(store_zset_scan(f->k, 0, collect, buf), 0);
+    assert_string_equal(buf, "a=1,b=2,");
+    store_zset_del_ranks(f->s, f->k, 0, 2);
+    int seen[300] = {0};
+    char m[16];
+    for (int i = 0; i < 200; i++) {
+        snprintf(m, sizeof(m), "m%d", i);
+        zadd(f, i, m, 0, NULL);
+    }
+    assert_int_equal(f->k->enc, STORE_ENC_ZSET_SKIPLIST);
+    uint64_t cursor = 0;
+    int calls = 0, next = 200;
+    do {
+        cursor = store_zset_scan(f->k, cursor, count_visit, seen);
+        if (next < 300) {   /* grow between calls: the dict resizes */
+            snprintf(m, sizeof(m), "m%d", next);
+            zadd(f, next++, m, 0, NULL);
+        }
+        calls++;
+    } while (cursor);
+    assert_true(calls > 1);
+    for (int i = 0; i < 200; i++) assert_true(seen[i] >= 1);
+}
+
+static void test_cmp_is_redis_order(void **state)
+{
+    (void)state;
+    assert_true(store_zset_cmp(1, S("b"), 2, S("a")) < 0);
+    assert_true(store_zset_cmp(2, S("a"), 2, S("ab")) < 0);     /* a prefix first */
+    assert_true(store_zset_cmp(2, S("ab"), 2, S("a")) > 0);
+    assert_int_equal(store_zset_cmp(-0.0, S("x"), 0, S("x")), 0);
+}
+
+/* A value made anew in an existing key (ZUNIONSTORE's setKey) starts a
+ * new encoding history: a former skiplist reports listpack again. */
+static void test_reset_forgets_big(void **state)
+{
+    fixture *f = *state;
+    char m[80];
+    memset(m, 'x', sizeof(m));
+    store_zset_add(f->s, f->k, 1, m, sizeof(m), 0, &(int){0}, &(double){0});
+    assert_string_equal(store_key_encoding(f->k), "skiplist");
+    store_key_reset(f->s, f->k, STORE_ZSET);
+    zadd(f, 1, "a", 0, NULL);
+    assert_string_equal(store_key_encoding(f->k), "listpack");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -357,6 +426,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_delete_ranks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_memory_per_member, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_against_model, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scan_small_and_big, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cmp_is_redis_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reset_forgets_big, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
