@@ -135,6 +135,26 @@ void cmd_decrby(client *c);
 void cmd_mget(client *c);
 void cmd_mset(client *c);
 void cmd_strlen(client *c);
+void cmd_msetnx(client *c);
+void cmd_getset(client *c);
+void cmd_getex(client *c);
+void cmd_incrbyfloat(client *c);
+void cmd_append(client *c);
+void cmd_setrange(client *c);
+void cmd_getrange(client *c);
+void cmd_lcs(client *c);
+/* Redis's checkStringLength: 1 if a string of size bytes may grow by more
+ * (proto-max-bulk-len), else 0 after the error reply. */
+int string_length_ok(client *c, long long size, long long more);
+
+/* bitops.c */
+void cmd_setbit(client *c);
+void cmd_getbit(client *c);
+void cmd_bitcount(client *c);
+void cmd_bitpos(client *c);
+void cmd_bitop(client *c);
+void cmd_bitfield(client *c);
+void cmd_bitfield_ro(client *c);
 
 /* hash.c */
 void cmd_hset(client *c);
@@ -145,6 +165,7 @@ void cmd_hexists(client *c);
 void cmd_hdel(client *c);
 void cmd_hlen(client *c);
 void cmd_hincrby(client *c);
+void cmd_hincrbyfloat(client *c);
 void cmd_hgetall(client *c);
 void cmd_hkeys(client *c);
 void cmd_hvals(client *c);
