@@ -143,6 +143,10 @@ void cmd_append(client *c);
 void cmd_setrange(client *c);
 void cmd_getrange(client *c);
 void cmd_lcs(client *c);
+/* INCRBYFLOAT's and HINCRBYFLOAT's v + incr, as Redis stores it, into
+ * buf (STORE_LD_STR_MAX bytes) and *out: 1, or 0 after the NaN/Infinity
+ * error reply. */
+int float_sum_or_reply(client *c, long double v, long double incr, char *buf, resp_slice *out);
 /* Redis's checkStringLength: 1 if a string of size bytes may grow by more
  * (proto-max-bulk-len), else 0 after the error reply. */
 int string_length_ok(client *c, long long size, long long more);

@@ -173,12 +173,8 @@ void cmd_hincrbyfloat(client *c)
         reply_error(c, "ERR hash value is not a float");
         return;
     }
-    v += incr;
-    if (isnan(v) || isinf(v)) {
-        reply_error(c, "ERR increment would produce NaN or Infinity");
-        return;
-    }
-    resp_slice out = {buf, store_ld2str(buf, v)};
+    resp_slice out;
+    if (!float_sum_or_reply(c, v, incr, buf, &out)) return;
     field_set(c, k, &c->argv[2], &out);
     db_notify(c, STORE_EV_HASH, "hincrbyfloat", &c->argv[1]);
     reply_bulk(c, out.ptr, out.len);

@@ -340,6 +340,18 @@ void cmd_getex(client *c)
 
 /* ---- INCRBYFLOAT ---- */
 
+int float_sum_or_reply(client *c, long double v, long double incr, char *buf, resp_slice *out)
+{
+    v += incr;
+    if (isnan(v) || isinf(v)) {
+        reply_error(c, "ERR increment would produce NaN or Infinity");
+        return 0;
+    }
+    out->ptr = buf;
+    out->len = store_ld2str(buf, v);
+    return 1;
+}
+
 void cmd_incrbyfloat(client *c)
 {
     const resp_slice *key = &c->argv[1];
@@ -354,12 +366,8 @@ void cmd_incrbyfloat(client *c)
         reply_error(c, "ERR value is not a valid float");
         return;
     }
-    v += incr;
-    if (isnan(v) || isinf(v)) {
-        reply_error(c, "ERR increment would produce NaN or Infinity");
-        return;
-    }
-    resp_slice out = {buf, store_ld2str(buf, v)};
+    resp_slice out;
+    if (!float_sum_or_reply(c, v, incr, buf, &out)) return;
     k = set_key(c, key, k, &out, 1);   /* Redis's dbOverwrite: the TTL stays */
     store_string_set_form(k, STORE_STR_NOINT);
     db_notify(c, STORE_EV_STRING, "incrbyfloat", key);
