@@ -40,6 +40,13 @@ static char *bits_for_write(client *c, uint64_t maxbit, size_t *len, int *grown)
     store_key *k = db_lookup_write(c, key);
     size_t before = 0;
     if (!db_check_type(c, k, STORE_STRING)) return NULL;
+    /* Offsets stop below proto-max-bulk-len, but a BITFIELD field starting
+     * at the last one may reach up to 8 bytes past it: past what the
+     * store holds if proto-max-bulk-len is set that high. */
+    if ((maxbit >> 3) >= STORE_MAX_LEN) {
+        reply_error(c, "ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+        return NULL;
+    }
     if (k)
         store_string_get(k, &before);
     else
