@@ -276,17 +276,18 @@ void cmd_bitop(client *c)
         reply_error(c, "ERR BITOP NOT must be called with a single source key.");
         return;
     }
-    /* Sources are checked and measured first; their bytes are read again
-     * below, after the destination (which may be one of them) is made. */
+    /* Sources are checked and measured first (Redis's lookups: hits,
+     * misses, WRONGTYPE before anything is written); their bytes are read
+     * in a second pass. */
     for (int i = 3; i < c->argc; i++) {
         store_key *k;
         if (!db_read_typed(c, &c->argv[i], STORE_STRING, &k)) return;
         if (k && (store_string_get(k, &len), len > maxlen)) maxlen = len;
     }
     store *db = client_db(c);
-    store_key *dk = db_lookup_write(c, dest);
+    store_key *dk;
     if (!maxlen) {
-        if (dk) {
+        if ((dk = db_lookup_write(c, dest))) {
             store_delete_key(db, dk);
             db_notify(c, STORE_EV_GENERIC, "del", dest);
         }
@@ -317,7 +318,9 @@ void cmd_bitop(client *c)
                 res[j] ^= b;
         }
     }
-    if (!dk) dk = store_create_key(db, dest->ptr, dest->len, STORE_STRING);
+    /* Looked up only now: a lookup of a source that is the destination
+     * may have reclaimed it, had its deadline passed meanwhile. */
+    if (!(dk = db_lookup_write(c, dest))) dk = store_create_key(db, dest->ptr, dest->len, STORE_STRING);
     store_string_set(db, dk, (const char *)res, maxlen);
     free(res);
     store_key_set_deadline(db, dk, STORE_NO_DEADLINE);
