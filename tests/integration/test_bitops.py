@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from conftest import Server
 from resp_util import parse
 
 WRONGTYPE = b"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
@@ -279,3 +280,68 @@ def test_bitmap_keyspace_events(server, conn):
         assert got == [b"setbit", b"setbit", b"set", b"del"]
     finally:
         conn.cmd("CONFIG", "SET", "notify-keyspace-events", "")
+
+
+# ---------------------------------------------------------------- against a reference
+
+@pytest.fixture(scope="module")
+def reference_redis():
+    """A redis-server 7.0 that only serves as the reference."""
+    srv = Server("redis")
+    yield srv
+    srv.cleanup()
+
+
+def random_command(rng, keys):
+    """One string or bitmap command on a few shared keys, with arguments
+    around the edges (negative and past-the-end offsets, every field width,
+    integers, floats and binary values)."""
+    k = rng.choice(keys)
+
+    def val():
+        return rng.choice(["", "0", "1", "-1", "123", "1.5", "abc", b"\xff\x00", "x" * rng.randrange(60),
+                           "9223372036854775807", "1e10", str(rng.randrange(-1000, 1000))])
+
+    def num():
+        return str(rng.choice([0, 1, -1, 2, 7, 8, 15, 16, 63, 64, -5, -100, 100, rng.randrange(-200, 200)]))
+
+    def bitfield_ops():
+        ops = []
+        for _ in range(rng.randrange(1, 4)):
+            t = rng.choice("iu") + str(rng.randrange(1, 65))
+            off = rng.choice([num(), "#%d" % rng.randrange(5)])
+            ops += rng.choice([["GET", t, off], ["SET", t, off, num()], ["INCRBY", t, off, num()],
+                               ["OVERFLOW", rng.choice(["WRAP", "SAT", "FAIL"])]])
+        return ops
+
+    unit = [[], [rng.choice(["BIT", "BYTE"])]]
+    return rng.choice([
+        lambda: ["APPEND", k, val()], lambda: ["SETRANGE", k, num(), val()],
+        lambda: ["GETRANGE", k, num(), num()], lambda: ["SET", k, val()], lambda: ["GET", k],
+        lambda: ["INCRBYFLOAT", k, rng.choice(["1", "-0.5", "1e3", "0.1", "abc", "3.33333333333"])],
+        lambda: ["SETBIT", k, str(rng.randrange(300)), rng.choice("01")],
+        lambda: ["GETBIT", k, str(rng.randrange(300))],
+        lambda: ["BITCOUNT", k] + rng.choice([[], [num(), num()] + rng.choice(unit)]),
+        lambda: ["BITPOS", k, rng.choice("01")] + rng.choice([[], [num()], [num(), num()] + rng.choice(unit)]),
+        lambda: ["BITOP", rng.choice(["AND", "OR", "XOR", "NOT"]), rng.choice(keys)] +
+                [rng.choice(keys) for _ in range(rng.choice([1, 1, 2, 3]))],
+        lambda: ["BITFIELD", k] + bitfield_ops(),
+        lambda: ["BITFIELD_RO", k, "GET", rng.choice(["i8", "u4", "i64"]), num()],
+        lambda: ["OBJECT", "ENCODING", k], lambda: ["OBJECT", "REFCOUNT", k],
+        lambda: ["LCS", rng.choice(keys), rng.choice(keys)] +
+                rng.choice([[], ["LEN"], ["IDX"], ["IDX", "WITHMATCHLEN"], ["IDX", "MINMATCHLEN", num()]]),
+        lambda: ["HINCRBYFLOAT", "h", rng.choice("fg"), rng.choice(["1", "-0.5", "1e3", "0.1", "abc"])],
+        lambda: ["GETSET", k, val()], lambda: ["MSETNX", rng.choice(keys), val(), rng.choice(keys), val()],
+        lambda: ["STRLEN", k], lambda: ["INCR", k], lambda: ["DEL", k], lambda: ["DUMP", k],
+    ])()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_commands_match_reference(conn, reference_redis, seed):
+    rng = random.Random(seed)
+    keys = ["k1", "k2", "k3", "h"]
+    ref = reference_redis.raw()
+    ref.cmd("FLUSHALL")
+    for _ in range(1500):
+        cmd = random_command(rng, keys)
+        assert conn.cmd(*cmd) == ref.cmd(*cmd), cmd
