@@ -9,17 +9,11 @@ import pytest
 
 from conftest import Server
 from resp_util import parse
+from string_util import NOT_INT, SYNTAX, WRONGTYPE, bulk, keyevents
 
-WRONGTYPE = b"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
-NOT_INT = b"-ERR value is not an integer or out of range\r\n"
-SYNTAX = b"-ERR syntax error\r\n"
 BAD_OFFSET = b"-ERR bit offset is not an integer or out of range\r\n"
 BAD_BIT = b"-ERR bit is not an integer or out of range\r\n"
 BAD_TYPE = b"-ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.\r\n"
-
-
-def bulk(b):
-    return b"$%d\r\n%s\r\n" % (len(b), b)
 
 
 def bits_of(data):
@@ -260,26 +254,14 @@ def test_bitfield_ro_and_types(conn):
 # ---------------------------------------------------------------- keyspace events
 
 def test_bitmap_keyspace_events(server, conn):
-    conn.cmd("CONFIG", "SET", "notify-keyspace-events", "KEA")
-    try:
-        sub = server.raw()
-        sub.cmd("PSUBSCRIBE", "__keyevent@0__:*")
-        conn.cmd("SETBIT", "b", 3, 1)
-        conn.cmd("SETBIT", "b", 3, 1)                          # no change: no event
-        conn.cmd("BITFIELD", "b", "SET", "u4", 0, 5)
-        conn.cmd("BITFIELD", "b", "SET", "u4", 0, 5)           # no change
-        conn.cmd("BITOP", "NOT", "d", "b")
-        conn.cmd("BITOP", "AND", "d", "none")
-        conn.cmd("PUBLISH", "__keyevent@0__:~end~", "")
-        got = []
-        while True:
-            m = parse(sub.read_reply())
-            if m[2] == b"__keyevent@0__:~end~":
-                break
-            got.append(m[2].split(b":", 1)[1])
-        assert got == [b"setbit", b"setbit", b"set", b"del"]
-    finally:
-        conn.cmd("CONFIG", "SET", "notify-keyspace-events", "")
+    assert keyevents(server, conn, [
+        ["SETBIT", "b", 3, 1],
+        ["SETBIT", "b", 3, 1],                          # no change: no event
+        ["BITFIELD", "b", "SET", "u4", 0, 5],
+        ["BITFIELD", "b", "SET", "u4", 0, 5],           # no change
+        ["BITOP", "NOT", "d", "b"],
+        ["BITOP", "AND", "d", "none"],
+    ]) == [b"setbit", b"setbit", b"set", b"del"]
 
 
 # ---------------------------------------------------------------- against a reference

@@ -7,19 +7,12 @@ import time
 
 import pytest
 
-from pubsub_util import frame
 from resp_util import parse
+from string_util import NOT_INT, SYNTAX, WRONGTYPE, bulk, keyevents
 
-WRONGTYPE = b"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
-NOT_INT = b"-ERR value is not an integer or out of range\r\n"
 NOT_FLOAT = b"-ERR value is not a valid float\r\n"
-SYNTAX = b"-ERR syntax error\r\n"
 NAN_INF = b"-ERR increment would produce NaN or Infinity\r\n"
 TOO_BIG = b"-ERR string exceeds maximum allowed size (proto-max-bulk-len)\r\n"
-
-
-def bulk(b):
-    return b"$%d\r\n%s\r\n" % (len(b), b)
 
 
 def enc(conn, key):
@@ -340,23 +333,10 @@ def test_lcs_table_limit(conn):
 # ---------------------------------------------------------------- keyspace events
 
 def test_string_keyspace_events(server, conn):
-    conn.cmd("CONFIG", "SET", "notify-keyspace-events", "KEA")
-    try:
-        sub = server.raw()
-        sub.cmd("PSUBSCRIBE", "__keyevent@0__:*")
-        for args in (["APPEND", "k", "x"], ["SETRANGE", "k", 3, "y"], ["INCRBYFLOAT", "f", "1.5"],
-                     ["HINCRBYFLOAT", "h", "f", "1"], ["GETSET", "k", "v"], ["MSETNX", "m", "1"],
-                     ["GETEX", "k", "EX", 100], ["GETEX", "k", "PERSIST"], ["GETEX", "k", "PERSIST"],
-                     ["GETEX", "k", "PXAT", 1], ["SETRANGE", "k", 0, ""]):
-            conn.cmd(*args)
-        conn.cmd("PUBLISH", "__keyevent@0__:~end~", "")
-        got = []
-        while True:
-            m = parse(sub.read_reply())
-            if m[2] == b"__keyevent@0__:~end~":
-                break
-            got.append(m[2].split(b":", 1)[1])
-        assert got == [b"append", b"setrange", b"incrbyfloat", b"hincrbyfloat", b"set", b"set",
-                       b"expire", b"persist", b"del"]
-    finally:
-        conn.cmd("CONFIG", "SET", "notify-keyspace-events", "")
+    assert keyevents(server, conn, [
+        ["APPEND", "k", "x"], ["SETRANGE", "k", 3, "y"], ["INCRBYFLOAT", "f", "1.5"],
+        ["HINCRBYFLOAT", "h", "f", "1"], ["GETSET", "k", "v"], ["MSETNX", "m", "1"],
+        ["GETEX", "k", "EX", 100], ["GETEX", "k", "PERSIST"], ["GETEX", "k", "PERSIST"],
+        ["GETEX", "k", "PXAT", 1], ["SETRANGE", "k", 0, ""],
+    ]) == [b"append", b"setrange", b"incrbyfloat", b"hincrbyfloat", b"set", b"set",
+           b"expire", b"persist", b"del"]
