@@ -1,6 +1,8 @@
 /* buf.c - resp_buf, the growable byte buffer replies are appended to.
  * data[0..len) is always the bytes not yet handed to the socket. */
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +39,20 @@ void resp_buf_append(resp_buf *b, const void *p, size_t n)
     resp_buf_reserve(b, n);
     memcpy(b->data + b->len, p, n);
     b->len += n;
+}
+
+void resp_buf_appendf(resp_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    resp_buf_reserve(b, (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
 }
 
 void resp_buf_consume(resp_buf *b, size_t n)

@@ -20,6 +20,9 @@ void resp_buf_free(resp_buf *b);
  * (mem_oom: message + abort). */
 void resp_buf_reserve(resp_buf *b, size_t n);
 void resp_buf_append(resp_buf *b, const void *p, size_t n);
+/* Append as printf would, whatever the length; a NUL is left right past
+ * len (not counted), so data is a C string of what was appended so far. */
+void resp_buf_appendf(resp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Drop the first n bytes (after a partial write). */
 void resp_buf_consume(resp_buf *b, size_t n);
 

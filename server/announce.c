@@ -1,9 +1,16 @@
 /* announce.c - tells a test harness which port latchd bound: a
- * "LATCHD_PORT=<n>" line on stdout and, if asked, a port file. */
+ * "LATCHD_PORT=<n>" line on stdout and, if asked, a port file; and a
+ * supervisor (systemd, upstart) that latchd is ready, as Redis does. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
+
+#include <stddef.h>
 
 #include "server.h"
 
@@ -38,4 +45,39 @@ int announce_port(const server *s)
     printf("LATCHD_PORT=%d\n", s->port);
     fflush(stdout);
     return 0;
+}
+
+/* sd_notify's protocol: one datagram to $NOTIFY_SOCKET ("@" = abstract). */
+static int notify_systemd(const server *s, const char *msg)
+{
+    const char *path = getenv("NOTIFY_SOCKET");
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (!path || !path[0] || strlen(path) >= sizeof(sa.sun_path)) return -1;
+    memcpy(sa.sun_path, path, strlen(path));
+    if (path[0] == '@') sa.sun_path[0] = '\0';
+    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    ssize_t n = sendto(fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&sa, len);
+    close(fd);
+    if (n < 0) log_msg(s, LOG_WARNING, "Can't send notification to systemd: %s", strerror(errno));
+    return n < 0 ? -1 : 0;
+}
+
+void announce_supervisor(const server *s)
+{
+    int mode = s->cfg.supervised;
+    if (mode == CONFIG_SUPERVISED_AUTO)
+        mode = getenv("UPSTART_JOB") ? CONFIG_SUPERVISED_UPSTART
+               : getenv("NOTIFY_SOCKET") ? CONFIG_SUPERVISED_SYSTEMD : CONFIG_SUPERVISED_NO;
+    if (mode == CONFIG_SUPERVISED_SYSTEMD) {
+        log_msg(s, LOG_NOTICE, "supervised by systemd. Please make sure you set appropriate values for "
+                               "TimeoutStartSec and TimeoutStopSec in your service unit.");
+        notify_systemd(s, "STATUS=Ready to accept connections\nREADY=1\n");
+    } else if (mode == CONFIG_SUPERVISED_UPSTART && getenv("UPSTART_JOB")) {
+        /* upstart's "expect stop": the job is up once the process stops itself */
+        log_msg(s, LOG_NOTICE, "supervised by upstart, will stop to signal readiness.");
+        raise(SIGSTOP);
+        unsetenv("UPSTART_JOB");
+    }
 }

@@ -20,6 +20,14 @@ typedef struct obuf_limit {
     long long soft_seconds;          /* how long over soft is tolerated */
 } obuf_limit;
 
+/* The value of a parameter latchd keeps without a struct member (it has no
+ * effect here): which member is live is the table row's type. */
+typedef union config_slot {
+    int i;
+    long long ll;
+    char *s;
+} config_slot;
+
 typedef struct latchd_config {
     int port;
     char *bind[CONFIG_MAX_BIND];
@@ -56,6 +64,7 @@ typedef struct latchd_config {
     long long hash_max_listpack_entries, hash_max_listpack_value;
     long long zset_max_listpack_entries, zset_max_listpack_value;
     int lfu_log_factor, lfu_decay_time;
+    long long hll_sparse_max_bytes;   /* a sparse HyperLogLog turns dense past it */
     /* Accepted, reported and kept with Redis's names, ranges and defaults,
      * for the configs and test suites that set them; nothing reads them yet. */
     int list_max_listpack_size;
@@ -65,7 +74,16 @@ typedef struct latchd_config {
     long long slowlog_log_slower_than, slowlog_max_len;
     long long latency_monitor_threshold;
     int aof_use_rdb_preamble;
+    int always_show_logo;
+    int supervised;          /* CONFIG_SUPERVISED_*: systemd hears READY=1 once listening */
+    config_slot *slots;      /* per parameter-table row: the values kept without effect */
+    unsigned char *given;    /* per row: named by the config file or a flag (start-up warnings) */
+    unsigned directives_ignored;  /* bit i: the i-th directive latchd ignores (rename-command, ...) was given */
+    char *config_file;       /* absolute path of the file latchd started with, "" = none */
 } latchd_config;
+
+/* supervised's values, in Redis's order. */
+enum { CONFIG_SUPERVISED_UPSTART, CONFIG_SUPERVISED_SYSTEMD, CONFIG_SUPERVISED_AUTO, CONFIG_SUPERVISED_NO };
 
 /* enable-debug-command's values, as Redis 7 names them. */
 enum { CONFIG_PROTECTED_NO, CONFIG_PROTECTED_YES, CONFIG_PROTECTED_LOCAL };
@@ -94,25 +112,53 @@ int config_parse_memory(const char *v, unsigned long long *out);
 int config_load_file(latchd_config *cfg, const char *path, char *err, size_t errlen);
 /* Parse argv as redis-server does: [config-file] [--name value ...]. */
 int config_parse_args(latchd_config *cfg, int argc, char **argv, char *err, size_t errlen);
-/* Set one parameter by name from string arguments; 0 ok, else message in err. */
+/* Set one parameter by name from string arguments as a config file line
+ * gives them; 0 ok, else message in err. */
 int config_set(latchd_config *cfg, const char *name, const char **vals, int nvals,
                char *err, size_t errlen);
+/* A deep copy (config_free it), for CONFIG SET's all-or-nothing. */
+void config_copy(latchd_config *dst, const latchd_config *src);
+
+/* CONFIG SET name value [name value ...] (npairs pairs, argv the names and
+ * values in turn, lens their lengths) checked and applied to next, a copy of cfg, as Redis 7.0
+ * does: every name first (unknown, immutable, protected, duplicate), then
+ * every value; protected_ok when enable-protected-configs lets this client
+ * change dir or dbfilename. 0 with next filled (the caller keeps it or
+ * config_frees it), else -1 with Redis's error text (without "ERR ") in err
+ * and next untouched. */
+int config_set_pairs(const latchd_config *cfg, latchd_config *next, const char *const *argv, const size_t *lens,
+                     int npairs, int protected_ok, char *err, size_t errlen);
+/* enable-protected-configs, as CONFIG_PROTECTED_*. */
+int config_protected_configs(const latchd_config *cfg);
 
 /* Set one parameter from the rest of a config file line after the name
  * ("900 1", quoting as in the file); 0 ok, else message in err. */
 int config_set_text(latchd_config *cfg, const char *name, const char *value, char *err, size_t errlen);
 
 typedef void (*config_visit_fn)(const char *name, const char *value, void *ctx);
-/* Visit parameters whose name matches the glob pattern (case-insensitive). */
+/* CONFIG GET's matching: a pattern with glob characters visits every name
+ * (aliases too, hidden parameters not) that matches, case-insensitively;
+ * a plain name visits that parameter if it is one. */
 void config_get(const latchd_config *cfg, const char *pattern, size_t plen,
                 config_visit_fn fn, void *ctx);
-/* 1 if name is a parameter that CONFIG SET may change at run time. */
-int config_is_mutable(const char *name, size_t len);
+/* The number of names config_get may visit for "*", at most. */
+size_t config_name_count(void);
 /* The longest bulk a client may send: proto-max-bulk-len, which takes
  * Redis's whole range, but never past what the store holds (STORE_MAX_LEN),
  * so a longer one is Redis's "invalid bulk length" and never reaches it. */
 long long config_max_bulk(const latchd_config *cfg);
 /* 1 if name is a known parameter. */
 int config_exists(const char *name, size_t len);
+
+/* CONFIG REWRITE: cfg written into its config_file as Redis writes it (the
+ * file's lines kept, changed directives replaced in place, the rest after
+ * "# Generated by CONFIG REWRITE", defaults not in the file left out).
+ * 0 ok, else -1 with Redis's error text (without "ERR ") in err. */
+int config_rewrite_file(const latchd_config *cfg, char *err, size_t errlen);
+
+/* Logs a warning once per parameter the config file or flags set that has
+ * no effect in latchd (s: the server whose log it goes to). */
+struct server;
+void config_warn_without_effect(const struct server *s, const latchd_config *cfg);
 
 #endif

@@ -1,6 +1,5 @@
 /* info.c - INFO: Redis 7.0's sections in its field names and order (ioredis
  * waits for loading:0, Redisson reads role), plus latchd's own counters. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -11,17 +10,6 @@
 #include "mem.h"
 #include "pubsub.h"
 #include "scripting/script.h"
-
-static void add(resp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(resp_buf *b, const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof(line), fmt, ap);
-    va_end(ap);
-    resp_buf_append(b, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
-}
 
 /* Redis's bytesToHuman: B up to 1023, then K..P with two decimals, and
  * from 1024P on bytes again. */
@@ -56,23 +44,23 @@ static void section_server(server *s, resp_buf *b)
 {
     uint64_t now = server_now_ms(s);
     uint64_t up = (now - s->start_ms) / 1000;
-    add(b, "# Server\r\nredis_version:%s\r\nredis_git_sha1:00000000\r\nredis_git_dirty:0\r\n", LATCHD_REDIS_VERSION);
-    add(b, "redis_build_id:0\r\nredis_mode:standalone\r\nlatchd_version:%s\r\n", LATCHD_VERSION);
-    add(b, "os:Linux\r\narch_bits:%d\r\nmultiplexing_api:libuv\r\nlibuv_version:%s\r\n", (int)sizeof(void *) * 8,
+    resp_buf_appendf(b, "# Server\r\nredis_version:%s\r\nredis_git_sha1:00000000\r\nredis_git_dirty:0\r\n", LATCHD_REDIS_VERSION);
+    resp_buf_appendf(b, "redis_build_id:0\r\nredis_mode:standalone\r\nlatchd_version:%s\r\n", LATCHD_VERSION);
+    resp_buf_appendf(b, "os:Linux\r\narch_bits:%d\r\nmultiplexing_api:libuv\r\nlibuv_version:%s\r\n", (int)sizeof(void *) * 8,
         uv_version_string());
-    add(b, "process_id:%d\r\nprocess_supervised:no\r\nrun_id:%s\r\ntcp_port:%d\r\n", (int)getpid(), s->run_id, s->port);
-    add(b, "server_time_usec:%llu\r\nuptime_in_seconds:%llu\r\nuptime_in_days:%llu\r\n",
+    resp_buf_appendf(b, "process_id:%d\r\nprocess_supervised:no\r\nrun_id:%s\r\ntcp_port:%d\r\n", (int)getpid(), s->run_id, s->port);
+    resp_buf_appendf(b, "server_time_usec:%llu\r\nuptime_in_seconds:%llu\r\nuptime_in_days:%llu\r\n",
         (unsigned long long)now * 1000u, (unsigned long long)up, (unsigned long long)up / 86400);
-    add(b, "hz:%lld\r\nconfigured_hz:%lld\r\nexecutable:latchd\r\nconfig_file:\r\nio_threads_active:0\r\n",
-        s->cfg.hz, s->cfg.hz);
+    resp_buf_appendf(b, "hz:%lld\r\nconfigured_hz:%lld\r\nexecutable:latchd\r\nconfig_file:%s\r\nio_threads_active:0\r\n",
+        s->cfg.hz, s->cfg.hz, s->cfg.config_file);
 }
 
 static void section_clients(server *s, resp_buf *b)
 {
-    add(b, "# Clients\r\nconnected_clients:%zu\r\ncluster_connections:0\r\nmaxclients:%lld\r\n", s->nclients,
+    resp_buf_appendf(b, "# Clients\r\nconnected_clients:%zu\r\ncluster_connections:0\r\nmaxclients:%lld\r\n", s->nclients,
         s->cfg.maxclients);
-    add(b, "client_recent_max_input_buffer:0\r\nclient_recent_max_output_buffer:0\r\nblocked_clients:0\r\n");
-    add(b, "tracking_clients:0\r\nclients_in_timeout_table:0\r\n");
+    resp_buf_appendf(b, "client_recent_max_input_buffer:0\r\nclient_recent_max_output_buffer:0\r\nblocked_clients:0\r\n");
+    resp_buf_appendf(b, "tracking_clients:0\r\nclients_in_timeout_table:0\r\n");
 }
 
 static void section_memory(server *s, resp_buf *b)
@@ -83,58 +71,58 @@ static void section_memory(server *s, resp_buf *b)
     human_bytes(used_h, sizeof(used_h), used);
     human_bytes(rss_h, sizeof(rss_h), rss);
     human_bytes(max_h, sizeof(max_h), s->cfg.maxmemory);
-    add(b, "# Memory\r\nused_memory:%zu\r\nused_memory_human:%s\r\n", used, used_h);
-    add(b, "used_memory_rss:%zu\r\nused_memory_rss_human:%s\r\n", rss, rss_h);
+    resp_buf_appendf(b, "# Memory\r\nused_memory:%zu\r\nused_memory_human:%s\r\n", used, used_h);
+    resp_buf_appendf(b, "used_memory_rss:%zu\r\nused_memory_rss_human:%s\r\n", rss, rss_h);
     /* Redis prints its unsigned maxmemory with %lld: 2^64-1 shows as -1 */
-    add(b, "maxmemory:%lld\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\nmem_allocator:libc\r\n",
+    resp_buf_appendf(b, "maxmemory:%lld\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\nmem_allocator:libc\r\n",
         (long long)s->cfg.maxmemory, max_h, config_maxmemory_policies[s->cfg.maxmemory_policy]);
 }
 
 static void section_persistence(server *s, resp_buf *b)
 {
-    add(b, "# Persistence\r\nloading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:0\r\n");
-    add(b, "rdb_bgsave_in_progress:0\r\nrdb_last_save_time:%llu\r\nrdb_last_bgsave_status:ok\r\n",
+    resp_buf_appendf(b, "# Persistence\r\nloading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:0\r\n");
+    resp_buf_appendf(b, "rdb_bgsave_in_progress:0\r\nrdb_last_save_time:%llu\r\nrdb_last_bgsave_status:ok\r\n",
         (unsigned long long)s->lastsave_s);
-    add(b, "aof_enabled:0\r\naof_rewrite_in_progress:0\r\naof_last_bgrewrite_status:ok\r\n");
+    resp_buf_appendf(b, "aof_enabled:0\r\naof_rewrite_in_progress:0\r\naof_last_bgrewrite_status:ok\r\n");
 }
 
 static void section_stats(server *s, resp_buf *b)
 {
-    add(b, "# Stats\r\ntotal_connections_received:%llu\r\ntotal_commands_processed:%llu\r\n",
+    resp_buf_appendf(b, "# Stats\r\ntotal_connections_received:%llu\r\ntotal_commands_processed:%llu\r\n",
         (unsigned long long)s->stat_conns, (unsigned long long)s->stat_commands);
-    add(b, "instantaneous_ops_per_sec:0\r\ntotal_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n",
+    resp_buf_appendf(b, "instantaneous_ops_per_sec:0\r\ntotal_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n",
         (unsigned long long)s->stat_net_in, (unsigned long long)s->stat_net_out);
-    add(b, "rejected_connections:%llu\r\nexpired_keys:%llu\r\nevicted_keys:0\r\n",
+    resp_buf_appendf(b, "rejected_connections:%llu\r\nexpired_keys:%llu\r\nevicted_keys:0\r\n",
         (unsigned long long)s->stat_rejected_conns, (unsigned long long)s->stat_expired);
-    add(b, "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n", (unsigned long long)s->stat_keyspace_hits,
+    resp_buf_appendf(b, "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n", (unsigned long long)s->stat_keyspace_hits,
         (unsigned long long)s->stat_keyspace_misses);
-    add(b, "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n",
+    resp_buf_appendf(b, "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n",
         pubsub_count(s, PUBSUB_CHANNEL), pubsub_count(s, PUBSUB_PATTERN), pubsub_count(s, PUBSUB_SHARD));
 }
 
 static void section_replication(server *s, resp_buf *b)
 {
-    add(b, "# Replication\r\nrole:master\r\nconnected_slaves:0\r\nmaster_failover_state:no-failover\r\n");
-    add(b, "master_replid:%s\r\nmaster_replid2:0000000000000000000000000000000000000000\r\n", s->run_id);
-    add(b, "master_repl_offset:0\r\nsecond_repl_offset:-1\r\nrepl_backlog_active:0\r\n");
-    add(b, "repl_backlog_size:1048576\r\nrepl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n");
+    resp_buf_appendf(b, "# Replication\r\nrole:master\r\nconnected_slaves:0\r\nmaster_failover_state:no-failover\r\n");
+    resp_buf_appendf(b, "master_replid:%s\r\nmaster_replid2:0000000000000000000000000000000000000000\r\n", s->run_id);
+    resp_buf_appendf(b, "master_repl_offset:0\r\nsecond_repl_offset:-1\r\nrepl_backlog_active:0\r\n");
+    resp_buf_appendf(b, "repl_backlog_size:1048576\r\nrepl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n");
 }
 
 static void section_cpu(server *s, resp_buf *b)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    add(b, "# CPU\r\nused_cpu_sys:%ld.%06ld\r\nused_cpu_user:%ld.%06ld\r\n", (long)ru.ru_stime.tv_sec,
+    resp_buf_appendf(b, "# CPU\r\nused_cpu_sys:%ld.%06ld\r\nused_cpu_user:%ld.%06ld\r\n", (long)ru.ru_stime.tv_sec,
         (long)ru.ru_stime.tv_usec, (long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec);
 }
 
 static void section_keyspace(server *s, resp_buf *b)
 {
-    add(b, "# Keyspace\r\n");
+    resp_buf_appendf(b, "# Keyspace\r\n");
     for (int i = 0; i < s->ndbs; i++) {
         store *db = server_db_if_used(s, i);
         size_t keys = db ? store_size(db) : 0;
-        if (keys) add(b, "db%d:keys=%zu,expires=%zu,avg_ttl=0\r\n", i, keys, store_expires_count(db));
+        if (keys) resp_buf_appendf(b, "db%d:keys=%zu,expires=%zu,avg_ttl=0\r\n", i, keys, store_expires_count(db));
     }
 }
 
@@ -142,7 +130,7 @@ static void section_keyspace(server *s, resp_buf *b)
  * path from Lua. */
 static void section_latchd(server *s, resp_buf *b)
 {
-    add(b, "# Latchd\r\nlatchd_native_script_runs:%llu\r\nlatchd_lua_script_runs:%llu\r\n",
+    resp_buf_appendf(b, "# Latchd\r\nlatchd_native_script_runs:%llu\r\nlatchd_lua_script_runs:%llu\r\n",
         (unsigned long long)s->scripts->native_runs, (unsigned long long)s->scripts->engine_runs);
 }
 

@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include "embed/embed.h"
+#include "mem.h"
+
+#define LATCHD_DEFAULT_PIDFILE "/var/run/latchd.pid"
 
 static void usage(void)
 {
@@ -74,11 +77,13 @@ static int serve(latchd_server *srv, uv_loop_t *loop)
         uv_run(loop, UV_RUN_DEFAULT);
         return 1;
     }
-    const char *pidfile = srv->s.cfg.pidfile;
-    if (pidfile[0] && write_pidfile(pidfile) != 0)
-        log_msg(&srv->s, LOG_WARNING, "Failed to write PID file: %s", pidfile);
+    announce_supervisor(&srv->s);
+    if (srv->s.cfg.pidfile[0] && write_pidfile(srv->s.cfg.pidfile) != 0)
+        log_msg(&srv->s, LOG_WARNING, "Failed to write PID file: %s", srv->s.cfg.pidfile);
     uv_run(loop, UV_RUN_DEFAULT);
-    if (pidfile[0]) unlink(pidfile);
+    /* read again: CONFIG SET replaces the configuration, strings and all
+     * (pidfile itself is immutable, so this is the file written above) */
+    if (srv->s.cfg.pidfile[0]) unlink(srv->s.cfg.pidfile);
     /* Like the pidfile: a port file left behind would name a port nobody
      * listens on. Written by announce_port() above, so ours to remove. */
     if (srv->s.cfg.port_file[0]) unlink(srv->s.cfg.port_file);
@@ -110,6 +115,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         usage();
         return 1;
+    }
+    /* As redis-server: fork, setsid, stdio to /dev/null (log to logfile),
+     * and a daemon always leaves a pid file, by default this one. */
+    if (srv->cfg.daemonize && !srv->cfg.pidfile[0]) {
+        free(srv->cfg.pidfile);
+        srv->cfg.pidfile = mem_strdup(LATCHD_DEFAULT_PIDFILE);
     }
     if (srv->cfg.daemonize && daemon(1, 0) != 0) {
         perror("daemon");

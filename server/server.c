@@ -307,6 +307,26 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     return 0;
 }
 
+static void on_listener_closed(uv_handle_t *h)
+{
+    server *s = h->data;
+    s->closing_handles--;
+    free(h);
+}
+
+static void close_listener(server *s, uv_tcp_t *t)
+{
+    t->data = s;
+    s->closing_handles++;
+    uv_close((uv_handle_t *)t, on_listener_closed);
+}
+
+static void close_listeners(server *s)
+{
+    for (int i = 0; i < s->nlisteners; i++) close_listener(s, s->listeners[i]);
+    s->nlisteners = 0;
+}
+
 /* "-::1" marks an address that may be missing (no IPv6), as in Redis. */
 static int listen_tcp(server *s, const char *addr, int port)
 {
@@ -318,20 +338,21 @@ static int listen_tcp(server *s, const char *addr, int port)
     struct sockaddr_storage ss;
     int rc = strchr(addr, ':') ? uv_ip6_addr(addr, port, (struct sockaddr_in6 *)&ss)
                                : uv_ip4_addr(addr, port, (struct sockaddr_in *)&ss);
-    if (rc == 0 && s->listener_slots >= (int)(sizeof(s->listeners) / sizeof(s->listeners[0]))) rc = UV_ENOBUFS;
-    uv_tcp_t *t = &s->listeners[s->listener_slots];
-    if (rc == 0) rc = uv_tcp_init(s->loop, t);
+    if (rc == 0 && s->nlisteners >= CONFIG_MAX_BIND) rc = UV_ENOBUFS;
     if (rc != 0) goto fail;
-    /* The slot stays taken even if this fails: its handle closes later. */
-    s->listener_slots++;
+    uv_tcp_t *t = mem_alloc(sizeof(*t));
+    if ((rc = uv_tcp_init(s->loop, t)) != 0) {
+        free(t);
+        goto fail;
+    }
     t->data = s;
     rc = uv_tcp_bind(t, (struct sockaddr *)&ss, strchr(addr, ':') ? UV_TCP_IPV6ONLY : 0);
     if (rc == 0) rc = uv_listen((uv_stream_t *)t, 511, net_on_connection);
     if (rc != 0) {
-        server_close_handle(s, (uv_handle_t *)t);
+        close_listener(s, t);
         goto fail;
     }
-    s->nlisteners++;
+    s->listeners[s->nlisteners++] = t;
     if (s->port == 0) {
         int len = sizeof(ss);
         uv_tcp_getsockname(t, (struct sockaddr *)&ss, &len);
@@ -343,6 +364,28 @@ fail:
     log_msg(s, optional ? LOG_NOTICE : LOG_WARNING, "Could not create server TCP listening socket %s:%d: %s",
             addr, port, uv_strerror(rc));
     return optional ? 0 : -1;
+}
+
+/* Every bind address on cfg's port (0: the first picks one); -1 with none
+ * left listening if one that must work does not. */
+static int listen_all(server *s)
+{
+    s->port = s->cfg.port;
+    for (int i = 0; i < s->cfg.nbind; i++) {
+        if (listen_tcp(s, s->cfg.bind[i], s->port) != 0) {
+            close_listeners(s);
+            return -1;
+        }
+    }
+    if (s->nlisteners == 0 && s->cfg.nbind > 0) return -1;
+    return 0;
+}
+
+int server_rebind(server *s)
+{
+    /* the old sockets go first: the new set may reuse their addresses */
+    close_listeners(s);
+    return listen_all(s);
 }
 
 static int listen_unix(server *s)
@@ -425,12 +468,8 @@ int server_fit_maxclients(server *s)
 int server_listen(server *s)
 {
     if (server_fit_maxclients(s) < 0) return -1;
-    s->port = s->cfg.port;
-    for (int i = 0; i < s->cfg.nbind; i++)
-        if (listen_tcp(s, s->cfg.bind[i], s->port) != 0) return -1;
-    if (s->nlisteners == 0 && s->cfg.nbind > 0) return -1;
+    if (listen_all(s) != 0) return -1;
     if (s->cfg.unixsocket[0] && listen_unix(s) != 0) return -1;
-    log_msg(s, LOG_NOTICE, "Ready to accept connections tcp port %d", s->port);
     return 0;
 }
 
@@ -459,7 +498,7 @@ void server_shutdown(server *s)
 {
     if (s->shutting_down) return;
     s->shutting_down = 1;
-    for (int i = 0; i < s->listener_slots; i++) server_close_handle(s, (uv_handle_t *)&s->listeners[i]);
+    close_listeners(s);
     if (s->has_unix) {
         server_close_handle(s, (uv_handle_t *)&s->unix_listener);
         unlink(s->cfg.unixsocket);
@@ -495,4 +534,11 @@ void server_close(server *s)
     pubsub_free(s);
     multi_free(s);
     config_free(&s->cfg);
+}
+
+void server_reset_stats(server *s)
+{
+    s->stat_commands = s->stat_conns = s->stat_rejected_conns = s->stat_expired = 0;
+    s->stat_keyspace_hits = s->stat_keyspace_misses = s->stat_net_in = s->stat_net_out = 0;
+    s->scripts->native_runs = s->scripts->engine_runs = 0;
 }

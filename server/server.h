@@ -190,9 +190,9 @@ struct server {
     server_db_slot *dbs;         /* cfg.databases of them; dbs[0].st always exists */
     int ndbs;
     store_env env;               /* what every database reads: server_env_sync */
-    uv_tcp_t listeners[8];
-    int listener_slots;          /* initialised handles, listening or not */
-    int nlisteners;              /* those listening */
+    uv_tcp_t *listeners[CONFIG_MAX_BIND];  /* heap handles, so a rebind can close a set
+                                              while the next one listens */
+    int nlisteners;
     int closing_handles;         /* closed by server_close_handle, callback still due */
     uv_pipe_t unix_listener;
     int has_unix;
@@ -249,6 +249,11 @@ struct server {
 int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg);
 /* Raises the fd limit for maxclients first (see server_fit_maxclients). */
 int server_listen(server *s);
+/* CONFIG SET port / bind: the TCP listeners closed and opened again on
+ * cfg's port and addresses; -1 (logged) if one that must work does not,
+ * with none listening: the caller puts the old configuration back and
+ * calls it again. */
+int server_rebind(server *s);
 /* Make room for maxclients descriptors, lowering maxclients if the OS says
  * no: 0 fits, 1 lowered, -1 hopeless. */
 int server_fit_maxclients(server *s);
@@ -282,10 +287,15 @@ void server_expire_rearm(server *s);
 void server_expire_reschedule(server *s);
 void server_idle_timer_update(server *s);
 void server_shutdown(server *s);
+/* CONFIG RESETSTAT: every counter INFO reports as a stat goes back to 0. */
+void server_reset_stats(server *s);
 
 /* announce.c: once listening, "LATCHD_PORT=<n>" on stdout and the
  * port-file if configured; -1 (logged) if that file cannot be written. */
 int announce_port(const server *s);
+/* Once ready: READY=1 to systemd or SIGSTOP for upstart, as supervised
+ * (auto: whichever the environment names) asks. */
+void announce_supervisor(const server *s);
 
 /* net.c */
 void client_schedule_write(client *c);
@@ -444,6 +454,11 @@ int glob_match(const char *pat, size_t plen, const char *str, size_t slen, int n
 /* log.c: each server logs where its own config says (s NULL: stdout,
  * unfiltered), so two servers in one process keep their logs apart. */
 enum { LOG_DEBUG, LOG_VERBOSE, LOG_NOTICE, LOG_WARNING };
+/* Or-ed into a level: the text goes out as it is, without the line prefix. */
+#define LOG_RAW (1 << 10)
 void log_msg(const server *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* At start: latchd's banner with always-show-logo yes (or stdout a
+ * terminal and no logfile), else Redis's one "Running mode=" line. */
+void log_banner(const server *s, int port);
 
 #endif

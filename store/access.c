@@ -41,7 +41,24 @@ uint32_t store_key_access_clock(const store_key *k)
 
 static void clock_put(store_key *k, uint32_t v) { store_clock_put(store_clock_at(k), v); }
 
-void store_key_clock_copy(store_key *dst, const store_key *src)
+void store_key_set_idle(store *s, store_key *k, long long seconds)
+{
+    if (store_env_of(s)->lfu) return;
+    /* Redis's arithmetic to the bit: seconds * 1000 / 1000 wrapping as its
+     * signed product does, one wrap of the clock added, then the 24-bit
+     * field keeps the low bits of whatever that gives. */
+    long long idle = (long long)((unsigned long long)seconds * 1000u) / 1000;
+    long long at = (long long)((unsigned long long)lru_clock(store_now(s)) - (unsigned long long)idle);
+    if (at < 0) at += LRU_CLOCK_MAX;
+    clock_put(k, (uint32_t)((unsigned long long)at & LRU_CLOCK_MAX));
+}
+
+void store_key_set_freq(store *s, store_key *k, unsigned freq)
+{
+    if (store_env_of(s)->lfu) clock_put(k, lfu_minutes(store_now(s)) << 8 | (freq & 255));
+}
+
+void store_key_keep_access(store_key *dst, const store_key *src)
 {
     clock_put(dst, store_key_access_clock(src));
 }

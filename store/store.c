@@ -264,7 +264,7 @@ store_key *store_rename(store *s, store_key *k, const char *newname, size_t newl
     nk->enc = k->enc;
     nk->slen = k->slen;
     nk->big = k->big;
-    store_key_clock_copy(nk, k);   /* Redis moves the object, access time and all */
+    store_key_keep_access(nk, k);   /* Redis moves the object, access time and all */
     int64_t deadline = store_key_deadline(k);
     store_dict_unlink(&s->keys, &k->node);
     store_key_clear_timer(s, k);
@@ -292,6 +292,7 @@ store_key *store_copy(store *dst, const store_key *k, const char *name, size_t l
     case STORE_LIST: store_list_dup(dst, nk, k); break;
     case STORE_ZSET: store_zset_dup(dst, nk, k); break;
     }
+    nk->big = k->big;   /* Redis duplicates the value in its encoding */
     int64_t deadline = store_key_deadline(k);
     if (deadline != STORE_NO_DEADLINE) store_key_set_deadline(dst, nk, deadline);
     return nk;

@@ -180,6 +180,12 @@ uint32_t store_key_access_clock(const store_key *k);
 uint64_t store_key_idle_seconds(store *s, const store_key *k);
 /* The LFU counter decayed by the minutes since its last access (OBJECT FREQ). */
 unsigned store_key_freq(store *s, const store_key *k);
+/* RESTORE's IDLETIME / FREQ (Redis's objectSetLRUOrLFU): each takes effect
+ * only under its own policy kind (LRU for idle seconds, LFU for freq). */
+void store_key_set_idle(store *s, store_key *k, long long seconds);
+void store_key_set_freq(store *s, store_key *k, unsigned freq);
+/* dst takes src's access clock (MOVE: the same value in another database). */
+void store_key_keep_access(store_key *dst, const store_key *src);
 const char *store_key_name(const store_key *k, size_t *len);
 int64_t store_key_deadline(const store_key *k);   /* STORE_NO_DEADLINE if none */
 /* Set (absolute ms) or clear (STORE_NO_DEADLINE) the deadline. */
@@ -219,6 +225,9 @@ void store_string_set_form(store_key *k, store_str_form f);
  * be <= STORE_MAX_LEN (callers check proto-max-bulk-len first; more
  * aborts). The pointer lives as store_string_get's does. */
 char *store_string_writable(store *s, store_key *k, size_t len, size_t *outlen);
+/* store_string_writable without growing it: k's *len bytes, writable in
+ * place (HyperLogLog's registers), "raw" from now on. */
+char *store_string_mutable(store *s, store_key *k, size_t *len);
 /* k must be a string; STORE_ERR_NOT_INT / STORE_ERR_OVERFLOW or STORE_OK. */
 int store_string_incrby(store *s, store_key *k, long long delta, long long *out);
 

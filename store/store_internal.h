@@ -94,7 +94,8 @@ struct store_key {
     uint8_t type : 3;           /* store_type */
     uint8_t big : 1;            /* Redis would have converted this hash or
                                    zset to hashtable / skiplist by now: one
-                                   way, as there (access.c) */
+                                   way, as there (access.c); a string's
+                                   form is in slen */
     uint8_t enc : 4;            /* store_enc */
     uint8_t slen;               /* a string's inline length and (top two
                                    bits) store_str_form; a one-field hash's
@@ -200,7 +201,6 @@ static inline uint32_t store_clock_new(store *s)
 {
     return s->env && !s->env->lfu ? s->env->lru_clock : store_clock_new_slow(s);
 }
-void store_key_clock_copy(store_key *dst, const store_key *src);
 /* A new member mlen bytes long is about to join zset k: mark k big if
  * Redis would convert it to a skiplist first. */
 void store_zset_note_add(store *s, store_key *k, size_t mlen);

@@ -58,6 +58,7 @@ void store_string_set(store *s, store_key *k, const char *val, size_t vlen)
     store_value nv;
     uint8_t enc = STORE_ENC_STR_INLINE;
 
+    k->big = 0;   /* a new value, no history */
     if (reuse_heap(k, vlen)) {
         memmove(STORE_KV(k)->str.ptr, val, vlen);
         STORE_KV(k)->str.ptr[vlen] = '\0';
@@ -77,10 +78,16 @@ void store_string_set(store *s, store_key *k, const char *val, size_t vlen)
     }
     store_value_free(s, k);
     *STORE_KV(k) = nv;
-    if (k->type != STORE_STRING) k->big = 0;   /* a new value, no history */
     k->type = STORE_STRING;
     k->enc = enc;
     k->slen = enc == STORE_ENC_STR_INLINE ? (uint8_t)vlen : 0;   /* STORE_STR_AS_SET */
+}
+
+char *store_string_mutable(store *s, store_key *k, size_t *len)
+{
+    size_t cur;
+    store_string_get(k, &cur);
+    return store_string_writable(s, k, cur, len);
 }
 
 store_key *store_put_string(store *s, const char *key, size_t len,

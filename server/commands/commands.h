@@ -160,6 +160,13 @@ void cmd_bitop(client *c);
 void cmd_bitfield(client *c);
 void cmd_bitfield_ro(client *c);
 
+/* hyperloglog.c */
+void cmd_pfadd(client *c);
+void cmd_pfcount(client *c);
+void cmd_pfmerge(client *c);
+void cmd_pfdebug(client *c);
+void cmd_pfselftest(client *c);
+
 /* hash.c */
 void cmd_hset(client *c);
 void cmd_hsetnx(client *c);

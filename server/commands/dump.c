@@ -33,9 +33,8 @@ void cmd_dump(client *c)
 }
 
 /* RESTORE's options, parsed as restoreCommand does: IDLETIME and FREQ
- * exclude each other (the second is a syntax error). Both are checked
- * and then have no effect: latchd keeps no access clock yet. */
-static int restore_options(client *c, int *replace, int *absttl)
+ * exclude each other (the second is a syntax error); -1 when not given. */
+static int restore_options(client *c, int *replace, int *absttl, long long *idlep, long long *freqp)
 {
     long long idle = -1, freq = -1;
     for (int j = 4; j < c->argc; j++) {
@@ -62,14 +61,16 @@ static int restore_options(client *c, int *replace, int *absttl)
             return 0;
         }
     }
+    *idlep = idle;
+    *freqp = freq;
     return 1;
 }
 
 void cmd_restore(client *c)
 {
     int replace = 0, absttl = 0;
-    long long ttl;
-    if (!restore_options(c, &replace, &absttl)) return;
+    long long ttl, idle, freq;
+    if (!restore_options(c, &replace, &absttl, &idle, &freq)) return;
     const resp_slice *key = &c->argv[1], *payload = &c->argv[3];
     store *db = client_db(c);
     store_key *old = db_lookup_write(c, key);
@@ -108,6 +109,8 @@ void cmd_restore(client *c)
     }
     store_key *k = persist_value_store(v, db, key->ptr, key->len);
     if (ttl) store_key_set_deadline(db, k, ttl);
+    if (idle >= 0) store_key_set_idle(db, k, idle);
+    if (freq >= 0) store_key_set_freq(db, k, (unsigned)freq);
     db_notify(c, STORE_EV_GENERIC, "restore", key);
     reply_ok(c);
 }

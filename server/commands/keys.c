@@ -452,7 +452,7 @@ void cmd_move(client *c)
         reply_int(c, 0);
         return;
     }
-    store_copy(to, k, key->ptr, key->len);
+    store_key_keep_access(store_copy(to, k, key->ptr, key->len), k);   /* Redis moves the object itself */
     store_delete_key(from, k);
     store_notify(from, STORE_EV_GENERIC, "move_from", key->ptr, key->len);
     store_notify(to, STORE_EV_GENERIC, "move_to", key->ptr, key->len);

@@ -1,11 +1,13 @@
 /* server.c - server commands: CONFIG, COMMAND, TIME, DBSIZE, FLUSHALL,
  * FUNCTION, WAIT, LASTSAVE, SHUTDOWN (INFO lives in info.c). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "commands.h"
 #include "scripting/script.h"
+#include "mem.h"
 #include "num.h"
 
 #define W CMD_WRITE
@@ -19,16 +21,17 @@
 typedef struct config_reply {
     client *c;
     long long count;
-    const char *seen[64];
+    const char **seen;            /* names matched so far, each once */
     const resp_slice *as_given;   /* a plain name is echoed as the client typed it */
 } config_reply;
 
 static void config_count(const char *name, const char *value, void *ctx)
 {
     config_reply *r = ctx;
+    (void)value;
     for (long long i = 0; i < r->count; i++)
         if (r->seen[i] == name) return;
-    if (r->count < 64) r->seen[r->count++] = name;
+    r->seen[r->count++] = name;
 }
 
 static void config_emit(const char *name, const char *value, void *ctx)
@@ -45,7 +48,7 @@ static void config_emit(const char *name, const char *value, void *ctx)
 
 static void config_get_cmd(client *c)
 {
-    config_reply r = {.c = c};
+    config_reply r = {.c = c, .seen = mem_alloc(config_name_count() * sizeof(*r.seen))};
     for (int i = 2; i < c->argc; i++)
         config_get(&c->srv->cfg, c->argv[i].ptr, c->argv[i].len, config_count, &r);
     reply_map(c, r.count);
@@ -55,75 +58,99 @@ static void config_get_cmd(client *c)
                              memchr(pat->ptr, '[', pat->len) ? NULL : pat;
         config_get(&c->srv->cfg, pat->ptr, pat->len, config_emit, &r);
     }
+    free(r.seen);
 }
 
-/* All names are checked before anything is applied, so a bad pair leaves
- * the configuration as it was. */
-static int config_set_check(client *c)
+static int listeners_changed(const latchd_config *a, const latchd_config *b)
 {
-    for (int i = 2; i < c->argc; i += 2) {
-        const resp_slice *n = &c->argv[i];
-        if (!config_exists(n->ptr, n->len)) {
-            reply_errorf(c, "ERR Unknown option or number of arguments for CONFIG SET - '%.*s'", (int)n->len, n->ptr);
-            return 0;
-        }
-        for (int j = 2; j < i; j += 2) {
-            if (c->argv[j].len == n->len && !strncasecmp(c->argv[j].ptr, n->ptr, n->len)) {
-                reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%.*s') - duplicate parameter",
-                             (int)n->len, n->ptr);
-                return 0;
-            }
-        }
-        if (!config_is_mutable(n->ptr, n->len)) {
-            reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%.*s') - can't set immutable config",
-                         (int)n->len, n->ptr);
-            return 0;
-        }
-    }
-    return 1;
+    if (a->port != b->port || a->nbind != b->nbind) return 1;
+    for (int i = 0; i < a->nbind; i++)
+        if (strcmp(a->bind[i], b->bind[i]) != 0) return 1;
+    return 0;
 }
 
+/* What has to follow a changed configuration (old: the one before), and
+ * may fail: 0 ok, else the error is replied and the caller puts old back. */
+static int config_take_effect(client *c, const latchd_config *old)
+{
+    server *s = c->srv;
+    if (s->cfg.maxclients != old->maxclients && server_fit_maxclients(s) != 0) {
+        reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument 'maxclients') - The operating "
+                        "system is not able to handle the specified number of clients, try with %lld",
+                     s->cfg.maxclients);
+        return -1;
+    }
+    if (listeners_changed(&s->cfg, old) && server_rebind(s) != 0) {
+        if (s->cfg.port != old->port)
+            reply_error(c, "ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on "
+                           "this port. Check server logs.");
+        else
+            reply_error(c, "ERR CONFIG SET failed (possibly related to argument 'bind') - Failed to bind to "
+                           "specified addresses.");
+        return -1;
+    }
+    server_idle_timer_update(s);
+    server_env_sync(s);
+    return 0;
+}
+
+/* Redis 7.0's CONFIG SET: every pair checked and set on a copy, which
+ * replaces the configuration only when all of it took. */
 static void config_set_cmd(client *c)
 {
     if (c->argc % 2 != 0) {
         reply_syntax_error(c);
         return;
     }
-    if (!config_set_check(c)) return;
-    latchd_config *cfg = &c->srv->cfg;
-    long long maxclients = cfg->maxclients;
-    for (int i = 2; i < c->argc; i += 2) {
-        char name[64], value[4096], err[256];
-        snprintf(name, sizeof(name), "%.*s", (int)c->argv[i].len, c->argv[i].ptr);
-        snprintf(value, sizeof(value), "%.*s", (int)c->argv[i + 1].len, c->argv[i + 1].ptr);
-        const char *vals[1] = {value};
-        int rc = config_set(cfg, name, vals, 1, err, sizeof(err));
-        server_env_sync(c->srv);
-        if (rc != 0) {
-            reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%s') - %s", name, err);
-            return;
+    server *s = c->srv;
+    int n = c->argc - 2, prot = config_protected_configs(&s->cfg);
+    char **argv = mem_alloc((size_t)n * sizeof(*argv)), err[1024];
+    size_t *lens = mem_alloc((size_t)n * sizeof(*lens));
+    for (int i = 0; i < n; i++) {
+        argv[i] = arg_strdup(&c->argv[i + 2]);
+        lens[i] = c->argv[i + 2].len;
+    }
+    int protected_ok = prot == CONFIG_PROTECTED_YES || (prot == CONFIG_PROTECTED_LOCAL && client_is_local(c));
+    latchd_config next, old;
+    if (config_set_pairs(&s->cfg, &next, (const char *const *)argv, lens, n / 2, protected_ok, err, sizeof(err)) !=
+        0) {
+        reply_errorf(c, "ERR %s", err);
+    } else {
+        old = s->cfg;
+        s->cfg = next;
+        if (config_take_effect(c, &old) == 0) {
+            config_free(&old);
+            reply_ok(c);
+        } else {
+            int rebind = listeners_changed(&s->cfg, &old);
+            config_free(&s->cfg);
+            s->cfg = old;
+            if (rebind && server_rebind(s) != 0)
+                log_msg(s, LOG_WARNING, "Failed to restore the previous listening sockets");
+            server_idle_timer_update(s);
         }
     }
-    if (cfg->maxclients != maxclients && server_fit_maxclients(c->srv) != 0) {
-        long long fits = cfg->maxclients;
-        cfg->maxclients = maxclients;
-        reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument 'maxclients') - The operating "
-                        "system is not able to handle the specified number of clients, try with %lld", fits);
-        return;
-    }
-    server_idle_timer_update(c->srv);
-    reply_ok(c);
+    for (int i = 0; i < n; i++) free(argv[i]);
+    free(argv);
+    free(lens);
 }
 
 static void config_resetstat(client *c)
 {
-    server *s = c->srv;
-    s->stat_commands = s->stat_conns = s->stat_rejected_conns = s->stat_expired = 0;
-    s->stat_keyspace_hits = s->stat_keyspace_misses = s->stat_net_in = s->stat_net_out = 0;
+    server_reset_stats(c->srv);
     reply_ok(c);
 }
 
-static void config_rewrite(client *c) { reply_error(c, "ERR The server is running without a config file"); }
+static void config_rewrite(client *c)
+{
+    char err[1024];
+    if (config_rewrite_file(&c->srv->cfg, err, sizeof(err)) != 0) {
+        reply_errorf(c, "ERR %s", err);
+        return;
+    }
+    log_msg(c->srv, LOG_NOTICE, "CONFIG REWRITE executed with success.");
+    reply_ok(c);
+}
 
 const command config_subcommands[] = {
     {"get", config_get_cmd, -3, A | NS | L | S, 0, 0, 0, "server", "2.0.0", "Get the values of configuration parameters", "parameter [parameter ...]", NULL},

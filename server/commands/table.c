@@ -95,6 +95,12 @@ static const command table[] = {
     {"persist", cmd_persist, 2, W | F, 1, 1, 1, "generic", "2.2.0", "Remove the expiration from a key", "key", NULL},
     {"dump", cmd_dump, 2, R, 1, 1, 1, "generic", "2.6.0", "Return a serialized version of the value stored at the specified key.", "key", NULL},
     {"restore", cmd_restore, -4, W | DO, 1, 1, 1, "generic", "2.6.0", "Create a key using the provided serialized value, previously obtained using DUMP.", "key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]", NULL},
+    /* hyperloglog */
+    {"pfadd", cmd_pfadd, -2, W | DO | F, 1, 1, 1, "hyperloglog", "2.8.9", "Adds the specified elements to the specified HyperLogLog.", "key [element [element ...]]", NULL},
+    {"pfcount", cmd_pfcount, -2, R | MR, 1, -1, 1, "hyperloglog", "2.8.9", "Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).", "key [key ...]", NULL},
+    {"pfmerge", cmd_pfmerge, -2, W | DO, 1, -1, 1, "hyperloglog", "2.8.9", "Merge N different HyperLogLogs into a single one.", "destkey [sourcekey [sourcekey ...]]", NULL},
+    {"pfdebug", cmd_pfdebug, 3, W | DO | A, 2, 2, 1, "hyperloglog", "2.8.9", "Internal commands for debugging HyperLogLog values", "subcommand key", NULL},
+    {"pfselftest", cmd_pfselftest, 1, A, 0, 0, 0, "hyperloglog", "2.8.9", "An internal command for testing HyperLogLog values", NULL, NULL},
     /* strings */
     {"get", cmd_get, 2, R | F, 1, 1, 1, "string", "1.0.0", "Get the value of a key", "key", NULL},
     {"set", cmd_set, -3, W | DO, 1, 1, 1, "string", "1.0.0", "Set the string value of a key", "key value [NX|XX] [GET] [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT unix-time-milliseconds|KEEPTTL]", NULL},

@@ -185,11 +185,22 @@ static latchd_status start_on(latchd_server *srv, uv_loop_t *loop)
     uv_async_init(loop, &srv->wake, on_wake);
     srv->wake.data = srv;
     srv->accepting = 1;
-    log_msg(&srv->s, LOG_NOTICE, "latchd %s (Redis %s compatible) starting, pid=%d", LATCHD_VERSION,
-            LATCHD_REDIS_VERSION, (int)getpid());
-    if (server_listen(&srv->s) == 0) return LATCHD_OK;
-    server_shutdown(&srv->s);
-    return LATCHD_ERR_SYSTEM;
+    /* Redis's start-up lines, which harnesses wait for ("Ready to accept");
+     * at notice, not Redis's warning, so that an embedded server (loglevel
+     * warning unless told) starts quietly */
+    log_msg(&srv->s, LOG_NOTICE, "oO0OoO0OoO0Oo latchd is starting oO0OoO0OoO0Oo");
+    log_msg(&srv->s, LOG_NOTICE, "latchd version=%s, redis-compat=%s, bits=%d, pid=%d, just started",
+            LATCHD_VERSION, LATCHD_REDIS_VERSION, (int)sizeof(void *) * 8, (int)getpid());
+    log_msg(&srv->s, LOG_NOTICE, "Configuration loaded");
+    config_warn_without_effect(&srv->s, &srv->s.cfg);
+    if (server_listen(&srv->s) != 0) {
+        server_shutdown(&srv->s);
+        return LATCHD_ERR_SYSTEM;
+    }
+    log_banner(&srv->s, srv->s.port);
+    log_msg(&srv->s, LOG_NOTICE, "Server initialized");
+    log_msg(&srv->s, LOG_NOTICE, "Ready to accept connections tcp port %d", srv->s.port);
+    return LATCHD_OK;
 }
 
 latchd_status latchd_start(latchd_server *srv, uv_loop_t *loop)

@@ -6,6 +6,7 @@ Fixtures for tests:
   server_factory  start a fresh server of the current kind with extra args
   latchd_factory  start a fresh latchd (for latchd-only tests)
   keyevents       the keyspace events commands raise (script_util.Keyevents)
+  reference_redis a redis-server of the module's own, to compare answers with
 """
 
 import os
@@ -302,6 +303,15 @@ def server_factory(server_kind):
     start, started = _factory(server_kind)
     yield start
     _cleanup_all(started)
+
+
+@pytest.fixture(scope="module")
+def reference_redis():
+    """A redis-server 7.0 that only serves as the reference (whatever
+    LATCHD_SERVERS says): the answers a latchd test compares against."""
+    srv = Server("redis")
+    yield srv
+    srv.cleanup()
 
 
 @pytest.fixture

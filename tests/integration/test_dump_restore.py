@@ -418,3 +418,23 @@ def test_dump_missing_and_command_info(r):
     info = r.execute_command("COMMAND", "INFO", "dump", "restore")
     assert (info["dump"]["arity"], info["dump"]["flags"]) == (2, ["readonly"])
     assert (info["restore"]["arity"], info["restore"]["flags"]) == (-4, ["write", "denyoom"])
+
+
+def test_restore_idletime_sets_the_access_clock(r):
+    r.set("src", "v")
+    good = r.dump("src")
+    assert r.execute_command("RESTORE", "k", 0, good, "IDLETIME", 1000)
+    assert 1000 <= r.object("idletime", "k") <= 1002
+
+
+def test_restore_freq_sets_the_lfu_counter(r):
+    r.set("src", "v")
+    good = r.dump("src")
+    r.config_set("maxmemory-policy", "allkeys-lfu")
+    try:
+        assert r.execute_command("RESTORE", "k", 0, good, "FREQ", 100)
+        assert r.object("freq", "k") == 100
+        assert r.execute_command("RESTORE", "k2", 0, good, "IDLETIME", 1000)   # no effect under LFU
+        assert r.object("freq", "k2") == 5
+    finally:
+        r.config_set("maxmemory-policy", "noeviction")

@@ -1,11 +1,13 @@
 """INFO, CONFIG GET/SET and COMMAND (COUNT / INFO / DOCS)."""
 
 import re
+import socket
 import time
 
 import pytest
 
-from resp_util import Status, flat_pairs, parse, wait_for
+from conftest import free_port
+from resp_util import RawConn, Status, flat_pairs, parse, wait_for
 
 LINE_RE = re.compile(rb"^[A-Za-z0-9_|\-]+:[^\r\n]*$")
 
@@ -535,3 +537,232 @@ def test_config_set_kept_parameter(conn, name, value, reply, shown):
             assert config_get(conn, shown_name) == [shown_name.encode(), shown_value.encode()]
     finally:
         conn.cmd("CONFIG", "SET", name, defaults[name])
+
+
+# ---------------------------------------------------------------- every parameter, as redis-server answers
+
+# Values that differ between two servers started apart: where each runs,
+# what it was told to listen on.
+DIFFERING_VALUES = {"dir", "pidfile", "port", "logfile", "unixsocket"}
+
+
+def all_config(c):
+    return flat_pairs(c.call("CONFIG", "GET", "*"))
+
+
+def test_config_get_every_parameter_as_redis(conn, reference_redis):
+    want = all_config(reference_redis.raw())
+    got = all_config(conn)
+    assert sorted(got) == sorted(want)
+    assert len(want) >= 190
+    for name in want:
+        if name.decode() not in DIFFERING_VALUES:
+            assert (name, got[name]) == (name, want[name])
+
+
+def test_config_get_each_name_exactly_as_redis(conn, reference_redis):
+    ref = reference_redis.raw()
+    for name in all_config(ref):
+        if name.decode() in DIFFERING_VALUES:
+            continue
+        upper = name.upper()
+        assert conn.call("CONFIG", "GET", upper) == ref.call("CONFIG", "GET", upper), name
+
+
+def test_config_get_aliases_and_patterns(conn):
+    d = flat_pairs(conn.call("CONFIG", "GET", "*slave*"))
+    assert d[b"slaveof"] == b"" and d[b"slave-read-only"] == b"yes" and d[b"slave-priority"] == b"100"
+    assert b"replica-read-only" not in d
+    assert flat_pairs(conn.call("CONFIG", "GET", "lua-time-limit")) == {b"lua-time-limit": b"5000"}
+    # Redis's hidden parameters answer only when named exactly
+    assert flat_pairs(conn.call("CONFIG", "GET", "key-load-delay")) == {b"key-load-delay": b"0"}
+    assert b"key-load-delay" not in flat_pairs(conn.call("CONFIG", "GET", "key-*"))
+
+
+def test_config_set_every_parameter_to_its_value_as_redis(conn, reference_redis):
+    """Every parameter redis-server lists, set to the value it shows: the
+    mutable ones take it back, the immutable and protected ones are refused
+    with the same words."""
+    ref = reference_redis.raw()
+    for name, value in all_config(ref).items():
+        mine = flat_pairs(conn.call("CONFIG", "GET", name))[name]
+        want = ref.cmd("CONFIG", "SET", name, value)
+        assert (name, conn.cmd("CONFIG", "SET", name, mine)) == (name, want)
+
+
+CONFIG_SET_ERRORS = [
+    (("MAXCLIENTS", "abc"), "maxclients", "argument couldn't be parsed into an integer"),
+    (("Daemonize", "yes"), "Daemonize", "can't set immutable config"),
+    (("databases", "4"), "databases", "can't set immutable config"),
+    (("io-threads", "4"), "io-threads", "can't set immutable config"),
+    (("slaveof", "127.0.0.1 7000"), "slaveof", "can't set immutable config"),
+    (("enable-debug-command", "yes"), "enable-debug-command", "can't set immutable config"),
+    (("dir", "/"), "dir", "can't set protected config"),
+    (("dbfilename", "x.rdb"), "dbfilename", "can't set protected config"),
+    (("maxclients", "10", "maxclients", "11"), "maxclients", "duplicate parameter"),
+    (("maxmemory-eviction-tenacity", "200"), "maxmemory-eviction-tenacity",
+     "argument must be between 0 and 100 inclusive"),
+    (("maxmemory", "abc"), "maxmemory", "argument must be a memory value"),
+    (("client-query-buffer-limit", "-1"), "client-query-buffer-limit", "argument must be a memory value"),
+    (("proto-max-bulk-len", "10"), "proto-max-bulk-len",
+     "argument must be between 1048576 and 9223372036854775807 inclusive"),
+    (("maxclients", "-1"), "maxclients", "argument must be between 1 and 4294967295 inclusive"),
+    (("slowlog-max-len", "-1"), "slowlog-max-len", "argument must be between 0 and 9223372036854775807 inclusive"),
+    (("loglevel", "foo"), "loglevel", "argument(s) must be one of the following: debug, verbose, notice, warning"),
+    (("oom-score-adj", "bad"), "oom-score-adj",
+     "argument(s) must be one of the following: no, yes, relative, absolute"),
+    (("appendonly", "maybe"), "appendonly", "argument must be 'yes' or 'no'"),
+    (("save", "1 2 3"), "save", "Invalid save parameters"),
+    (("save", "a b"), "save", "Invalid save parameters"),
+    (("client-output-buffer-limit", "foo 1 2 3"), "client-output-buffer-limit",
+     "Invalid client class specified in buffer limit configuration."),
+    (("oom-score-adj-values", "1 2"), "oom-score-adj-values", "wrong number of arguments"),
+    (("oom-score-adj-values", "1 2 3000"), "oom-score-adj-values",
+     "Invalid oom-score-adj-values, elements must be between -2000 and 2000."),
+    (("notify-keyspace-events", "Q"), "notify-keyspace-events",
+     "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."),
+    (("maxmemory-clients", "200%"), "maxmemory-clients", "percentage argument must be less or equal to 100"),
+    (("maxmemory-clients", "-5"), "maxmemory-clients", "argument must be a memory or percent value"),
+    (("shutdown-on-sigint", "save nosave"), "shutdown-on-sigint",
+     "shutdown options SAVE and NOSAVE can't be used simultaneously"),
+    (("latency-tracking-info-percentiles", "50 200"), "latency-tracking-info-percentiles",
+     "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"),
+    (("latency-tracking-info-percentiles", "abc"), "latency-tracking-info-percentiles",
+     "Invalid latency-tracking-info-percentiles parameters"),
+    (("tcp-keepalive", "-1"), "tcp-keepalive", "argument must be between 0 and 2147483647 inclusive"),
+    (("proc-title-template", "{title}"), "proc-title-template",
+     "template format is invalid or contains unknown variables"),
+    (("proc-title-template", "{foo} x"), "proc-title-template",
+     "template format is invalid or contains unknown variables"),
+    # the value's error names the parameter as Redis spells it
+    (("SLAVE-PRIORITY", "x"), "slave-priority", "argument couldn't be parsed into an integer"),
+    # the first problem among the names wins, before any value is looked at
+    (("hz", "x", "daemonize", "yes"), "daemonize", "can't set immutable config"),
+]
+
+
+@pytest.mark.parametrize("args,arg,why", CONFIG_SET_ERRORS, ids=[" ".join(a) for a, _, _ in CONFIG_SET_ERRORS])
+def test_config_set_error_texts(conn, args, arg, why):
+    before = all_config(conn)
+    assert conn.cmd("CONFIG", "SET", *args) == set_failed(arg, why)
+    assert all_config(conn) == before
+
+
+def test_config_set_unknown_and_arity(conn):
+    assert conn.cmd("CONFIG", "SET", "hz", "1", "foo", "2") == (
+        b"-ERR Unknown option or number of arguments for CONFIG SET - 'foo'\r\n")
+    assert conn.cmd("CONFIG", "SET", "hz") == b"-ERR wrong number of arguments for 'config|set' command\r\n"
+    assert conn.cmd("CONFIG", "SET", "maxclients", "10", "hz") == b"-ERR syntax error\r\n"
+
+
+def test_config_set_several_is_all_or_nothing(conn):
+    try:
+        assert conn.cmd("CONFIG", "SET", "maxmemory", "1gb", "hz", "20", "maxmemory-samples", "0") == set_failed(
+            "maxmemory-samples", "argument must be between 1 and 2147483647 inclusive")
+        assert config_get(conn, "maxmemory") == [b"maxmemory", b"0"]
+        assert config_get(conn, "hz") == [b"hz", b"10"]
+        assert conn.cmd("CONFIG", "SET", "maxmemory", "1gb", "hz", "20", "maxmemory-samples", "7") == b"+OK\r\n"
+        assert flat_pairs(conn.call("CONFIG", "GET", "maxmemory", "hz", "maxmemory-samples")) == {
+            b"maxmemory": b"1073741824", b"hz": b"20", b"maxmemory-samples": b"7"}
+        # an alias is a parameter of its own: not a duplicate, the last one wins
+        assert conn.cmd("CONFIG", "SET", "replica-priority", "1", "slave-priority", "2") == b"+OK\r\n"
+        assert config_get(conn, "replica-priority") == [b"replica-priority", b"2"]
+    finally:
+        conn.cmd("CONFIG", "SET", "maxmemory", "0", "hz", "10", "maxmemory-samples", "5", "replica-priority", "100")
+
+
+@pytest.mark.parametrize("name,value,shown", [
+    ("hz", "0", "1"), ("hz", "1000", "500"), ("save", "0100 02", "100 2"), ("oom-score-adj", "relative", "yes"),
+    ("maxmemory-clients", "10%", "10%"), ("maxmemory-clients", "1k", "1000"), ("appendfsync", "ALWAYS", "always"),
+    ("shutdown-on-sigint", "nosave now", "nosave now"), ("latency-tracking-info-percentiles", "50.5 99", "50.5 99"),
+    ("client-output-buffer-limit", "normal 1mb 2mb 10",
+     "normal 1048576 2097152 10 slave 268435456 67108864 60 pubsub 33554432 8388608 60"),
+])
+def test_config_set_value_shown_as_redis(conn, name, value, shown):
+    before = config_get(conn, name)[1]
+    try:
+        assert conn.cmd("CONFIG", "SET", name, value) == b"+OK\r\n"
+        assert config_get(conn, name) == [name.encode(), shown.encode()]
+    finally:
+        conn.cmd("CONFIG", "SET", name, before)
+
+
+def test_config_set_protected_when_enabled(server_factory, tmp_path):
+    c = server_factory("--enable-protected-configs", "yes").raw()
+    before = config_get(c, "dir")
+    assert c.cmd("CONFIG", "SET", "dir", "/nonexistent") == set_failed("dir", "No such file or directory")
+    # all or nothing: the directory moved for dir comes back when a later value fails
+    assert c.cmd("CONFIG", "SET", "dir", str(tmp_path), "dbfilename", "x/y") == set_failed(
+        "dbfilename", "dbfilename can't be a path, just a filename")
+    assert config_get(c, "dir") == before
+    assert c.cmd("CONFIG", "SET", "dir", str(tmp_path), "dbfilename", "x.rdb") == b"+OK\r\n"
+    assert config_get(c, "dir") == [b"dir", str(tmp_path).encode()]
+
+
+def test_config_set_port_and_bind_rebind(server_factory):
+    srv = server_factory()
+    c = srv.raw()
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    try:
+        assert c.cmd("CONFIG", "SET", "port", str(busy.getsockname()[1])) == set_failed(
+            "port", "Unable to listen on this port. Check server logs.")
+        assert c.cmd("CONFIG", "SET", "bind", "127.0.0.1 192.0.2.1") == set_failed(
+            "bind", "Failed to bind to specified addresses.")
+    finally:
+        busy.close()
+    assert config_get(c, "port") == [b"port", str(srv.port).encode()]
+    with RawConn("127.0.0.1", srv.port) as again:
+        assert again.cmd("PING") == b"+PONG\r\n"
+    new = free_port()
+    assert c.cmd("CONFIG", "SET", "port", str(new)) == b"+OK\r\n"
+    with RawConn("127.0.0.1", new) as moved:
+        assert moved.cmd("PING") == b"+PONG\r\n"
+        assert b"\r\ntcp_port:%d\r\n" % new in moved.cmd("INFO", "server")
+    with pytest.raises(OSError):
+        RawConn("127.0.0.1", srv.port, timeout=1).cmd("PING")
+    # the connection that moved it stays
+    assert c.cmd("PING") == b"+PONG\r\n"
+    srv.port = new
+
+
+def test_config_resetstat(server, conn):
+    conn.cmd("SET", "k", "v")
+    conn.cmd("GET", "k")
+    conn.cmd("GET", "nosuch")
+    conn.cmd("SET", "e", "v", "PX", "1")
+    time.sleep(0.05)
+    conn.cmd("GET", "e")
+    f = info_fields(info_text(conn, "stats"))
+    assert int(f[b"total_commands_processed"]) > 3 and int(f[b"keyspace_hits"]) >= 1
+    assert conn.cmd("CONFIG", "RESETSTAT") == b"+OK\r\n"
+    f = info_fields(info_text(conn, "stats"))
+    for field in (b"keyspace_hits", b"keyspace_misses", b"expired_keys", b"total_connections_received",
+                  b"rejected_connections", b"evicted_keys"):
+        assert f[field] == b"0", field
+    assert f[b"total_commands_processed"] == b"1"   # RESETSTAT itself, counted once it ran
+    assert int(f[b"total_net_input_bytes"]) < 100
+
+
+def test_latchd_only_resetstat_clears_script_counters(latchd_factory):
+    c = latchd_factory().raw()
+    c.cmd("EVAL", "return 1", "0")
+    assert b"latchd_lua_script_runs:1" in info_text(c, "latchd")
+    c.cmd("CONFIG", "RESETSTAT")
+    assert b"latchd_lua_script_runs:0" in info_text(c, "latchd")
+
+
+def test_config_rewrite_without_a_file(conn):
+    assert conn.cmd("CONFIG", "REWRITE") == b"-ERR The server is running without a config file\r\n"
+
+
+def test_config_long_values_whole(conn):
+    """No length limit of latchd's own: a long password, many save pairs."""
+    pairs = " ".join("%d %d" % (i + 1, i) for i in range(600))
+    try:
+        assert conn.cmd("CONFIG", "SET", "save", pairs, "replica-announce-ip", "h" * 9000) == b"+OK\r\n"
+        assert config_get(conn, "save") == [b"save", pairs.encode()]
+        assert config_get(conn, "replica-announce-ip") == [b"replica-announce-ip", b"h" * 9000]
+    finally:
+        conn.cmd("CONFIG", "SET", "save", "", "replica-announce-ip", "")

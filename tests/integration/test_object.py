@@ -316,3 +316,41 @@ def test_lookups_count_as_redis_counts_them(r):
     r.object("encoding", "nokey")
     r.touch("k", "nokey")
     assert keyspace_stats(r) == (2, 2)
+
+
+def test_copy_keeps_the_encoding(r, cfg):
+    cfg("zset-max-listpack-entries", "1")
+    cfg("hash-max-listpack-entries", "1")
+    r.zadd("z", {"a": 1, "b": 2})
+    r.zrem("z", "b")
+    r.hset("h", mapping={"a": 1, "b": 2})
+    r.hdel("h", "b")
+    r.copy("z", "z2")
+    r.copy("h", "h2")
+    assert [enc(r, k) for k in ("z2", "h2")] == [b"skiplist", b"hashtable"]
+    r.move("z2", 1)
+    c = r.connection_pool.connection_kwargs
+    other = type(r)(host=c["host"], port=c["port"], db=1)
+    try:
+        assert enc(other, "z2") == b"skiplist"
+    finally:
+        other.flushdb()
+        other.close()
+
+
+def test_restore_sets_idletime_and_freq(r, cfg):
+    r.set("foo", "bar")
+    payload = r.dump("foo")
+    got = []
+    for idle in (0, 1000, 2 ** 40, 16777215, 16777216, 2 ** 63 - 1):
+        r.restore("foo", 0, payload, replace=True, idletime=idle)
+        got.append(r.object("idletime", "foo"))
+    assert got == [0, 1000, 1, 0, 1, 16777214]   # Redis's 24-bit arithmetic
+    r.restore("foo", 0, payload, replace=True, frequency=100)   # not LFU: no effect
+    with pytest.raises(Exception, match="not selected"):
+        r.object("freq", "foo")
+    cfg("maxmemory-policy", "allkeys-lfu")
+    r.restore("foo", 0, payload, replace=True, frequency=100)
+    assert r.object("freq", "foo") == 100
+    r.restore("foo", 0, payload, replace=True, idletime=1000)   # LFU: no effect
+    assert r.object("freq", "foo") == 5

@@ -72,14 +72,6 @@ def run_sequences(named_servers, focus, via, seeds=SEEDS, length=LENGTH):
 
 
 @pytest.fixture(scope="module")
-def reference_redis():
-    """A redis-server 7.0 that only serves as the reference."""
-    srv = Server("redis")
-    yield srv
-    srv.cleanup()
-
-
-@pytest.fixture(scope="module")
 def latchd_pair():
     """(latchd with native scripts on, latchd with native scripts off)."""
     native = Server("latchd", ["--native-scripts", "yes"])

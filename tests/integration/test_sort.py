@@ -6,7 +6,6 @@ import random
 
 import pytest
 
-from conftest import Server
 from resp_util import parse
 
 WRONGTYPE = b"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
@@ -315,14 +314,6 @@ def test_stats_count_pattern_lookups(conn):
 
 
 # ---------------------------------------------------------------- against a reference
-
-@pytest.fixture(scope="module")
-def reference_redis():
-    """A redis-server 7.0 that only serves as the reference."""
-    srv = Server("redis")
-    yield srv
-    srv.cleanup()
-
 
 def random_sorts(rng):
     """A dataset with many ties (shared and missing BY values, equal
