@@ -28,7 +28,7 @@ static uint64_t mono_us(void)
  * PEXPIRETIME speak unix time) that never jumps back with the wall clock. */
 static uint64_t real_clock_us(const server *s)
 {
-    return s->clock_wall0_ms * 1000u + (mono_us() - s->clock_mono0_us);
+    return s->clock_wall0_us + (mono_us() - s->clock_mono0_us);
 }
 
 uint64_t server_real_ms(server *s) { return real_clock_us(s) / 1000u; }
@@ -278,9 +278,9 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     s->cfg = *cfg;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    s->clock_wall0_ms = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    s->clock_wall0_us = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
     s->clock_mono0_us = mono_us();
-    s->start_ms = s->clock_wall0_ms;
+    s->start_ms = s->clock_wall0_us / 1000u;
     s->lastsave_s = s->start_ms / 1000;
     s->expire_timer_due = UINT64_MAX;
     s->active_expire = 1;

@@ -220,8 +220,10 @@ struct server {
     uint64_t rng;                /* server_random's state */
     int port;                    /* actual TCP port bound */
     int shutting_down;
-    /* clock: wall time at start + monotonic elapsed, never goes backwards */
-    uint64_t clock_wall0_ms;
+    /* clock: wall time at start + monotonic elapsed, never goes backwards;
+     * in µs, as a start truncated to the ms would trail the wall clock (a
+     * client's PXAT now + 10000 would read a PTTL of 10001) */
+    uint64_t clock_wall0_us;
     uint64_t clock_mono0_us;
     uint64_t frozen_now_ms;      /* nonzero: the clock reads this (FREEZE, fuzzing) */
     int64_t clock_offset_ms;     /* LATCHD.CLOCK: added to the real clock */

@@ -133,15 +133,16 @@ unsigned store_key_freq(store *s, const store_key *k)
 }
 
 /* tryObjectEncoding's choice for a string SET stores: an integer that fits
- * a long, else the embedded form up to 44 bytes; "raw" for good once
- * written in place (the big bit, store_string_mutable). */
+ * a long, else the embedded form up to 44 bytes; the other forms are how
+ * the commands that made them leave it (store.h). */
 static const char *string_encoding(const store_key *k)
 {
     size_t len;
     long long v;
     const char *p = store_string_get(k, &len);
-    if (k->big) return "raw";
-    if (len <= 20 && store_str2ll(p, len, &v)) return "int";
+    store_str_form form = store_string_form(k);
+    if (form == STORE_STR_RAW) return "raw";
+    if (form == STORE_STR_AS_SET && len <= 20 && store_str2ll(p, len, &v)) return "int";
     return len <= 44 ? "embstr" : "raw";
 }
 

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,4 +108,46 @@ int store_str2double(const char *s, size_t len, double *out)
     if (isnan(v)) return 0;
     if (out) *out = v;
     return 1;
+}
+
+int store_str2ld(const char *s, size_t len, long double *out)
+{
+    char buf[STORE_LD_STR_MAX];
+    char *end;
+    long double v;
+
+    if (len == 0 || len >= sizeof(buf) || isspace((unsigned char)s[0])) return 0;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    errno = 0;
+    v = strtold(buf, &end);
+    if ((size_t)(end - buf) != len) return 0;
+    if (errno == ERANGE && (v == HUGE_VALL || v == -HUGE_VALL || fpclassify(v) == FP_ZERO)) return 0;
+    if (errno == EINVAL || isnan(v)) return 0;
+    if (out) *out = v;
+    return 1;
+}
+
+size_t store_ld2str(char *dst, long double v)
+{
+    if (isinf(v)) {
+        strcpy(dst, v > 0 ? "inf" : "-inf");
+        return strlen(dst);
+    }
+    int n = snprintf(dst, STORE_LD_STR_MAX, "%.17Lf", v);
+    if (n < 0 || (size_t)n + 1 > STORE_LD_STR_MAX) {
+        dst[0] = '\0';
+        return 0;
+    }
+    size_t l = (size_t)n;
+    if (memchr(dst, '.', l)) {
+        while (dst[l - 1] == '0') l--;
+        if (dst[l - 1] == '.') l--;
+    }
+    if (l == 2 && dst[0] == '-' && dst[1] == '0') {
+        dst[0] = '0';
+        l = 1;
+    }
+    dst[l] = '\0';
+    return l;
 }

@@ -14,4 +14,17 @@ size_t store_ll2str(char *dst, long long v);
  * rejects spaces, empty, nan. 1 on success. */
 int store_str2double(const char *s, size_t len, double *out);
 
+/* Redis's MAX_LONG_DOUBLE_CHARS: the buffer store_ld2str writes into,
+ * and the length from which store_str2ld refuses text. */
+#define STORE_LD_STR_MAX (5 * 1024)
+/* Redis's string2ld (INCRBYFLOAT, HINCRBYFLOAT): strtold on the whole
+ * text, no leading space, no nan, no overflow; "inf" and hex pass as
+ * there. 1 on success. */
+int store_str2ld(const char *s, size_t len, long double *out);
+/* Redis's ld2string in LD_STR_HUMAN mode: "%.17Lf" with the fraction's
+ * trailing zeros (and a bare '.') dropped, "-0" as "0", "inf"/"-inf".
+ * dst holds STORE_LD_STR_MAX bytes; returns the length (0 if it would
+ * not fit, which Redis stores as an empty string too). */
+size_t store_ld2str(char *dst, long double v);
+
 #endif

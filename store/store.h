@@ -206,10 +206,29 @@ store_key *store_put_string(store *s, const char *key, size_t len,
 /* Make k's value the string val, whatever its type was; deadline kept. */
 void store_string_set(store *s, store_key *k, const char *val, size_t vlen);
 const char *store_string_get(const store_key *k, size_t *len);
-/* k's string bytes (*len of them), writable in place for that length
- * (valid as store_string_get's). As Redis's dbUnshareStringValue leaves
- * it, OBJECT ENCODING reports k "raw" from now until its next
- * store_string_set (which any new value goes through). */
+/* How Redis 7.0 holds a string, which OBJECT ENCODING and REFCOUNT
+ * report (access.c). Every store_string_set (and incrby) makes it
+ * STORE_STR_AS_SET; COPY keeps it, as Redis's dupStringObject does. */
+typedef enum store_str_form {
+    STORE_STR_AS_SET = 0,   /* tryObjectEncoding's choice: int when it reads
+                               as one, else embstr up to 44 bytes, else raw */
+    STORE_STR_NOINT = 1,    /* made from text never tried as an integer
+                               (INCRBYFLOAT's result): embstr / raw by length */
+    STORE_STR_RAW = 2,      /* an sds changed in place (APPEND, SETRANGE, the
+                               bitmap writers): raw whatever it holds */
+} store_str_form;
+store_str_form store_string_form(const store_key *k);
+/* k must be a string. */
+void store_string_set_form(store_key *k, store_str_form f);
+/* String k's bytes, writable, after growing it to at least len bytes (the
+ * new ones zero; a longer string keeps its length); *outlen gets the
+ * length. The form becomes STORE_STR_RAW, as Redis's dbUnshareStringValue
+ * leaves it. Growth is geometric, so appends cost amortized O(1). len must
+ * be <= STORE_MAX_LEN (callers check proto-max-bulk-len first; more
+ * aborts). The pointer lives as store_string_get's does. */
+char *store_string_writable(store *s, store_key *k, size_t len, size_t *outlen);
+/* store_string_writable without growing it: k's *len bytes, writable in
+ * place (HyperLogLog's registers), "raw" from now on. */
 char *store_string_mutable(store *s, store_key *k, size_t *len);
 /* k must be a string; STORE_ERR_NOT_INT / STORE_ERR_OVERFLOW or STORE_OK. */
 int store_string_incrby(store *s, store_key *k, long long delta, long long *out);

@@ -37,7 +37,8 @@
 #define STORE_KEY_POOLED 512
 
 enum store_enc {
-    STORE_ENC_STR_INLINE = 1,   /* bytes in v.inl, length in key->slen */
+    STORE_ENC_STR_INLINE = 1,   /* bytes in v.inl, length in key->slen's
+                                   low bits (value_string.c) */
     STORE_ENC_STR_HEAP = 2,     /* v.str.ptr holds len + 1 bytes (NUL) */
     STORE_ENC_HASH_SMALL = 3,   /* v.hs: packed [u32 flen][u32 vlen][f][v]... */
     STORE_ENC_HASH_TABLE = 4,   /* v.ht: store_dict of hash_table nodes */
@@ -96,10 +97,11 @@ struct store_key {
     uint8_t type : 3;           /* store_type */
     uint8_t big : 1;            /* Redis would have converted this hash or
                                    zset to hashtable / skiplist by now: one
-                                   way, as there (access.c); a string was
-                                   written in place: "raw" */
+                                   way, as there (access.c); a string's
+                                   form is in slen */
     uint8_t enc : 4;            /* store_enc */
-    uint8_t slen;               /* inline string length; a one-field hash's
+    uint8_t slen;               /* a string's inline length and (top two
+                                   bits) store_str_form; a one-field hash's
                                    value length */
     uint8_t area;               /* bytes in the value area */
     char name[];

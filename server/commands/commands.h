@@ -151,6 +151,30 @@ void cmd_decrby(client *c);
 void cmd_mget(client *c);
 void cmd_mset(client *c);
 void cmd_strlen(client *c);
+void cmd_msetnx(client *c);
+void cmd_getset(client *c);
+void cmd_getex(client *c);
+void cmd_incrbyfloat(client *c);
+void cmd_append(client *c);
+void cmd_setrange(client *c);
+void cmd_getrange(client *c);
+void cmd_lcs(client *c);
+/* INCRBYFLOAT's and HINCRBYFLOAT's v + incr, as Redis stores it, into
+ * buf (STORE_LD_STR_MAX bytes) and *out: 1, or 0 after the NaN/Infinity
+ * error reply. */
+int float_sum_or_reply(client *c, long double v, long double incr, char *buf, resp_slice *out);
+/* Redis's checkStringLength: 1 if a string of size bytes may grow by more
+ * (proto-max-bulk-len), else 0 after the error reply. */
+int string_length_ok(client *c, long long size, long long more);
+
+/* bitops.c */
+void cmd_setbit(client *c);
+void cmd_getbit(client *c);
+void cmd_bitcount(client *c);
+void cmd_bitpos(client *c);
+void cmd_bitop(client *c);
+void cmd_bitfield(client *c);
+void cmd_bitfield_ro(client *c);
 
 /* hyperloglog.c */
 void cmd_pfadd(client *c);
@@ -168,6 +192,7 @@ void cmd_hexists(client *c);
 void cmd_hdel(client *c);
 void cmd_hlen(client *c);
 void cmd_hincrby(client *c);
+void cmd_hincrbyfloat(client *c);
 void cmd_hgetall(client *c);
 void cmd_hkeys(client *c);
 void cmd_hvals(client *c);

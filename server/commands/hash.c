@@ -1,9 +1,11 @@
 /* hash.c - hash commands (HSET ... HSTRLEN, HRANDFIELD, HSCAN). A hash key never exists
  * empty: writers create it on demand and HDEL removes it with its last field. */
 #include <limits.h>
+#include <math.h>
 #include <string.h>
 
 #include "commands.h"
+#include "num.h"
 
 /* For readers: 1 with *k the hash (NULL if missing), 0 after WRONGTYPE. */
 static int hash_for_read(client *c, store_key **k)
@@ -148,6 +150,35 @@ void cmd_hincrby(client *c)
         db_notify(c, STORE_EV_HASH, "hincrby", &c->argv[1]);
         reply_int(c, v);
     }
+}
+
+/* Redis's checks in its order: the increment, then the key's type, then
+ * the field's text; INCRBYFLOAT's number formatting. */
+void cmd_hincrbyfloat(client *c)
+{
+    long double incr, v = 0;
+    size_t vlen;
+    char buf[STORE_LD_STR_MAX];
+    if (!store_str2ld(c->argv[3].ptr, c->argv[3].len, &incr)) {
+        reply_error(c, "ERR value is not a valid float");
+        return;
+    }
+    if (isnan(incr) || isinf(incr)) {
+        reply_error(c, "ERR value is NaN or Infinity");
+        return;
+    }
+    store_key *k = hash_for_write(c);
+    if (!k) return;
+    const char *cur = field_get(k, &c->argv[2], &vlen);
+    if (cur && !store_str2ld(cur, vlen, &v)) {
+        reply_error(c, "ERR hash value is not a float");
+        return;
+    }
+    resp_slice out;
+    if (!float_sum_or_reply(c, v, incr, buf, &out)) return;
+    field_set(c, k, &c->argv[2], &out);
+    db_notify(c, STORE_EV_HASH, "hincrbyfloat", &c->argv[1]);
+    reply_bulk(c, out.ptr, out.len);
 }
 
 /* ---- whole-hash replies: the client is the foreach context ---- */

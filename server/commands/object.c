@@ -36,6 +36,7 @@ long long object_refcount(const server *s, const store_key *k)
     size_t len;
     long long v;
     if (store_key_type(k) != STORE_STRING || !integers_shared(s)) return 1;
+    if (store_string_form(k) != STORE_STR_AS_SET) return 1;   /* never made an integer */
     const char *p = store_string_get(k, &len);
     /* Only an "int" value is one of Redis's shared integers. */
     if (len > 20 || !store_str2ll(p, len, &v)) return 1;

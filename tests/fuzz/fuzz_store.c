@@ -284,6 +284,28 @@ static void op_incrby(cmd *c, long long delta)
     blob_set(&mk->str, buf, store_ll2str(buf, sum));
 }
 
+/* SETRANGE k off v / APPEND k v: bytes written in place through
+ * store_string_writable, the string grown zero-filled to reach them. */
+static void op_setrange(cmd *c, int append)
+{
+    if (c->argc < (append ? 3u : 4u)) return;
+    store_key *k = lookup_or_create(c, STORE_STRING);
+    if (!k) return;
+    mkey *mk = mirror(c, 1);
+    const resp_slice *v = &c->argv[append ? 2 : 3];
+    size_t off = append ? mk->str.len : (size_t)arg_num(&c->argv[2], 0, 4096), len;
+    size_t want = off + v->len > mk->str.len ? off + v->len : mk->str.len;
+    char *p = store_string_writable(c->m->s, k, off + v->len, &len);
+    FUZZ_CHECK(len == want);
+    FUZZ_CHECK(store_string_form(k) == STORE_STR_RAW);
+    if (v->len) memcpy(p + off, v->ptr, v->len);
+    char *m = calloc(want ? want : 1, 1);
+    if (mk->str.len) memcpy(m, mk->str.p, mk->str.len);
+    if (v->len) memcpy(m + off, v->ptr, v->len);
+    blob_set(&mk->str, m, want);
+    free(m);
+}
+
 static void op_hset(cmd *c)
 {
     store_key *k = lookup_or_create(c, STORE_HASH);
@@ -567,6 +589,8 @@ static void run(cmd *c)
     else if (is(a, "INCR")) op_incrby(c, 1);
     else if (is(a, "DECR")) op_incrby(c, -1);
     else if (is(a, "INCRBY") && c->argc > 2) op_incrby(c, arg_num(&c->argv[2], LLONG_MIN, LLONG_MAX));
+    else if (is(a, "SETRANGE") || is(a, "SETBIT")) op_setrange(c, 0);
+    else if (is(a, "APPEND")) op_setrange(c, 1);
     else if (is(a, "HSET") || is(a, "HMSET") || is(a, "HSETNX")) op_hset(c);
     else if (is(a, "HDEL")) op_hdel(c);
     else if (is(a, "HINCRBY")) op_hincrby(c);

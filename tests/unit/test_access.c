@@ -133,6 +133,34 @@ static void test_string_encodings(void **state)
     assert_string_equal(store_key_encoding(k), "embstr");
 }
 
+/* The forms commands leave a string in (store.h): raw after an in-place
+ * write whatever it holds, never int after INCRBYFLOAT; a new SET value
+ * forgets the form, COPY keeps it. */
+static void test_string_forms(void **state)
+{
+    fixture *f = *state;
+    store_key *k = store_put_string(f->s, "s", 1, "123", 3);
+    assert_string_equal(store_key_encoding(k), "int");
+    store_string_writable(f->s, k, 3, NULL);
+    assert_int_equal(store_string_form(k), STORE_STR_RAW);
+    assert_string_equal(store_key_encoding(k), "raw");
+    store_key *c = store_copy(f->s, k, "c", 1);
+    assert_string_equal(store_key_encoding(c), "raw");
+    store_string_set(f->s, k, "123", 3);
+    assert_string_equal(store_key_encoding(k), "int");
+    store_string_set_form(k, STORE_STR_NOINT);
+    assert_string_equal(store_key_encoding(k), "embstr");
+    long long out;
+    assert_int_equal(store_string_incrby(f->s, k, 1, &out), STORE_OK);
+    assert_string_equal(store_key_encoding(k), "int");
+    /* a heap string reusing its buffer is a new value too */
+    const char *big = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
+    store_string_set(f->s, k, big, 50);
+    store_string_set_form(k, STORE_STR_NOINT);
+    store_string_set(f->s, k, big, 40);
+    assert_int_equal(store_string_form(k), STORE_STR_AS_SET);
+}
+
 static void test_lru_idle_and_touch(void **state)
 {
     fixture *f = *state;
@@ -199,6 +227,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hash_long_field_or_value, setup, teardown),
         cmocka_unit_test_setup_teardown(test_zset_skiplist_one_way, setup, teardown),
         cmocka_unit_test_setup_teardown(test_string_encodings, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_string_forms, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lru_idle_and_touch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lru_clock_wraps_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lfu_counter, setup, teardown),

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "num.h"
@@ -159,6 +160,50 @@ static void test_str2double_long(void **state)
     assert_false(store_str2double(s, sizeof(s), &d));   /* over Redis's 5k cap */
 }
 
+static int ld_ok(const char *s, long double *out) { return store_str2ld(s, strlen(s), out); }
+
+/* Redis's string2ld: what strtold takes, whole, no leading space, no nan,
+ * no overflow; "inf" and hex pass. */
+static void test_str2ld(void **state)
+{
+    (void)state;
+    long double v;
+    static const char *bad[] = {"", " 1", "1 ", "abc", "nan", "-nan", "1e5000", "-1e5000", "1e-5000", "1x"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        if (ld_ok(bad[i], &v)) fail_msg("str2ld(\"%s\") accepted", bad[i]);
+    assert_true(ld_ok("1.5", &v) && v == 1.5L);
+    assert_true(ld_ok("0x10", &v) && v == 16.0L);
+    assert_true(ld_ok("inf", &v) && v > 1e4932L);
+    assert_true(ld_ok("1e4000", &v));   /* a long double, not a double */
+    char *longest = malloc(STORE_LD_STR_MAX + 1);
+    memset(longest, '1', STORE_LD_STR_MAX);
+    assert_false(store_str2ld(longest, STORE_LD_STR_MAX, &v));   /* refused, not truncated */
+    assert_true(store_str2ld(longest, 30, &v));
+    free(longest);
+}
+
+/* What redis-server 7.0.15 prints for INCRBYFLOAT's results. */
+static void test_ld2str(void **state)
+{
+    (void)state;
+    static const struct { long double v; const char *want; } cases[] = {
+        {10.6L, "10.6"}, {3.0L, "3"}, {-0.0L, "0"}, {-2.5L, "-2.5"}, {0.00001L, "0.00001"},
+        {1e20L, "100000000000000000000"}, {100000000000000000.5L, "100000000000000000.5"},
+        {1.1e-20L, "0"}, {-1.5e-7L, "-0.00000015"},
+    };
+    char buf[STORE_LD_STR_MAX];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t n = store_ld2str(buf, cases[i].v);
+        assert_string_equal(buf, cases[i].want);
+        assert_int_equal(n, strlen(cases[i].want));
+    }
+    assert_int_equal(store_ld2str(buf, 1.0L / 0.0L), 3);
+    assert_string_equal(buf, "inf");
+    assert_int_equal(store_ld2str(buf, -1.0L / 0.0L), 4);
+    assert_string_equal(buf, "-inf");
+    assert_int_equal(store_ld2str(buf, 1e4000L), 4000);   /* 9.99...e3999 once rounded to binary */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -168,6 +213,8 @@ int main(void)
         cmocka_unit_test(test_ll2str_roundtrip),
         cmocka_unit_test(test_str2double),
         cmocka_unit_test(test_str2double_long),
+        cmocka_unit_test(test_str2ld),
+        cmocka_unit_test(test_ld2str),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -510,6 +510,41 @@ static void test_lock_key_memory(void **state)
     assert_true(used <= 192);
 }
 
+/* store_string_writable: grows zero-filled from inline to heap and
+ * within the heap, keeps the bytes, never shortens, and counts memory. */
+static void test_string_writable(void **state)
+{
+    fixture *f = *state;
+    store_key *k = store_put_string(f->s, "k", 1, "ab", 2);
+    size_t len, used = store_used_memory(f->s);
+    char *p = store_string_writable(f->s, k, 10, &len);
+    assert_int_equal(len, 10);
+    assert_memory_equal(p, "ab\0\0\0\0\0\0\0\0", 11);   /* NUL-terminated too */
+    assert_int_equal(store_used_memory(f->s), used);      /* still inside the key */
+    p = store_string_writable(f->s, k, 4, &len);          /* shorter: as it is */
+    assert_int_equal(len, 10);
+    p[9] = 'z';
+    p = store_string_writable(f->s, k, 100, &len);        /* to the heap */
+    assert_int_equal(len, 100);
+    assert_memory_equal(p, "ab\0\0\0\0\0\0\0z", 10);
+    for (size_t i = 10; i <= 100; i++) assert_int_equal(p[i], 0);
+    assert_true(store_used_memory(f->s) > used);
+    /* appending a byte at a time reallocates only now and then */
+    size_t reallocs = 0;
+    const char *last = p;
+    for (size_t n = 101; n <= 5000; n++) {
+        p = store_string_writable(f->s, k, n, &len);
+        p[n - 1] = (char)('a' + n % 26);
+        if (p != last) reallocs++, last = p;
+    }
+    assert_true(reallocs < 20);
+    const char *v = store_string_get(k, &len);
+    assert_int_equal(len, 5000);
+    assert_int_equal(v[4999], (char)('a' + 5000 % 26));
+    assert_int_equal(v[5000], 0);
+    store_delete_key(f->s, k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -529,6 +564,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_many_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lock_key_memory, setup, teardown),
         cmocka_unit_test_setup_teardown(test_new_key_events, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_string_writable, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
