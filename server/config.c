@@ -270,7 +270,7 @@ static const param params[] = {
     ENUM_("syslog-facility", NULL, IMM, facility_names, "local0"),
     ENUM_("repl-diskless-load", NULL, 0, diskless_load_names, "disabled"),
     ENUM_("appendfsync", NULL, 0, fsync_names, "everysec"),
-    ENUM_("oom-score-adj", NULL, 0, oom_names, "no"),
+    {"oom-score-adj", NULL, P_ENUM, 0, INERT, 0, 0, oom_names, NULL, "no", NULL},
     ENUM_("acl-pubsub-default", NULL, 0, pubsub_default_names, "resetchannels"),
     ENUM_("sanitize-dump-payload", NULL, 0, sanitize_names, "no"),
     ENUM_("enable-protected-configs", NULL, IMM, protected_names, "no"),
@@ -339,7 +339,7 @@ static const param params[] = {
     STR_("tls-protocols", NULL, 0, ""),
     STR_("tls-ciphers", NULL, 0, ""),
     STR_("tls-ciphersuites", NULL, 0, ""),
-    WORDS_("oom-score-adj-values", NULL, 0, oom_values_words, "0 200 800"),
+    {"oom-score-adj-values", NULL, P_WORDS, 0, INERT, 0, 0, NULL, oom_values_words, "0 200 800", NULL},
     WORDS_("replicaof", "slaveof", IMM, replicaof_words, ""),
     WORDS_("latency-tracking-info-percentiles", NULL, 0, percentiles_words, "50 99 99.9"),
 };

@@ -469,6 +469,7 @@ int server_fit_maxclients(server *s)
 int server_listen(server *s)
 {
     if (server_fit_maxclients(s) < 0) return -1;
+    server_oom_apply(s);   /* as Redis at start: a failure is logged, not fatal */
     if (listen_all(s) != 0) return -1;
     if (s->cfg.unixsocket[0] && listen_unix(s) != 0) return -1;
     return 0;

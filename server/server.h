@@ -190,6 +190,7 @@ struct server {
     server_db_slot *dbs;         /* cfg.databases of them; dbs[0].st always exists */
     int ndbs;
     store_env env;               /* what every database reads: server_env_sync */
+    int oom_adjusted, oom_base;  /* oom-score-adj moved the process's score from oom_base (oom.c) */
     uv_tcp_t *listeners[CONFIG_MAX_BIND];  /* heap handles, so a rebind can close a set
                                               while the next one listens */
     int nlisteners;
@@ -289,6 +290,12 @@ void server_idle_timer_update(server *s);
 void server_shutdown(server *s);
 /* CONFIG RESETSTAT: every counter INFO reports as a stat goes back to 0. */
 void server_reset_stats(server *s);
+
+/* oom.c: oom-score-adj and oom-score-adj-values applied to the process
+ * (Redis's setOOMScoreAdj); -1 (logged) if /proc refused. */
+int server_oom_apply(server *s);
+/* 1 if the two configurations differ in either oom parameter. */
+int server_oom_changed(const latchd_config *a, const latchd_config *b);
 
 /* announce.c: once listening, "LATCHD_PORT=<n>" on stdout and the
  * port-file if configured; -1 (logged) if that file cannot be written. */

@@ -89,6 +89,11 @@ static int config_take_effect(client *c, const latchd_config *old)
                            "specified addresses.");
         return -1;
     }
+    if (server_oom_changed(&s->cfg, old) && server_oom_apply(s) != 0) {
+        reply_error(c, "ERR CONFIG SET failed (possibly related to argument 'oom-score-adj') - Failed to set "
+                       "current oom_score_adj. Check server logs.");
+        return -1;
+    }
     server_idle_timer_update(s);
     server_env_sync(s);
     return 0;
@@ -122,11 +127,12 @@ static void config_set_cmd(client *c)
             config_free(&old);
             reply_ok(c);
         } else {
-            int rebind = listeners_changed(&s->cfg, &old);
+            int rebind = listeners_changed(&s->cfg, &old), oom = server_oom_changed(&s->cfg, &old);
             config_free(&s->cfg);
             s->cfg = old;
             if (rebind && server_rebind(s) != 0)
                 log_msg(s, LOG_WARNING, "Failed to restore the previous listening sockets");
+            if (oom) server_oom_apply(s);   /* logged if it fails */
             server_idle_timer_update(s);
         }
     }

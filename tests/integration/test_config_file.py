@@ -295,3 +295,33 @@ def test_latchd_only_user_default_granting_everything_is_accepted(latchd_factory
     # what latchd's one user has anyway: saying so closes nothing
     srv = latchd_factory(config=write_conf(tmp_path, line + "\n"))
     assert srv.raw().cmd("PING") == b"+PONG\r\n"
+
+
+# ---------------------------------------------------------------- oom-score-adj
+
+def _oom(srv):
+    with open("/proc/%d/oom_score_adj" % srv.proc.pid) as f:
+        return int(f.read())
+
+
+def _set_oom(srv, v):
+    with open("/proc/%d/oom_score_adj" % srv.proc.pid, "w") as f:
+        f.write("%d\n" % v)
+
+
+def test_oom_score_adj_relative_absolute_and_restored(server_factory):
+    srv = server_factory()
+    c = srv.raw()
+    assert c.cmd("CONFIG", "SET", "oom-score-adj", "no") == b"+OK\r\n"
+    _set_oom(srv, 22)
+    assert c.cmd("CONFIG", "SET", "oom-score-adj-values", "9 9 9", "oom-score-adj", "yes") == b"+OK\r\n"
+    assert _oom(srv) == 31
+    assert c.cmd("CONFIG", "SET", "oom-score-adj", "absolute") == b"+OK\r\n"
+    assert _oom(srv) == 9
+    assert c.cmd("CONFIG", "SET", "oom-score-adj", "no") == b"+OK\r\n"
+    assert _oom(srv) == 22
+    # disabled: the values are stored, the process is left alone
+    _set_oom(srv, 24)
+    assert c.cmd("CONFIG", "SET", "oom-score-adj-values", "5 5 5") == b"+OK\r\n"
+    assert _oom(srv) == 24
+    assert c.cmd("CONFIG", "GET", "oom-score-adj-values") == b"*2\r\n$20\r\noom-score-adj-values\r\n$5\r\n5 5 5\r\n"
