@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pool.h"   /* STORE_POOL_ENABLED: sizes are pool classes */
 #include "store.h"
 #include "zset.h"
 
@@ -214,7 +215,8 @@ static void test_lock_still_88_bytes(void **state)
     size_t start = store_used_memory(f->s);
     store_key *k = store_create_hash(f->s, "lock:resource:123456", 20, field, strlen(field), 1);
     store_hash_set(f->s, k, field, strlen(field), "1", 1);
-    assert_int_equal(store_used_memory(f->s) - start, 88);
+    /* the pool's classes make it 88; without the pool (ASan) it is the bytes asked for */
+    if (STORE_POOL_ENABLED) assert_int_equal(store_used_memory(f->s) - start, 88);
     store_key_touch(f->s, k);
     size_t vlen;
     assert_memory_equal(store_hash_get(k, field, strlen(field), &vlen), "1", 1);

@@ -408,7 +408,7 @@ static void test_one_field_thread_id_packed(void **state)
         assert_null(store_hash_get(k, "8743b520-63cd-4409-a7a6-5d1633f5c74f:01", 39, NULL));
         store_delete_key(f->s, k);
     }
-    assert_int_equal(mem[0], mem[1]);
+    if (STORE_POOL_ENABLED) assert_int_equal(mem[0], mem[1]);   /* one pool class (not under ASan) */
 }
 
 static void test_one_field_to_two_and_back(void **state)
