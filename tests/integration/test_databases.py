@@ -10,6 +10,12 @@ import pytest
 from resp_util import parse
 
 
+def _exec_ping(w):
+    assert w.cmd("MULTI") == b"+OK\r\n"
+    assert w.cmd("PING") == b"+QUEUED\r\n"
+    return w.cmd("EXEC")
+
+
 def test_databases_default_is_16(r):
     assert r.config_get("databases") == {"databases": "16"}
 
@@ -118,14 +124,10 @@ def test_watch_is_per_database(server):
     assert w.cmd("SELECT", "1") == b"+OK\r\n"
     assert w.cmd("WATCH", "k") == b"+OK\r\n"
     server.client(db=0).set("k", "other db")   # same name, another database
-    assert w.cmd("MULTI") == b"+OK\r\n"
-    assert w.cmd("PING") == b"+QUEUED\r\n"
-    assert w.cmd("EXEC") == b"*1\r\n+PONG\r\n"
+    assert _exec_ping(w) == b"*1\r\n+PONG\r\n"
     assert w.cmd("WATCH", "k") == b"+OK\r\n"
     server.client(db=1).set("k", "same db")
-    assert w.cmd("MULTI") == b"+OK\r\n"
-    assert w.cmd("PING") == b"+QUEUED\r\n"
-    assert w.cmd("EXEC") == b"*-1\r\n"
+    assert _exec_ping(w) == b"*-1\r\n"
 
 
 @pytest.mark.parametrize("where", ["watched db", "other db"])
@@ -135,9 +137,7 @@ def test_swapdb_touches_watched_keys_existing_on_either_side(server, where):
     server.client(db=1 if where == "watched db" else 2).set("k", 1)
     assert w.cmd("WATCH", "k") == b"+OK\r\n"
     server.client(db=0).swapdb(1, 2)
-    assert w.cmd("MULTI") == b"+OK\r\n"
-    assert w.cmd("PING") == b"+QUEUED\r\n"
-    assert w.cmd("EXEC") == b"*-1\r\n"
+    assert _exec_ping(w) == b"*-1\r\n"
 
 
 def test_swapdb_leaves_watched_missing_keys_alone(server):
@@ -145,9 +145,7 @@ def test_swapdb_leaves_watched_missing_keys_alone(server):
     assert w.cmd("WATCH", "k") == b"+OK\r\n"
     server.client(db=5).set("other", 1)
     server.client(db=1).swapdb(0, 5)
-    assert w.cmd("MULTI") == b"+OK\r\n"
-    assert w.cmd("PING") == b"+QUEUED\r\n"
-    assert w.cmd("EXEC") == b"*1\r\n+PONG\r\n"
+    assert _exec_ping(w) == b"*1\r\n+PONG\r\n"
 
 
 def test_flushdb_touches_only_its_own_watched_keys(server):
@@ -157,9 +155,7 @@ def test_flushdb_touches_only_its_own_watched_keys(server):
     c3 = server.client(db=3)
     c3.set("k", 1)
     c3.flushdb()
-    assert w.cmd("MULTI") == b"+OK\r\n"
-    assert w.cmd("PING") == b"+QUEUED\r\n"
-    assert w.cmd("EXEC") == b"*1\r\n+PONG\r\n"
+    assert _exec_ping(w) == b"*1\r\n+PONG\r\n"
     assert w.cmd("WATCH", "k") == b"+OK\r\n"
     server.client(db=0).flushdb()
     assert w.cmd("MULTI") == b"+OK\r\n"
@@ -224,42 +220,24 @@ def test_select_inside_a_script_leaves_the_caller_where_it_was(server):
     assert server.client(db=9).get("k") == b"nine"
 
 
-def _exec_ping(w):
-    assert w.cmd("MULTI") == b"+OK\r\n"
-    assert w.cmd("PING") == b"+QUEUED\r\n"
-    return w.cmd("EXEC")
-
-
-@pytest.mark.parametrize("stale_in", ["source only", "both"])
-def test_swapdb_stale_key_for_missing_or_stale_is_no_change(server, stale_in):
+@pytest.mark.parametrize("in_db1,outcome", [
+    (None, b"*1\r\n+PONG\r\n"),        # nothing replaced by a dead key: no change
+    ("stale", b"*1\r\n+PONG\r\n"),     # a dead key replaced by a dead key: no change
+    ("live", b"*-1\r\n"),                # a live key replaced by a dead one: a change
+])
+def test_swapdb_stale_keys_and_watch(server, in_db1, outcome):
     admin = server.raw()
     assert admin.cmd("DEBUG", "SET-ACTIVE-EXPIRE", "0") == b"+OK\r\n"
     try:
         server.client(db=0).set("x", "foo", px=1)
-        if stale_in == "both":
-            server.client(db=1).set("x", "bar", px=1)
+        if in_db1:
+            server.client(db=1).set("x", "bar", px=1 if in_db1 == "stale" else None)
         time.sleep(0.01)
         w = server.raw()
         assert w.cmd("SELECT", "1") == b"+OK\r\n"
         assert w.cmd("WATCH", "x") == b"+OK\r\n"
         admin.cmd("SWAPDB", "0", "1")
-        assert _exec_ping(w) == b"*1\r\n+PONG\r\n"
-    finally:
-        admin.cmd("DEBUG", "SET-ACTIVE-EXPIRE", "1")
-
-
-def test_swapdb_live_key_for_stale_key_is_a_change(server):
-    admin = server.raw()
-    assert admin.cmd("DEBUG", "SET-ACTIVE-EXPIRE", "0") == b"+OK\r\n"
-    try:
-        server.client(db=0).set("x", "foo", px=1)
-        server.client(db=1).set("x", "live")
-        time.sleep(0.01)
-        w = server.raw()
-        assert w.cmd("SELECT", "1") == b"+OK\r\n"
-        assert w.cmd("WATCH", "x") == b"+OK\r\n"
-        admin.cmd("SWAPDB", "0", "1")
-        assert _exec_ping(w) == b"*-1\r\n"
+        assert _exec_ping(w) == outcome
     finally:
         admin.cmd("DEBUG", "SET-ACTIVE-EXPIRE", "1")
 
