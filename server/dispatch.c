@@ -150,7 +150,7 @@ static void client_execute(client *c)
         return;
     }
     command_call(c);
-    if (!client_output_within_limit(c)) client_close(c);
+    if ((c->flags & CLIENT_CLOSE_ASAP) || !client_output_within_limit(c)) client_close(c);
 }
 
 static void protocol_error(client *c)

@@ -17,7 +17,12 @@
 #define TRIM_CROWD 64                  /* see trim_after_crowd() */
 #define FRAME_SHARE_MIN 512            /* below this a copy beats a reference and an iovec */
 #define IDLE_FRAMES_KEEP 64            /* larger idle frame queues are returned */
-#define OBUF_UNCOUNTED (16 * 1024)     /* Redis's static reply buffer: outside its output limits */
+/* Redis's reply memory as its output limits and omem count it: a 16 KiB
+ * static buffer left out, then blocks of 20464 bytes (16 KiB plus header
+ * in jemalloc's 20 KiB class) costing 20504 each with their list node. */
+#define OBUF_UNCOUNTED (16 * 1024)
+#define OBUF_BLOCK_DATA 20464
+#define OBUF_BLOCK_COST 20504
 
 typedef struct frame_ref {
     size_t at;
@@ -89,16 +94,21 @@ size_t client_output_bytes(const client *c)
     return c->out.len + c->out_frames.bytes + c->inflight.len + c->inflight_frames.bytes;
 }
 
+size_t client_output_memory(const client *c)
+{
+    size_t bytes = client_output_bytes(c);
+    if (bytes <= OBUF_UNCOUNTED) return 0;
+    return (bytes - OBUF_UNCOUNTED + OBUF_BLOCK_DATA - 1) / OBUF_BLOCK_DATA * OBUF_BLOCK_COST;
+}
+
 /* Redis's checkClientOutputBufferLimits: over the hard limit, or over the
  * soft one for more than its seconds (counted in whole clock seconds).
- * Redis leaves its static per-client reply buffer out of the count, so the
- * first 16 KiB are not counted here either: a tiny limit still lets
- * ordinary replies through, as there. */
+ * Counting as Redis does lets a tiny limit pass ordinary replies, and
+ * trips a limit at the reply size that trips it there. */
 static int over_limit(client *c)
 {
     const obuf_limit *l = &c->srv->cfg.obuf_limits[client_type(c)];
-    size_t bytes = client_output_bytes(c);
-    size_t used = bytes > OBUF_UNCOUNTED ? bytes - OBUF_UNCOUNTED : 0;
+    size_t used = client_output_memory(c);
     int hard = l->hard && used >= l->hard;
     if (!(l->soft && used >= l->soft)) {
         c->obuf_soft_since_ms = 0;
@@ -107,14 +117,21 @@ static int over_limit(client *c)
     uint64_t now = server_now_ms(c->srv);
     if (!c->obuf_soft_since_ms) {
         c->obuf_soft_since_ms = now;
+        server_obuf_watch(c->srv);
         return hard;
     }
     return hard || (long long)(now / 1000 - c->obuf_soft_since_ms / 1000) > l->soft_seconds;
 }
 
+int client_output_room(client *c)
+{
+    return !(c->flags & CLIENT_CLOSE_ASAP) && client_output_within_limit(c);
+}
+
 int client_output_within_limit(client *c)
 {
-    if (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_ASAP)) return 1;
+    /* a script's or the embedder's client has no connection to cut */
+    if (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_ASAP | CLIENT_DETACHED)) return 1;
     if (!over_limit(c)) return 1;
     log_msg(c->srv, LOG_WARNING, "Client id=%llu addr=%s scheduled to be closed ASAP for overcoming of output buffer limits.",
             (unsigned long long)c->id, c->addr);
@@ -165,6 +182,7 @@ static void unlink_client(client *c)
     if (c->prev) c->prev->next = c->next;
     else s->clients = c->next;
     if (c->next) c->next->prev = c->prev;
+    else s->clients_tail = c->prev;
     c->prev = c->next = NULL;
     s->nclients--;
 }
@@ -199,9 +217,11 @@ client *client_new(server *s)
 {
     client *c = client_create(s);
     c->h.handle.data = c;
-    c->next = s->clients;
-    if (s->clients) s->clients->prev = c;
-    s->clients = c;
+    /* oldest first, so CLIENT LIST lists in Redis's order */
+    c->prev = s->clients_tail;
+    if (c->prev) c->prev->next = c;
+    else s->clients = c;
+    s->clients_tail = c;
     s->nclients++;
     if (++s->client_structs > s->client_structs_high) {
         s->client_structs_high = s->client_structs;

@@ -233,6 +233,27 @@ void server_idle_timer_update(server *s)
         uv_timer_stop(&s->idle_timer);
 }
 
+/* A client over its soft output limit is closed once its seconds pass even
+ * when nothing more is sent to it, as Redis's clientsCron does: checked ten
+ * times a second, and only while some client is over. */
+static void on_obuf_check(uv_timer_t *t)
+{
+    server *s = t->data;
+    int over = 0;
+    for (client *c = s->clients, *next; c; c = next) {
+        next = c->next;
+        if (!c->obuf_soft_since_ms) continue;
+        if (!client_output_within_limit(c)) client_close(c);
+        else over |= c->obuf_soft_since_ms != 0;
+    }
+    if (!over) uv_timer_stop(t);
+}
+
+void server_obuf_watch(server *s)
+{
+    if (!uv_is_active((uv_handle_t *)&s->obuf_timer)) uv_timer_start(&s->obuf_timer, on_obuf_check, 100, 100);
+}
+
 static void on_check(uv_check_t *h)
 {
     server *s = h->data;
@@ -305,6 +326,8 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     uv_timer_init(loop, &s->idle_timer);
     s->idle_timer.data = s;
     server_idle_timer_update(s);
+    uv_timer_init(loop, &s->obuf_timer);
+    s->obuf_timer.data = s;
     return 0;
 }
 
@@ -517,6 +540,7 @@ void server_shutdown(server *s)
     server_close_handle(s, (uv_handle_t *)&s->flush_check);
     server_close_handle(s, (uv_handle_t *)&s->expire_timer);
     server_close_handle(s, (uv_handle_t *)&s->idle_timer);
+    server_close_handle(s, (uv_handle_t *)&s->obuf_timer);
     if (s->on_shutdown) s->on_shutdown(s);
 }
 

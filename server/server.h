@@ -200,8 +200,9 @@ struct server {
     uv_check_t flush_check;
     uv_timer_t expire_timer;
     uv_timer_t idle_timer;       /* runs only while CONFIG timeout > 0 */
+    uv_timer_t obuf_timer;       /* runs only while a client is over its soft output limit */
     uint64_t expire_timer_due;   /* absolute ms the timer is armed for, or UINT64_MAX */
-    client *clients;
+    client *clients, *clients_tail;   /* in order of connection */
     size_t nclients;
     size_t client_structs;       /* connected or closing, not yet freed */
     size_t client_structs_high;  /* most of them since the last malloc_trim */
@@ -287,6 +288,8 @@ void server_expire_rearm(server *s);
 /* Re-arm from scratch after the clock or active expiry changed. */
 void server_expire_reschedule(server *s);
 void server_idle_timer_update(server *s);
+/* A client went over its soft output limit: recheck until none is. */
+void server_obuf_watch(server *s);
 void server_shutdown(server *s);
 /* CONFIG RESETSTAT: every counter INFO reports as a stat goes back to 0. */
 void server_reset_stats(server *s);
@@ -312,8 +315,11 @@ void client_schedule_write(client *c);
  * reference with frame_release once every client has it. */
 void client_add_frame(client *c, const char *p, size_t len, shared_frame **shared);
 void frame_release(shared_frame *f);
-/* Bytes queued for c and not yet written (output limits, CLIENT LIST omem). */
+/* Bytes queued for c and not yet written. */
 size_t client_output_bytes(const client *c);
+/* Those bytes as Redis's reply buffers would hold them: what the output
+ * limits and CLIENT LIST's omem count. */
+size_t client_output_memory(const client *c);
 /* CLIENT_TYPE_PUBSUB while subscribed, else CLIENT_TYPE_NORMAL. */
 int client_type(const client *c);
 /* A unix socket or exactly 127.0.0.1 / ::1, as Redis 7.0 counts local. */
@@ -322,6 +328,10 @@ int client_is_local(const client *c);
  * it is logged and marked CLIENT_CLOSE_ASAP (it is sent nothing more) and
  * 0 is returned: the caller closes it once that is safe (not mid-publish). */
 int client_output_within_limit(client *c);
+/* For a command replying in a long loop, checked per element as Redis
+ * checks its limit per reply: 0 once c is over its limit (or already
+ * marked), and the loop stops; dispatch closes c after the command. */
+int client_output_room(client *c);
 void client_close(client *c);
 void client_close_after_reply(client *c);
 void client_set_authenticated(client *c, int yes);

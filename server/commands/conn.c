@@ -218,7 +218,7 @@ static void client_describe(const client *c, resp_buf *dst, uint64_t now)
                      flags, c->db, pubsub_client_count(c, PUBSUB_CHANNEL), pubsub_client_count(c, PUBSUB_PATTERN),
                      pubsub_client_count(c, PUBSUB_SHARD), (c->flags & CLIENT_MULTI) ? c->mstate.count : -1LL,
                      c->query.len - c->qpos, c->query.cap - c->query.len, c->mstate.queue.cap, c->query.cap,
-                     client_output_bytes(c),
+                     client_output_memory(c),
                      sizeof(*c) + c->query.cap + c->out.cap + c->inflight.cap + c->mstate.queue.cap, cmd, c->proto,
                      c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
     resp_buf_append(dst, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);

@@ -282,7 +282,7 @@ void cmd_hrandfield(client *c)
         unsigned long long n = count < 0 ? (unsigned long long)-count : 1;
         rand_reply rr = {c, c->argc < 3 ? 0 : withvalues};
         if (c->argc >= 3) reply_array(c, (long long)(withvalues && c->proto < 3 ? 2 * n : n));
-        while (n--) store_hash_random(k, server_random(c->srv), reply_drawn, &rr);
+        while (n-- && client_output_room(c)) store_hash_random(k, server_random(c->srv), reply_drawn, &rr);
         return;
     }
     /* distinct fields: gathered, then each subset as likely */

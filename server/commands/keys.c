@@ -121,7 +121,7 @@ static void keyset_add(store_key *k, void *ctx)
 static void reply_keyset(client *c, const keyset *ks)
 {
     reply_array(c, (long long)ks->n);
-    for (size_t i = 0; i < ks->n; i++) {
+    for (size_t i = 0; i < ks->n && client_output_room(c); i++) {
         size_t len;
         const char *name = store_key_name(ks->v[i], &len);
         reply_bulk(c, name, len);

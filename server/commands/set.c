@@ -463,7 +463,7 @@ static void srandmember_count(client *c, store_set *v, long long l)
     size_t len;
     if (l < 0 || count == 1) {
         reply_array(c, (long long)count);
-        while (count-- && !(c->flags & CLIENT_CLOSE_ASAP)) {
+        while (count-- && client_output_room(c)) {
             const char *m = random_member(c, v, buf, &len);
             reply_bulk(c, m, len);
         }

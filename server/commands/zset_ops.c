@@ -434,7 +434,7 @@ void cmd_zrandmember(client *c)
     if (count < 0 || count == 1) {
         unsigned long long n = count < 0 ? (unsigned long long)-count : 1;
         reply_array(c, (long long)(withscores && c->proto < 3 ? 2 * n : n));
-        while (n--) store_zset_visit(k, draw(c, size), 1, 0, emit_pick, &p);
+        while (n-- && client_output_room(c)) store_zset_visit(k, draw(c, size), 1, 0, emit_pick, &p);
         return;
     }
     size_t n = (unsigned long long)count < size ? (size_t)count : size;

@@ -149,6 +149,20 @@ def test_client_list_tracks_connections(server, conn):
     assert wait_for(lambda: ids() == {me}, timeout=2), ids()
 
 
+def test_client_list_oldest_first(server, conn):
+    """Redis lists clients in the order they connected (Redis's own
+    obuf-limits test reads the second line as the second client)."""
+    others = [server.raw() for _ in range(3)]
+    ids = [o.call("CLIENT", "ID") for o in others]
+    others[1].close()
+    others.append(server.raw())
+    ids = [ids[0], ids[2], others[3].call("CLIENT", "ID")]
+    listed = [int(r[b"id"]) for r in client_list(conn)]
+    assert wait_for(lambda: [i for i in (int(r[b"id"]) for r in client_list(conn)) if i in ids] == ids,
+                    timeout=2), listed
+    assert listed.index(conn.call("CLIENT", "ID")) < listed.index(ids[0])
+
+
 def test_client_list_type_normal(conn):
     text = parse(conn.cmd("CLIENT", "LIST", "TYPE", "normal"))
     assert b"id=%d " % conn.call("CLIENT", "ID") in text

@@ -150,3 +150,67 @@ def test_normal_class_limit_when_set(server_factory):
     reader.send(encode_command("GET", "big") * 100)
     assert wait_for(lambda: rid not in client_ids(conn), timeout=5)
     assert conn.cmd("GET", "big").startswith(b"$100000\r\n")
+
+
+@pytest.mark.parametrize("fill,command", [
+    (("HSET", "h", "a", "b"), ("HRANDFIELD", "h", "-999999999")),
+    (("SADD", "s", "a"), ("SRANDMEMBER", "s", "-999999999")),
+    (("ZADD", "z", "1", "a"), ("ZRANDMEMBER", "z", "-999999999")),
+])
+def test_huge_reply_is_cut_mid_run(server_factory, fill, command):
+    """Redis checks the limit as each element is added, so a billion draws
+    stop at the limit instead of building gigabytes first."""
+    srv = server_factory("--client-output-buffer-limit", "normal 1000000 0 0")
+    conn = srv.raw()
+    conn.cmd(*fill)
+    victim = srv.raw()
+    victim.send(encode_command(*command))
+    got = victim.read_until_closed(timeout=10)
+    assert len(got) < 2000000
+    assert conn.cmd("PING") == b"+PONG\r\n"
+
+
+def test_limit_counts_reply_blocks_as_redis(server_factory):
+    """KEYS of 1000 100-byte names is ~112 KB: past 100000 only because the
+    part beyond the first 16 KiB is counted in whole 20504-byte blocks."""
+    srv = server_factory("--client-output-buffer-limit", "normal 100000 0 0")
+    conn = srv.raw()
+    prefix = "p" * 100
+    for i in range(0, 1000, 100):
+        conn.cmd("MSET", *[x for j in range(i, i + 100) for x in ("%s%d" % (prefix, j), "v")])
+    victim = srv.raw()
+    victim.send(encode_command("KEYS", "*"))
+    assert victim.read_until_closed(timeout=10) == b""
+    assert conn.cmd("CONFIG", "SET", "client-output-buffer-limit", "normal 200000 0 0") == b"+OK\r\n"
+    assert len(parse(srv.raw().cmd("KEYS", "*"))) == 1000
+
+
+def test_omem_counts_reply_blocks_as_redis(server_factory):
+    srv = server_factory()
+    slow = stalled_conn(srv)
+    slow.cmd("SUBSCRIBE", "c")
+    pub = srv.raw()
+    seen = set()
+    for _ in range(20000):
+        pub.cmd("PUBLISH", "c", "x" * 1000)
+        text = parse(pub.cmd("CLIENT", "LIST")).decode()
+        omem = [int(f[5:]) for l in text.splitlines() if "cmd=subscribe" in l
+                for f in l.split() if f.startswith("omem=")]
+        seen.add(omem[0])
+        if omem[0] >= 3 * 20504:
+            break
+    assert {0, 20504, 2 * 20504, 3 * 20504} <= seen
+
+
+def test_soft_limit_enforced_without_traffic(server_factory):
+    """Once over the soft limit, the client goes when its seconds pass even
+    if nothing more is published (Redis checks in its client cron)."""
+    srv = server_factory("--client-output-buffer-limit", "pubsub 0 256kb 1")
+    slow = stalled_conn(srv)
+    slow_id = slow.call("CLIENT", "ID")
+    slow.cmd("SUBSCRIBE", "c")
+    pub = srv.raw()
+    for _ in range(64):   # 4 MiB, then silence
+        pub.cmd("PUBLISH", "c", b"y" * 65536)
+    assert slow_id in client_ids(pub)
+    assert wait_for(lambda: slow_id not in client_ids(pub), timeout=4)
