@@ -15,6 +15,9 @@ noisy machine hits both alike. Sections (--sections, default all):
               handoff, acquisitions/s and handoff latency p50/p99/p999
   memory      1M held Redisson locks loaded with pipelined EVALSHA: RSS growth
               and used_memory growth per lock, fresh server each
+  sets        memory per element of a 1M-member set of integers and of
+              16-byte strings, and per 8-member set (100k of them): RSS
+              and used_memory growth, fresh server each
   expiry      tests/bench/expired_lateness.py: 100k keys expiring over 2 s,
               lateness of the "expired" events p50/p99/max
   startup     exec -> first PING reply, median of 20
@@ -53,7 +56,7 @@ LUA_ONLY = "return redis.call('hexists', KEYS[1], ARGV[1])"   # no native path
 TICK = os.sysconf("SC_CLK_TCK")
 SERVER_CORE, LOAD_CORE = 0, 1
 KINDS = ("latchd", "redis")
-SECTIONS = ("throughput", "handoff", "memory", "expiry", "startup", "wheel")
+SECTIONS = ("throughput", "handoff", "memory", "sets", "expiry", "startup", "wheel")
 QUICK_WORKLOADS = r"^(GET|SET|EVALSHA lock|EVAL lock text|EVALSHA Lua-only)$"
 # redis-benchmark's default tests (issue 17's table): each runs alone on a
 # flushed server, so LPOP, RPOP, SPOP and ZPOPMIN pop from empty keys on
@@ -355,19 +358,62 @@ def lock_load_stream(n, chunk=20000):
         yield b"".join(parts)
 
 
-def load_locks(port, n):
+def pipe_load(port, stream, n, what):
+    """Send stream's RESP chunks through redis-cli --pipe; n replies, none an error."""
     p = subprocess.Popen(["taskset", "-c", str(LOAD_CORE), "redis-cli", "-p", str(port), "--pipe"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
-        for chunk in lock_load_stream(n):
+        for chunk in stream:
             p.stdin.write(chunk)
         out = p.communicate(timeout=600)[0].decode(errors="replace")
     except (subprocess.TimeoutExpired, BrokenPipeError):
         p.kill()
         p.wait()
-        raise BenchError("redis-cli --pipe did not finish loading locks")
+        raise BenchError("redis-cli --pipe did not finish loading %s" % what)
     if not re.search(r"errors: 0, replies: %d\b" % n, out):
-        raise BenchError("loading %d locks: %s" % (n, out[-300:]))
+        raise BenchError("loading %s: %s" % (what, out[-300:]))
+
+
+def load_locks(port, n):
+    pipe_load(port, lock_load_stream(n), n, "%d locks" % n)
+
+
+def resp_command(*args):
+    return b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in args)
+
+
+# (label, number of units measured, RESP stream, replies): a unit is one
+# member of a big set or one small set.
+SET_LOADS = (
+    ("1M-member set of integers, per member", 1000000,
+     lambda: (b"".join(resp_command(b"SADD", b"ints", *[b"%d" % (i * 7919 % 1000003)
+                                                         for i in range(j, j + 1000)])
+                       for j in range(c, c + 100000, 1000)) for c in range(0, 1000000, 100000)), 1000),
+    ("1M-member set of 16-byte strings, per member", 1000000,
+     lambda: (b"".join(resp_command(b"SADD", b"strs", *[b"member:%09d" % i for i in range(j, j + 1000)])
+                       for j in range(c, c + 100000, 1000)) for c in range(0, 1000000, 100000)), 1000),
+    ("100k sets of 8 integers, per set", 100000,
+     lambda: (b"".join(resp_command(b"SADD", b"small:%d" % k, *[b"%d" % (k + m * 1000) for m in range(8)])
+                       for k in range(c, c + 10000)) for c in range(0, 100000, 10000)), 100000),
+)
+
+
+def section_sets(opt, res):
+    for label, units, stream, replies in SET_LOADS:
+        per = {}
+        for kind in KINDS:
+            s = Server(kind, opt)
+            try:
+                time.sleep(0.2)
+                rss0, used0 = proc_status_kb(s.proc.pid, "VmRSS"), info_field(s.port, "used_memory")
+                pipe_load(s.port, stream(), replies, label)
+                time.sleep(0.2)
+                rss1, used1 = proc_status_kb(s.proc.pid, "VmRSS"), info_field(s.port, "used_memory")
+                per[kind] = ((rss1 - rss0) * 1024.0 / units, (used1 - used0) / float(units))
+            finally:
+                s.stop()
+        res.add("sets", "RSS, %s" % label, per["latchd"][0], per["redis"][0], "bytes")
+        res.add("sets", "used_memory, %s" % label, per["latchd"][1], per["redis"][1], "bytes")
 
 
 def section_memory(opt, res):
@@ -535,6 +581,12 @@ def target_rows(res, opt, labels):
     l, rr = res.get("RSS per held lock (%dk held locks)" % (opt.memory_locks // 1000))
     row("RSS per held lock", None if l is None else "%.0f B (%.2f×)" % (l, l / rr),
         "≤ 0.5× redis-server and ≤ 96 B", None if l is None else l / rr <= 0.5 and l <= 96)
+    for label, _, _, _ in SET_LOADS:
+        (lr, rr), (lu, ru) = res.get("RSS, %s" % label), res.get("used_memory, %s" % label)
+        met = None if lr is None else lr <= rr and lu <= ru
+        row("set memory, %s" % label, None if lr is None else
+            "RSS %.1f B (%.2f×), used_memory %.1f B (%.2f×)" % (lr, lr / rr, lu, lu / ru),
+            "≤ redis-server (RSS and used_memory)", met)
     l, rr = res.get("%s p99" % labels.get("expiry", "?"))
     row("expired-event lateness p99", None if l is None else "%.1f ms (redis %.1f ms)" % (l, rr),
         "≤ 2 ms", None if l is None else l <= 2)
@@ -709,6 +761,9 @@ def main(argv):
         if "memory" in opt.sections:
             print("memory", file=sys.stderr)
             section_memory(opt, res)
+        if "sets" in opt.sections:
+            print("set memory", file=sys.stderr)
+            section_sets(opt, res)
         if "startup" in opt.sections:
             print("start-up", file=sys.stderr)
             section_startup(opt, res)
