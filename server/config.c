@@ -185,7 +185,7 @@ static const param params[] = {
     ROW("lfu-decay-time", NULL, P_INT32, 0, lfu_decay_time, int, 0, INT_MAX, NULL),
     ROW("hll-sparse-max-bytes", NULL, P_MEMORY, 0, hll_sparse_max_bytes, long long, 0, LONG_MAX, NULL),
     /* With a member, but without effect yet (README: Configuration). */
-    {"save", NULL, P_WORDS, PF_NOEFFECT, FIELD(save, char *), 0, 0, NULL, save_words, NULL, NULL},
+    {"save", NULL, P_WORDS, 0, FIELD(save, char *), 0, 0, NULL, save_words, NULL, NULL},
     ROW("appendonly", NULL, P_BOOL, PF_NOEFFECT, appendonly, int, 0, 0, NULL),
     ROW("list-max-listpack-size", "list-max-ziplist-size", P_INT32, PF_NOEFFECT, list_max_listpack_size, int,
         INT_MIN, INT_MAX, NULL),
@@ -207,9 +207,9 @@ static const param params[] = {
     ROW("enable-clock-control", NULL, P_BOOL, PF_HIDDEN | IMM, enable_clock_control, int, 0, 0, NULL),
 
     /* Kept and reported, without effect in latchd. */
-    BOOL_("rdbchecksum", NULL, IMM, "yes"),
+    ROW("rdbchecksum", NULL, P_BOOL, IMM, rdbchecksum, int, 0, 0, NULL),
     BOOL_("io-threads-do-reads", NULL, IMM, "no"),
-    BOOL_("rdbcompression", NULL, 0, "yes"),
+    ROW("rdbcompression", NULL, P_BOOL, 0, rdbcompression, int, 0, 0, NULL),
     BOOL_("rdb-del-sync-files", NULL, 0, "no"),
     BOOL_("activerehashing", NULL, 0, "yes"),
     BOOL_("stop-writes-on-bgsave-error", NULL, 0, "yes"),
@@ -256,7 +256,8 @@ static const param params[] = {
     STR_("cluster-config-file", NULL, IMM, "nodes.conf"),
     STR_("cluster-announce-hostname", NULL, 0, ""),
     STR_("syslog-ident", NULL, IMM, "redis"),
-    CHECKED_("dbfilename", PF_PROTECTED, dbfilename_check, "dump.rdb"),
+    {"dbfilename", NULL, P_STRING, PF_PROTECTED, FIELD(dbfilename, char *), 0, 0, NULL, NULL, NULL,
+     dbfilename_check},
     CHECKED_("appendfilename", IMM, appendfilename_check, "appendonly.aof"),
     CHECKED_("appenddirname", IMM, appenddirname_check, "appendonlydir"),
     STR_("server_cpulist", NULL, IMM, ""),
@@ -411,7 +412,10 @@ void config_defaults(latchd_config *cfg)
     cfg->tcp_keepalive = 300;
     cfg->databases = 16;
     cfg->protected_mode = 1;
-    cfg->save = mem_strdup("3600 1 300 100 60 10000");
+    cfg->save = mem_strdup("");   /* a test double keeps nothing on disk unless asked */
+    cfg->dbfilename = mem_strdup("dump.rdb");
+    cfg->rdbcompression = 1;
+    cfg->rdbchecksum = 1;
     cfg->dir = mem_strdup(".");
     cfg->hz = 10;
     cfg->busy_reply_ms = 5000;

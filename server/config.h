@@ -48,7 +48,9 @@ typedef struct latchd_config {
     long long tcp_keepalive;
     long long databases;
     int protected_mode;
-    char *save;              /* kept for CONFIG GET: always "" */
+    char *save;              /* save points, "<seconds> <changes>" pairs; "" = none */
+    char *dbfilename;
+    int rdbcompression, rdbchecksum;
     int appendonly;
     char *dir;
     long long hz;

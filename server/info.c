@@ -78,12 +78,27 @@ static void section_memory(server *s, resp_buf *b)
         (long long)s->cfg.maxmemory, max_h, config_maxmemory_policies[s->cfg.maxmemory_policy]);
 }
 
+/* Redis 7.0.15's fields in its order; the copy-on-write and AOF ones
+ * are what Redis prints with no such activity. */
 static void section_persistence(server *s, resp_buf *b)
 {
-    resp_buf_appendf(b, "# Persistence\r\nloading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:0\r\n");
-    resp_buf_appendf(b, "rdb_bgsave_in_progress:0\r\nrdb_last_save_time:%llu\r\nrdb_last_bgsave_status:ok\r\n",
-        (unsigned long long)s->lastsave_s);
-    resp_buf_appendf(b, "aof_enabled:0\r\naof_rewrite_in_progress:0\r\naof_last_bgrewrite_status:ok\r\n");
+    uint64_t now = server_now_ms(s);
+    resp_buf_appendf(b, "# Persistence\r\nloading:0\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\n"
+                        "current_cow_size:0\r\ncurrent_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\n"
+                        "current_save_keys_processed:0\r\ncurrent_save_keys_total:0\r\n");
+    resp_buf_appendf(b, "rdb_changes_since_last_save:%llu\r\nrdb_bgsave_in_progress:%d\r\n"
+                        "rdb_last_save_time:%llu\r\nrdb_last_bgsave_status:%s\r\n",
+        (unsigned long long)s->dirty, s->rdb_child != 0, (unsigned long long)s->lastsave_s,
+        s->rdb_last_ok ? "ok" : "err");
+    resp_buf_appendf(b, "rdb_last_bgsave_time_sec:%lld\r\nrdb_current_bgsave_time_sec:%lld\r\nrdb_saves:%lld\r\n"
+                        "rdb_last_cow_size:0\r\nrdb_last_load_keys_expired:%lld\r\nrdb_last_load_keys_loaded:%lld\r\n",
+        s->rdb_last_bgsave_s, s->rdb_child ? (long long)((now - s->rdb_fork_ms) / 1000) : -1LL, s->rdb_saves,
+        s->rdb_load_expired, s->rdb_loaded);
+    resp_buf_appendf(b, "aof_enabled:0\r\naof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\n"
+                        "aof_last_rewrite_time_sec:-1\r\naof_current_rewrite_time_sec:-1\r\n"
+                        "aof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\naof_rewrites_consecutive_failures:0\r\n"
+                        "aof_last_write_status:ok\r\naof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\n"
+                        "module_fork_last_cow_size:0\r\n");
 }
 
 static void section_stats(server *s, resp_buf *b)

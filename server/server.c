@@ -14,6 +14,7 @@
 #include "dict.h"
 #include "mem.h"
 #include "pubsub.h"
+#include "persist/persist.h"
 #include "server.h"
 #include "scripting/script.h"
 
@@ -124,6 +125,7 @@ static void on_key_event(int cls, const char *event, const char *key, size_t kle
 {
     server_db_slot *db = ctx;
     server *s = db->srv;
+    if (cls != NOTIFY_KEY_MISS) s->dirty++;
     if (s->watched_keys && cls != NOTIFY_KEY_MISS) multi_key_changed(s, db->id, key, klen, cls == STORE_EV_EXPIRED);
     notify_keyspace_event(s, db->id, cls, event, key, klen);
 }
@@ -146,6 +148,15 @@ store *server_db(server *s, long long id)
         db_bind(db);
     }
     return db->st;
+}
+
+void server_flush_all(server *s)
+{
+    multi_db_touched(s, -1, -1);
+    for (int i = 0; i < s->ndbs; i++) {
+        store *db = server_db_if_used(s, i);
+        if (db) store_flush(db);
+    }
 }
 
 void server_db_swap(server *s, int a, int b)
@@ -303,6 +314,8 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     s->clock_mono0_us = mono_us();
     s->start_ms = s->clock_wall0_us / 1000u;
     s->lastsave_s = s->start_ms / 1000;
+    s->rdb_last_ok = 1;
+    s->rdb_last_bgsave_s = -1;
     s->expire_timer_due = UINT64_MAX;
     s->active_expire = 1;
     make_run_id(s->run_id);
@@ -328,6 +341,7 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     server_idle_timer_update(s);
     uv_timer_init(loop, &s->obuf_timer);
     s->obuf_timer.data = s;
+    rdb_save_points_update(s);
     return 0;
 }
 
@@ -541,6 +555,8 @@ void server_shutdown(server *s)
     server_close_handle(s, (uv_handle_t *)&s->expire_timer);
     server_close_handle(s, (uv_handle_t *)&s->idle_timer);
     server_close_handle(s, (uv_handle_t *)&s->obuf_timer);
+    rdb_wait_child(s);
+    rdb_close(s);
     if (s->on_shutdown) s->on_shutdown(s);
 }
 

@@ -231,7 +231,18 @@ struct server {
     int64_t clock_offset_ms;     /* LATCHD.CLOCK: added to the real clock */
     int active_expire;           /* the wheel reclaims keys (DEBUG SET-ACTIVE-EXPIRE) */
     uint64_t start_ms;
-    uint64_t lastsave_s;
+    /* the dump file (persist/rdb_file.c) */
+    uint64_t lastsave_s;         /* the last successful save, or the start */
+    uint64_t dirty;              /* changes since then: rdb_changes_since_last_save */
+    uint64_t rdb_dirty_at_fork, rdb_fork_ms, rdb_last_try_s;
+    long long rdb_last_bgsave_s;         /* -1 until a BGSAVE has finished */
+    long long rdb_saves, rdb_loaded, rdb_load_expired;
+    int rdb_last_ok;             /* rdb_last_bgsave_status */
+    int rdb_child;               /* pid of the BGSAVE child, 0 when none */
+    int rdb_bgsave_scheduled;    /* BGSAVE SCHEDULE: after the running one */
+    uv_signal_t rdb_sigchld;     /* armed while a child runs */
+    uv_timer_t rdb_timer;        /* save points, once a second while any are set */
+    int rdb_sigchld_init, rdb_timer_init;
     /* stats */
     uint64_t stat_conns;
     uint64_t stat_commands;
@@ -380,6 +391,8 @@ void multi_key_changed(server *s, int db, const char *key, size_t klen, int expi
  * WATCHed keys that change are touched. */
 void multi_db_touched(server *s, int db, int with);
 
+/* FLUSHALL without the reply: every database emptied, WATCHers told. */
+void server_flush_all(server *s);
 /* Database id (0 .. databases-1), made on first use so that an unused
  * one costs nothing; NULL when id is out of range. */
 store *server_db(server *s, long long id);

@@ -57,6 +57,8 @@ void cmd_swapdb(client *c);
 void cmd_function(client *c);
 void cmd_wait(client *c);
 void cmd_lastsave(client *c);
+void cmd_save(client *c);
+void cmd_bgsave(client *c);
 void cmd_shutdown(client *c);
 extern const command config_subcommands[];
 extern const command command_subcommands[];

@@ -1,4 +1,4 @@
-/* debug.c - the DEBUG subcommands test suites use (SLEEP,
+/* debug.c - the DEBUG subcommands test suites use (SLEEP, RELOAD,
  * SET-ACTIVE-EXPIRE, OBJECT, LISTPACK, QUICKLIST-PACKED-THRESHOLD, HELP),
  * allowed as enable-debug-command says. */
 #include <stdio.h>
@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "persist/persist.h"
 #include "list.h"
 #include "num.h"
 #include "set.h"
@@ -34,6 +35,34 @@ static void debug_sleep(client *c)
     long long usec = (long long)(strtod(num, NULL) * 1000000);
     struct timespec ts = {(time_t)(usec / 1000000), (long)(usec % 1000000) * 1000};
     if (usec > 0) nanosleep(&ts, NULL);
+    reply_ok(c);
+}
+
+/* Redis's DEBUG RELOAD: the dump file saved (unless NOSAVE), the
+ * databases emptied (unless NOFLUSH) and the file loaded back. A key
+ * loaded over one that is there replaces it, which is what MERGE asks. */
+static void debug_reload(client *c)
+{
+    int flush = 1, save = 1;
+    for (int i = 2; i < c->argc; i++) {
+        if (arg_is(&c->argv[i], "NOFLUSH")) flush = 0;
+        else if (arg_is(&c->argv[i], "NOSAVE")) save = 0;
+        else if (!arg_is(&c->argv[i], "MERGE")) {
+            reply_error(c, "ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+            return;
+        }
+    }
+    server *s = c->srv;
+    if (save && rdb_save(s) != 0) {
+        reply_error(c, "ERR");
+        return;
+    }
+    if (flush) server_flush_all(s);
+    if (rdb_load(s) != 0) {
+        reply_error(c, "ERR Error trying to load the RDB dump, check server logs.");
+        return;
+    }
+    log_msg(s, LOG_WARNING, "DB reloaded by DEBUG RELOAD");
     reply_ok(c);
 }
 
@@ -202,6 +231,7 @@ static void debug_help(client *c)
  * count alike. */
 static const command debug_subcommands[] = {
     {"help", debug_help, 2, 0, 0, 0, 0, "server", "1.0.0", "Show helpful text about the different subcommands", NULL, NULL},
+    {"reload", debug_reload, -2, 0, 0, 0, 0, "server", "1.0.0", "Save the dataset, empty it and load it back", "[MERGE] [NOFLUSH] [NOSAVE]", NULL},
     {"sleep", debug_sleep, 3, 0, 0, 0, 0, "server", "1.0.0", "Stop the server for some seconds", "seconds", NULL},
     {"object", debug_object, 3, 0, 0, 0, 0, "server", "1.0.0", "Show low-level information about a key", "key", NULL},
     {"listpack", debug_listpack, 3, 0, 0, 0, 0, "server", "1.0.0", "Show a listpack encoded value's structure", "key", NULL},

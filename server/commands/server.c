@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "commands.h"
+#include "persist/persist.h"
 #include "scripting/script.h"
 #include "mem.h"
 #include "num.h"
@@ -95,6 +96,7 @@ static int config_take_effect(client *c, const latchd_config *old)
         return -1;
     }
     server_idle_timer_update(s);
+    rdb_save_points_update(s);
     server_env_sync(s);
     return 0;
 }
@@ -134,6 +136,7 @@ static void config_set_cmd(client *c)
                 log_msg(s, LOG_WARNING, "Failed to restore the previous listening sockets");
             if (oom) server_oom_apply(s);   /* logged if it fails */
             server_idle_timer_update(s);
+            rdb_save_points_update(s);
         }
     }
     for (int i = 0; i < n; i++) free(argv[i]);
@@ -368,14 +371,17 @@ void cmd_flushdb(client *c)
     reply_ok(c);
 }
 
+/* With save points set, Redis saves the empty dataset at once, so a
+ * restart does not bring back what was flushed. */
 void cmd_flushall(client *c)
 {
     if (!flush_mode_ok(c, 1)) return;
-    multi_db_touched(c->srv, -1, -1);
-    for (int i = 0; i < c->srv->ndbs; i++) {
-        store *db = server_db_if_used(c->srv, i);
-        if (db) store_flush(db);
+    server_flush_all(c->srv);
+    if (c->srv->cfg.save[0]) {
+        rdb_wait_child(c->srv);
+        rdb_save(c->srv);
     }
+    c->srv->dirty++;
     reply_ok(c);
 }
 
@@ -444,16 +450,57 @@ void cmd_wait(client *c)
 
 void cmd_lastsave(client *c) { reply_int(c, (long long)c->srv->lastsave_s); }
 
+void cmd_save(client *c)
+{
+    if (c->srv->rdb_child) {
+        reply_error(c, "ERR Background save already in progress");
+        return;
+    }
+    if (rdb_save(c->srv) == 0) reply_ok(c);
+    else reply_error(c, "ERR");
+}
+
+/* Inside EXEC a fork would copy a half-done transaction: scheduled, as
+ * Redis does. */
+void cmd_bgsave(client *c)
+{
+    int schedule = 0;
+    if (c->argc > 1) {
+        if (c->argc != 2 || !arg_is(&c->argv[1], "SCHEDULE")) {
+            reply_syntax_error(c);
+            return;
+        }
+        schedule = 1;
+    }
+    server *s = c->srv;
+    if (s->rdb_child) {
+        if (schedule) {
+            rdb_schedule_bgsave(s);
+            reply_status(c, "Background saving scheduled");
+        } else {
+            reply_error(c, "ERR Background save already in progress");
+        }
+    } else if (c->mstate.executing) {
+        rdb_schedule_bgsave(s);
+        reply_status(c, "Background saving scheduled");
+    } else if (rdb_bgsave(s) == 0) {
+        reply_status(c, "Background saving started");
+    } else {
+        reply_error(c, "ERR");
+    }
+}
+
 void cmd_shutdown(client *c)
 {
     /* Redis 7.0's rules: ABORT stands alone, SAVE and NOSAVE exclude each
      * other. With no persistence and no delayed shutdown, ABORT never finds
      * one in progress. */
-    int save = 0, nosave = 0, other = 0, abort_req = 0;
+    int save = 0, nosave = 0, other = 0, abort_req = 0, force = 0;
     for (int i = 1; i < c->argc; i++) {
         if (arg_is(&c->argv[i], "NOSAVE")) nosave = 1;
         else if (arg_is(&c->argv[i], "SAVE")) save = 1;
-        else if (arg_is(&c->argv[i], "NOW") || arg_is(&c->argv[i], "FORCE")) other = 1;
+        else if (arg_is(&c->argv[i], "NOW")) other = 1;
+        else if (arg_is(&c->argv[i], "FORCE")) other = force = 1;
         else if (arg_is(&c->argv[i], "ABORT")) abort_req = 1;
         else {
             reply_syntax_error(c);
@@ -469,6 +516,10 @@ void cmd_shutdown(client *c)
         return;
     }
     log_msg(c->srv, LOG_WARNING, "User requested shutdown...");
+    if (rdb_shutdown_save(c->srv, save, nosave, force) != 0) {
+        reply_error(c, "ERR Errors trying to SHUTDOWN. Check logs.");
+        return;
+    }
     scripts *st = c->srv->scripts;
     if (st->running) {
         /* From inside a busy script's hook: stop the script (writes or

@@ -48,6 +48,8 @@ static const command table[] = {
     {"swapdb", cmd_swapdb, 3, W | F, 0, 0, 0, "server", "4.0.0", "Swaps two Redis databases", "index1 index2", NULL},
     {"function", cmd_function, -2, CT | NS, 0, 0, 0, "scripting", "7.0.0", "A container for function commands", NULL, function_subcommands},
     {"wait", cmd_wait, 3, NS, 0, 0, 0, "generic", "3.0.0", "Wait for the synchronous replication of all the write commands sent in the context of the current connection", "numreplicas timeout", NULL},
+    {"save", cmd_save, 1, A | NS | NM, 0, 0, 0, "server", "1.0.0", "Synchronously save the dataset to disk", NULL, NULL},
+    {"bgsave", cmd_bgsave, -1, A | NS, 0, 0, 0, "server", "1.0.0", "Asynchronously save the dataset to disk", "[SCHEDULE]", NULL},
     {"lastsave", cmd_lastsave, 1, F | L | S, 0, 0, 0, "server", "1.0.0", "Get the UNIX time stamp of the last successful save to disk", NULL, NULL},
     {"shutdown", cmd_shutdown, -1, AB | A | L | S | NS | NM, 0, 0, 0, "server", "1.0.0", "Synchronously save the dataset to disk and then shut down the server", "[NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", NULL},
     {"monitor", cmd_monitor, 1, A | NS | L | S, 0, 0, 0, "server", "1.0.0", "Listen for all requests received by the server in real time", NULL, NULL},
