@@ -300,7 +300,7 @@ static const param params[] = {
     INT_("cluster-announce-tls-port", NULL, 0, 0, 65535, "0"),
     INT_("repl-timeout", NULL, 0, 1, INT_MAX, "60"),
     INT_("repl-ping-replica-period", "repl-ping-slave-period", 0, 1, INT_MAX, "10"),
-    INT_("rdb-key-save-delay", NULL, PF_HIDDEN, INT_MIN, INT_MAX, "0"),
+    ROW("rdb-key-save-delay", NULL, P_INT64, PF_HIDDEN, rdb_key_save_delay, long long, INT_MIN, INT_MAX, NULL),
     INT_("key-load-delay", NULL, PF_HIDDEN, INT_MIN, INT_MAX, "0"),
     INT_("active-expire-effort", NULL, 0, 1, 10, "1"),
     INT_("min-replicas-to-write", "min-slaves-to-write", 0, 0, INT_MAX, "0"),

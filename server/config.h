@@ -51,6 +51,7 @@ typedef struct latchd_config {
     char *save;              /* save points, "<seconds> <changes>" pairs; "" = none */
     char *dbfilename;
     int rdbcompression, rdbchecksum;
+    long long rdb_key_save_delay;   /* µs slept per key saved: tests widen the BGSAVE window */
     int appendonly;
     char *dir;
     long long hz;

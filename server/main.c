@@ -52,8 +52,11 @@ static int informational(int argc, char **argv)
 static void on_signal(uv_signal_t *h, int signum)
 {
     latchd_server *srv = h->data;
+    static int stopping;   /* saved already: a later signal just waits for the exit */
+    if (stopping) return;
     log_msg(&srv->s, LOG_WARNING, "Received %s scheduling shutdown...", signum == SIGINT ? "SIGINT" : "SIGTERM");
     if (rdb_shutdown_save(&srv->s, 0, 0, 0) != 0) return;   /* as Redis: no exit while the save fails */
+    stopping = 1;
     latchd_stop(srv);
 }
 

@@ -107,6 +107,7 @@ typedef struct persist_opts {
     long long zset_max_listpack_entries, zset_max_listpack_value;
     int list_max_listpack_size;   /* list-max-listpack-size: <0 size class, >0 count */
     int rdbcompression;           /* LZF-compress strings over 20 bytes when it saves */
+    int rdbchecksum;              /* files: write the CRC64 (else zero), check it on load */
 } persist_opts;
 
 /* Append k's value as Redis 7.0's rdbSaveObjectType + rdbSaveObject. */
@@ -156,6 +157,7 @@ typedef struct persist_rdb_writer {
     persist_opts opts;
     persist_rdb_sink sink;
     void *sink_ctx;
+    void (*after_key)(void *sink_ctx);   /* NULL, or called after each key */
     int failed;
 } persist_rdb_writer;
 
@@ -176,11 +178,12 @@ int persist_rdb_end(persist_rdb_writer *w);
 typedef int (*persist_rdb_key_fn)(int db, const char *key, size_t klen, persist_value *v,
                                   int64_t deadline_ms, void *ctx);
 /* Read a whole file held in memory: RDB versions 1 to 10, every value type
- * persist_value_decode takes, AUX/RESIZEDB/IDLE/FREQ skipped. Returns
+ * persist_value_decode takes, AUX/RESIZEDB/IDLE/FREQ skipped; the trailer's
+ * CRC64 checked when check_crc and it is not zero. Returns
  * PERSIST_OK, PERSIST_ERR_FORMAT (malformed, truncated, functions or
  * module data), PERSIST_ERR_CHECKSUM, or fn's error. Keys before an error
  * have been handed to fn. */
-int persist_rdb_load(const unsigned char *p, size_t len, persist_rdb_key_fn fn, void *ctx);
+int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_rdb_key_fn fn, void *ctx);
 
 /* ---- rdb_file.c: the server's dump file (dbfilename, in dir, which is
  * the working directory) ---- */

@@ -2,6 +2,8 @@
  * it while the parent serves), loading at start, DEBUG RELOAD, save points. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,12 +27,18 @@ persist_opts rdb_opts(const server *s)
         .zset_max_listpack_value = cfg->zset_max_listpack_value,
         .list_max_listpack_size = cfg->list_max_listpack_size,
         .rdbcompression = cfg->rdbcompression,
+        .rdbchecksum = cfg->rdbchecksum,
     };
 }
 
+typedef struct file_sink {
+    int fd;
+    long long key_delay_us;
+} file_sink;
+
 static int write_all(const void *p, size_t n, void *ctx)
 {
-    int fd = *(int *)ctx;
+    int fd = ((file_sink *)ctx)->fd;
     const char *c = p;
     while (n) {
         ssize_t w = write(fd, c, n);
@@ -40,6 +48,15 @@ static int write_all(const void *p, size_t n, void *ctx)
         n -= (size_t)w;
     }
     return 0;
+}
+
+/* rdb-key-save-delay: Redis's debugDelay after each key (negative: that
+ * many nanoseconds, here rounded to a yield). */
+static void key_delay(void *ctx)
+{
+    long long us = ((file_sink *)ctx)->key_delay_us;
+    if (us > 0) usleep((useconds_t)us);
+    else sched_yield();
 }
 
 /* rdbSave: into temp-<pid>.rdb, flushed to disk, then renamed over the
@@ -59,7 +76,9 @@ static int write_file(server *s)
     persist_rdb_aux aux = {LATCHD_REDIS_VERSION, (long long)(server_now_ms(s) / 1000),
                            (long long)server_used_memory(s)};
     persist_rdb_writer w;
-    persist_rdb_begin(&w, &o, &aux, write_all, &fd);
+    file_sink sink = {fd, s->cfg.rdb_key_save_delay};
+    persist_rdb_begin(&w, &o, &aux, write_all, &sink);
+    if (sink.key_delay_us) w.after_key = key_delay;
     for (int i = 0; i < s->ndbs; i++) {
         store *st = server_db_if_used(s, i);
         if (st) persist_rdb_db(&w, i, st);
@@ -259,7 +278,7 @@ int rdb_load(server *s)
     close(fd);
     if (st.st_size && p == MAP_FAILED) return -1;
     load_ctx lc = {s, start, 0, 0, -1};
-    int rc = persist_rdb_load(p, (size_t)st.st_size, load_key, &lc);
+    int rc = persist_rdb_load(p, (size_t)st.st_size, s->cfg.rdbchecksum, load_key, &lc);
     if (p) munmap(p, (size_t)st.st_size);
     s->rdb_loaded = lc.loaded;
     s->rdb_load_expired = lc.expired;
@@ -279,6 +298,29 @@ int rdb_load(server *s)
 
 /* ---- shutdown ---- */
 
+/* While the final save runs, the loop cannot see signals: a second SIGINT
+ * ("you insist") exits at once from the handler, removing the temp file,
+ * as Redis's sigShutdownHandler does. */
+static char insist_tmp[64];
+
+static void on_insist(int sig)
+{
+    (void)sig;
+    unlink(insist_tmp);
+    _exit(1);
+}
+
+static int final_save(server *s)
+{
+    snprintf(insist_tmp, sizeof insist_tmp, "temp-%d.rdb", (int)getpid());
+    struct sigaction insist = {.sa_handler = on_insist}, old;
+    sigemptyset(&insist.sa_mask);
+    sigaction(SIGINT, &insist, &old);
+    int rc = rdb_save(s);
+    sigaction(SIGINT, &old, NULL);
+    return rc;
+}
+
 int rdb_shutdown_save(server *s, int save, int nosave, int force)
 {
     if (s->rdb_child) {
@@ -287,7 +329,7 @@ int rdb_shutdown_save(server *s, int save, int nosave, int force)
     }
     if (nosave || (!save && !s->cfg.save[0])) return 0;
     log_msg(s, LOG_NOTICE, "Saving the final RDB snapshot before exiting.");
-    if (rdb_save(s) == 0) return 0;
+    if (final_save(s) == 0) return 0;
     if (force) {
         log_msg(s, LOG_WARNING, "Error trying to save the DB. Exit anyway.");
         return 0;

@@ -646,18 +646,18 @@ static int load_key(reader *r, unsigned type, int db, int64_t deadline, persist_
 
 /* The trailer: 8 bytes of CRC64 over everything up to and including the
  * EOF opcode; zero means the writer had rdbchecksum off. */
-static int load_trailer(reader *r, unsigned version)
+static int load_trailer(reader *r, unsigned version, int check_crc)
 {
     const unsigned char *b;
     if (version < 5) return PERSIST_OK;
     size_t covered = r->pos;
     if (rd_bytes(r, 8, &b)) return FAIL;
     uint64_t want = le(b, 8);
-    if (want && want != persist_crc64(0, r->p, covered)) return PERSIST_ERR_CHECKSUM;
+    if (check_crc && want && want != persist_crc64(0, r->p, covered)) return PERSIST_ERR_CHECKSUM;
     return PERSIST_OK;
 }
 
-int persist_rdb_load(const unsigned char *p, size_t len, persist_rdb_key_fn fn, void *ctx)
+int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_rdb_key_fn fn, void *ctx)
 {
     reader r = {p, len, 0, NULL};
     persist_value scratch = {0};   /* where AUX strings that need memory go */
@@ -680,7 +680,7 @@ int persist_rdb_load(const unsigned char *p, size_t len, persist_rdb_key_fn fn, 
         }
         switch (b[0]) {
         case RDB_OP_EOF:
-            rc = load_trailer(&r, version);
+            rc = load_trailer(&r, version, check_crc);
             goto done;
         case RDB_OP_SELECTDB:
             rc = rd_count(&r, &n) || n > INT_MAX ? FAIL : PERSIST_OK;

@@ -384,7 +384,7 @@ enum {
 static void rdb_flush(persist_rdb_writer *w)
 {
     if (!w->buf.len) return;
-    w->crc = persist_crc64(w->crc, w->buf.p, w->buf.len);
+    if (w->opts.rdbchecksum) w->crc = persist_crc64(w->crc, w->buf.p, w->buf.len);
     if (!w->failed && w->sink(w->buf.p, w->buf.len, w->sink_ctx) != 0) w->failed = 1;
     w->buf.len = 0;
 }
@@ -433,6 +433,7 @@ static void put_key(store_key *k, void *ctx)
     persist_lzf_table_free(sv.lzf);
     persist_buf_put(&w->buf, w->value.p + 1, w->value.len - 1);
     if (w->buf.len >= RDB_FLUSH_AT) rdb_flush(w);
+    if (w->after_key) w->after_key(w->sink_ctx);
 }
 
 void persist_rdb_db(persist_rdb_writer *w, int id, store *st)
@@ -450,7 +451,7 @@ void persist_rdb_db(persist_rdb_writer *w, int id, store *st)
 int persist_rdb_end(persist_rdb_writer *w)
 {
     put_byte(&w->buf, RDB_OP_EOF);
-    w->crc = persist_crc64(w->crc, w->buf.p, w->buf.len);
+    w->crc = w->opts.rdbchecksum ? persist_crc64(w->crc, w->buf.p, w->buf.len) : 0;
     unsigned char crc[8];
     for (int i = 0; i < 8; i++) crc[i] = (unsigned char)(w->crc >> (8 * i));
     if (!w->failed && w->sink(w->buf.p, w->buf.len, w->sink_ctx) != 0) w->failed = 1;
