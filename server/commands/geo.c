@@ -46,6 +46,16 @@ static double unit_or_reply(client *c, const resp_slice *a)
     return -1;
 }
 
+/* The shape's unit, the last of its arguments, and so its type. */
+static int shape_unit_or_reply(client *c, const resp_slice *a, store_geo_shape *s, int type)
+{
+    double m = unit_or_reply(c, a);
+    if (m < 0) return 0;
+    s->conversion = m;
+    s->type = type;
+    return 1;
+}
+
 /* "radius unit" from a. */
 static int radius_or_reply(client *c, const resp_slice *a, store_geo_shape *s)
 {
@@ -56,11 +66,7 @@ static int radius_or_reply(client *c, const resp_slice *a, store_geo_shape *s)
         return 0;
     }
     s->radius = r;
-    double m = unit_or_reply(c, &a[1]);
-    if (m < 0) return 0;
-    s->conversion = m;
-    s->type = STORE_GEO_CIRCLE;
-    return 1;
+    return shape_unit_or_reply(c, &a[1], s, STORE_GEO_CIRCLE);
 }
 
 /* "width height unit" from a. */
@@ -76,11 +82,7 @@ static int box_or_reply(client *c, const resp_slice *a, store_geo_shape *s)
     }
     s->width = w;
     s->height = h;
-    double m = unit_or_reply(c, &a[2]);
-    if (m < 0) return 0;
-    s->conversion = m;
-    s->type = STORE_GEO_BOX;
-    return 1;
+    return shape_unit_or_reply(c, &a[2], s, STORE_GEO_BOX);
 }
 
 /* A member's point; 0 if it is not there. */
@@ -202,7 +204,7 @@ typedef struct geo_point {
     double score, dist, xy[2];
 } geo_point;
 
-#define GEO_LOCAL 64   /* points held on the stack before the heap */
+#define GEO_LOCAL 128  /* points held on the stack before the heap */
 
 typedef struct geo_found {
     geo_point *v;
