@@ -102,7 +102,7 @@ def workloads():
 
 # Geo (issue 19): GEOADD of random points ("13.<12 random digits>") into one
 # index, and GEOSEARCH of the 5 nearest within 10 km in an index of 1000
-# points spread over one degree square (about 30 in the circle), filled
+# points spread over one degree square (about 50 in the circle), filled
 # before each run by geo_fill.
 GEO_WORKLOADS = [
     ("GEOADD", ["geoadd", "geo", "13.__rand_int__", "38.__rand_int__", "m:__rand_int__"]),
