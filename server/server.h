@@ -422,6 +422,9 @@ void reply_bulk_ll(client *c, long long v);
 void reply_null(client *c);
 void reply_null_array(client *c);
 void reply_double(client *c, double d);
+/* Redis's addReplyHumanLongDouble: "%.17Lf" trimmed (store_ld2str), a
+ * bulk string in RESP2 and a double in RESP3 (GEOPOS, WITHCOORD). */
+void reply_human_double(client *c, long double d);
 void reply_array(client *c, long long n);
 void reply_map(client *c, long long n);
 void reply_set(client *c, long long n);

@@ -280,6 +280,12 @@ void cmd_zpopmax(client *c);
 void cmd_zlexcount(client *c);
 void cmd_zrangestore(client *c);
 void cmd_zmpop(client *c);
+/* ZADD's work once its arguments are checked (GEOADD's too): from
+ * argv[first], every stride arguments make one member, the last of them,
+ * whose score score_of reads from the first ones; flags and ch as ZADD's
+ * options. Replies and sends the "zadd" / "zincr" event. */
+typedef int (*zset_score_fn)(const resp_slice *args, double *score);
+void zset_add_members(client *c, int flags, int ch, int first, int stride, zset_score_fn score_of);
 
 /* zset_ops.c */
 void cmd_zunion(client *c);
@@ -319,6 +325,18 @@ void zset_result_free(zset_result *r);
  * value and TTL go) with `event`, replying its size; an empty one deletes
  * dst ("del" if it existed) and replies 0. */
 void zset_result_store(client *c, const resp_slice *dst, const zset_result *r, const char *event);
+
+/* geo.c */
+void cmd_geoadd(client *c);
+void cmd_geopos(client *c);
+void cmd_geodist(client *c);
+void cmd_geohash(client *c);
+void cmd_georadius(client *c);
+void cmd_georadius_ro(client *c);
+void cmd_georadiusbymember(client *c);
+void cmd_georadiusbymember_ro(client *c);
+void cmd_geosearch(client *c);
+void cmd_geosearchstore(client *c);
 
 /* The commands that are the interface of one core module's state live
  * with it, at the top of server/. */

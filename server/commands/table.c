@@ -230,6 +230,23 @@ static const command table[] = {
     {"zdiffstore", cmd_zdiffstore, -4, W | DO | MK, 1, 1, 1, "sorted-set", "6.2.0", "Subtract multiple sorted sets and store the resulting sorted set in a new key", "destination numkeys key [key ...]", NULL},
     {"zrandmember", cmd_zrandmember, -2, R, 1, 1, 1, "sorted-set", "6.2.0", "Get one or multiple random elements from a sorted set", "key [count [WITHSCORES]]", NULL},
     {"zscan", cmd_zscan, -3, R, 1, 1, 1, "sorted-set", "2.8.0", "Incrementally iterate sorted sets elements and associated scores", "key cursor [MATCH pattern] [COUNT count]", NULL},
+    /* geo: sorted sets of 52-bit geohash scores */
+    {"geoadd", cmd_geoadd, -5, W | DO, 1, 1, 1, "geo", "3.2.0", "Add one or more geospatial items in the geospatial index represented using a sorted set", "key [NX|XX] [CH] longitude latitude member [longitude latitude member ...]", NULL},
+    {"geodist", cmd_geodist, -4, R, 1, 1, 1, "geo", "3.2.0", "Returns the distance between two members of a geospatial index", "key member1 member2 [M|KM|FT|MI]", NULL},
+    {"geohash", cmd_geohash, -2, R, 1, 1, 1, "geo", "3.2.0", "Returns members of a geospatial index as standard geohash strings", "key [member [member ...]]", NULL},
+    {"geopos", cmd_geopos, -2, R, 1, 1, 1, "geo", "3.2.0", "Returns longitude and latitude of members of a geospatial index", "key [member [member ...]]", NULL},
+    {"georadius", cmd_georadius, -6, W | DO | MK, 1, 1, 1, "geo", "3.2.0", "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a point",
+     "key longitude latitude radius M|KM|FT|MI [WITHCOORD] [WITHDIST] [WITHHASH] [COUNT count [ANY]] [ASC|DESC] [STORE key] [STOREDIST key]", NULL},
+    {"georadiusbymember", cmd_georadiusbymember, -5, W | DO | MK, 1, 1, 1, "geo", "3.2.0", "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a member",
+     "key member radius M|KM|FT|MI [WITHCOORD] [WITHDIST] [WITHHASH] [COUNT count [ANY]] [ASC|DESC] [STORE key] [STOREDIST key]", NULL},
+    {"georadiusbymember_ro", cmd_georadiusbymember_ro, -5, R, 1, 1, 1, "geo", "3.2.10", "A read-only variant for GEORADIUSBYMEMBER",
+     "key member radius M|KM|FT|MI [WITHCOORD] [WITHDIST] [WITHHASH] [COUNT count [ANY]] [ASC|DESC]", NULL},
+    {"georadius_ro", cmd_georadius_ro, -6, R, 1, 1, 1, "geo", "3.2.10", "A read-only variant for GEORADIUS",
+     "key longitude latitude radius M|KM|FT|MI [WITHCOORD] [WITHDIST] [WITHHASH] [COUNT count [ANY]] [ASC|DESC]", NULL},
+    {"geosearch", cmd_geosearch, -7, R, 1, 1, 1, "geo", "6.2.0", "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle.",
+     "key [FROMMEMBER member|FROMLONLAT longitude latitude] [BYRADIUS radius unit|BYBOX width height unit] [ASC|DESC] [COUNT count [ANY]] [WITHCOORD] [WITHDIST] [WITHHASH]", NULL},
+    {"geosearchstore", cmd_geosearchstore, -8, W | DO, 1, 2, 1, "geo", "6.2.0", "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle, and store the result in another key.",
+     "destination source [FROMMEMBER member|FROMLONLAT longitude latitude] [BYRADIUS radius unit|BYBOX width height unit] [ASC|DESC] [COUNT count [ANY]] [STOREDIST]", NULL},
 };
 #define NCOMMANDS (sizeof(table) / sizeof(table[0]))
 

@@ -91,20 +91,19 @@ static int zadd_parse(client *c, int *flags, int *ch, int *first)
     return err == NULL;
 }
 
-static void zadd_generic(client *c, int flags)
+void zset_add_members(client *c, int flags, int ch, int first, int stride, zset_score_fn score_of)
 {
-    int ch = 0, first, out;
+    int out;
     long long added = 0, updated = 0, processed = 0;
     double score = 0, newscore = 0;
-    if (!zadd_parse(c, &flags, &ch, &first)) return;
     int incr = flags & STORE_ZADD_INCR;
     store_key *k = db_lookup_write(c, &c->argv[1]);
     if (!db_check_type(c, k, STORE_ZSET)) return;
     if (!k && !(flags & STORE_ZADD_XX))   /* XX on a missing key: nothing to do */
         k = store_create_key(client_db(c), c->argv[1].ptr, c->argv[1].len, STORE_ZSET);
-    for (int i = first; k && i < c->argc; i += 2) {
-        const resp_slice *m = &c->argv[i + 1];
-        score_arg(&c->argv[i], &score);
+    for (int i = first; k && i < c->argc; i += stride) {
+        const resp_slice *m = &c->argv[i + stride - 1];
+        score_of(&c->argv[i], &score);
         if (store_zset_add(client_db(c), k, score, m->ptr, m->len, flags, &out, &newscore) != STORE_OK) {
             reply_error(c, "ERR resulting score is not a number (NaN)");
             return;   /* only INCR gets here, and before changing anything */
@@ -120,6 +119,12 @@ static void zadd_generic(client *c, int flags)
         reply_double(c, newscore);
     else
         reply_null(c);
+}
+
+static void zadd_generic(client *c, int flags)
+{
+    int ch = 0, first;
+    if (zadd_parse(c, &flags, &ch, &first)) zset_add_members(c, flags, ch, first, 2, score_arg);
 }
 
 void cmd_zadd(client *c) { zadd_generic(c, 0); }

@@ -37,6 +37,7 @@ import datetime
 import hashlib
 import os
 import platform
+import random
 import re
 import resource
 import shutil
@@ -95,8 +96,31 @@ def workloads():
         ("EVAL lock text", ["eval", lock, "1", "lock:__rand_int__", "30000", "owner:1"]),
         ("EVALSHA Lua-only", ["evalsha", lua_sha, "1", "lock:__rand_int__", "owner:1"]),
         ("SCRIPT LOAD", ["script", "load", lock]),
-    ] + [(t.upper(), ["-t", t]) for t in DEFAULT_TESTS if t not in ("set", "get", "hset", "ping_mbulk")], \
-        [lock, vector(UNLOCK_SHA), LUA_ONLY]
+    ] + [(t.upper(), ["-t", t]) for t in DEFAULT_TESTS if t not in ("set", "get", "hset", "ping_mbulk")] + \
+        GEO_WORKLOADS, [lock, vector(UNLOCK_SHA), LUA_ONLY]
+
+
+# Geo (issue 19): GEOADD of random points ("13.<12 random digits>") into one
+# index, and GEOSEARCH of the 5 nearest within 10 km in an index of 1000
+# points spread over one degree square (about 50 in the circle), filled
+# before each run by geo_fill.
+GEO_WORKLOADS = [
+    ("GEOADD", ["geoadd", "geo", "13.__rand_int__", "38.__rand_int__", "m:__rand_int__"]),
+    ("GEOSEARCH", ["geosearch", "geo", "FROMLONLAT", "13.5", "38.5", "BYRADIUS", "10", "km",
+                   "ASC", "COUNT", "5"]),
+]
+
+
+def geo_fill(port):
+    rng = random.Random(19)
+    args = []
+    for i in range(1000):
+        args += ["%.6f" % rng.uniform(13, 14), "%.6f" % rng.uniform(38, 39), "p%d" % i]
+    cli(port, "GEOADD", "geo", *args)
+
+
+# What a workload needs in the flushed server before it runs.
+FILLS = {"GEOSEARCH": geo_fill}
 
 
 # ---- servers ----
@@ -265,9 +289,11 @@ def children_cpu_seconds():
     return ru.ru_utime + ru.ru_stime
 
 
-def run_redis_benchmark(server, args, pipeline, opt):
+def run_redis_benchmark(server, args, pipeline, opt, fill=None):
     """(rps, server µs CPU per request, redis-benchmark µs CPU per request)."""
     cli(server.port, "FLUSHALL")
+    if fill:
+        fill(server.port)
     before, load_before = cpu_seconds(server.proc.pid), children_cpu_seconds()
     out = run(["redis-benchmark", "-p", str(server.port), "-c", str(opt.clients), "-n",
                str(opt.requests), "-P", str(pipeline), "-r", "1000000", "-q", "--csv"] + args,
@@ -295,7 +321,8 @@ def section_throughput(servers, opt, res):
             got = {k: [] for k in KINDS}
             for _ in range(opt.rounds):
                 for kind in KINDS:   # alternating A/B
-                    got[kind].append(run_redis_benchmark(servers[kind], args, pipeline, opt))
+                    got[kind].append(run_redis_benchmark(servers[kind], args, pipeline, opt,
+                                                         FILLS.get(name)))
             med = {k: [statistics.median(r[i] for r in v) for i in range(3)]
                    for k, v in got.items()}
             res.add("throughput", "%s -P%d rps" % (name, pipeline), med["latchd"][0],
@@ -578,6 +605,11 @@ def target_rows(res, opt, labels):
                 "≥ 1.0× rps and ≤ 1.0× CPU/req", None)
     r = rps("EVALSHA Lua-only -P16")
     row("Lua-path script -P16", x(r), "≥ 1.0×", None if r is None else r >= 1.0)
+    for p in (16, 1):
+        got = [(rps("%s -P%d" % (name, p)), name) for name, _ in GEO_WORKLOADS]
+        got = [g for g in got if g[0] is not None]
+        row("GEOADD/GEOSEARCH -P%d (worse)" % p, "%.2f× (%s)" % min(got) if got else None, "≥ 1.0×",
+            min(got)[0] >= 1.0 if got else None)
     l, rr = res.get("RSS per held lock (%dk held locks)" % (opt.memory_locks // 1000))
     row("RSS per held lock", None if l is None else "%.0f B (%.2f×)" % (l, l / rr),
         "≤ 0.5× redis-server and ≤ 96 B", None if l is None else l / rr <= 0.5 and l <= 96)
