@@ -300,19 +300,22 @@ int rdb_load(server *s)
 
 /* While the final save runs, the loop cannot see signals: a second SIGINT
  * ("you insist") exits at once from the handler, removing the temp file,
- * as Redis's sigShutdownHandler does. */
-static char insist_tmp[64];
-
+ * as Redis's sigShutdownHandler does. The name is made in the handler, with
+ * async-signal-safe steps only. */
 static void on_insist(int sig)
 {
     (void)sig;
-    unlink(insist_tmp);
+    char name[32] = "temp-", digits[16];
+    int n = 0, at = 5;
+    for (unsigned pid = (unsigned)getpid(); pid || !n; pid /= 10) digits[n++] = (char)('0' + pid % 10);
+    while (n) name[at++] = digits[--n];
+    memcpy(name + at, ".rdb", 5);
+    unlink(name);
     _exit(1);
 }
 
 static int final_save(server *s)
 {
-    snprintf(insist_tmp, sizeof insist_tmp, "temp-%d.rdb", (int)getpid());
     struct sigaction insist = {.sa_handler = on_insist}, old;
     sigemptyset(&insist.sa_mask);
     sigaction(SIGINT, &insist, &old);
