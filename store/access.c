@@ -154,6 +154,7 @@ const char *store_key_encoding(const store_key *k)
     case STORE_LIST: return "quicklist";
     case STORE_ZSET: return k->big ? "skiplist" : "listpack";
     case STORE_SET: return store_set_is_intset(store_set_of_const(k)) ? "intset" : "hashtable";
+    case STORE_STREAM: return "stream";
     }
     return "unknown";
 }

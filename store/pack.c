@@ -6,7 +6,7 @@
 
 /* LEB128: 7 bits a byte, low first, the top bit set on all but the last.
  * An element up to 127 bytes pays one byte of overhead. */
-static size_t varint_len(size_t v)
+size_t pack_varint_len(size_t v)
 {
     size_t n = 1;
     while (v >= 128) {
@@ -16,7 +16,7 @@ static size_t varint_len(size_t v)
     return n;
 }
 
-static size_t varint_put(char *p, size_t v)
+size_t pack_varint_put(char *p, size_t v)
 {
     size_t n = 0;
     while (v >= 128) {
@@ -27,7 +27,7 @@ static size_t varint_put(char *p, size_t v)
     return n;
 }
 
-static size_t varint_get(const char *p, size_t *v)
+size_t pack_varint_get(const char *p, size_t *v)
 {
     size_t n = 0, r = 0;
     unsigned shift = 0;
@@ -43,7 +43,7 @@ static size_t varint_get(const char *p, size_t *v)
 
 size_t pack_next(const store_packed *p, size_t off, const char **data, size_t *len)
 {
-    size_t hdr = varint_get(p->buf + off, len);
+    size_t hdr = pack_varint_get(p->buf + off, len);
     *data = p->buf + off + hdr;
     return off + hdr + *len;
 }
@@ -83,13 +83,13 @@ static uint32_t checked_bytes(size_t n)
 void pack_insert(store *s, store_packed *p, size_t off, const pack_item *items, int n)
 {
     size_t add = 0;
-    for (int i = 0; i < n; i++) add += varint_len(items[i].len) + items[i].len;
+    for (int i = 0; i < n; i++) add += pack_varint_len(items[i].len) + items[i].len;
     uint32_t nbytes = checked_bytes(p->bytes + add);
     p->buf = store_mem_realloc(&s->used_memory, p->buf, nbytes);
     memmove(p->buf + off + add, p->buf + off, p->bytes - off);
     char *w = p->buf + off;
     for (int i = 0; i < n; i++) {
-        w += varint_put(w, items[i].len);
+        w += pack_varint_put(w, items[i].len);
         if (items[i].len) memcpy(w, items[i].ptr, items[i].len);
         w += items[i].len;
     }

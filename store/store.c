@@ -68,6 +68,7 @@ void store_value_free(store *s, store_key *k)
     case STORE_LIST: store_list_free(s, k); break;
     case STORE_ZSET: store_zset_free(s, k); break;
     case STORE_SET: store_set_key_free(s, k); break;
+    case STORE_STREAM: store_stream_key_free(s, k); break;
     }
 }
 
@@ -176,7 +177,7 @@ store_presence store_peek(store *s, const char *key, size_t len)
 }
 
 /* An empty value of type t in k's (unused or freed) value area. */
-static void value_init(store_key *k, store_type t)
+static void value_init(store *s, store_key *k, store_type t)
 {
     k->type = (uint8_t)t;
     switch (t) {
@@ -185,6 +186,7 @@ static void value_init(store_key *k, store_type t)
     case STORE_LIST: store_list_init(k); break;
     case STORE_ZSET: store_zset_init(k); break;
     case STORE_SET: store_set_key_init(k); break;
+    case STORE_STREAM: store_stream_key_init(s, k); break;
     }
 }
 
@@ -192,7 +194,7 @@ store_key *store_key_new(store *s, const char *key, size_t len, uint64_t h, stor
                          size_t area)
 {
     store_key *k = key_alloc(s, key, len, h, area);
-    value_init(k, t);
+    value_init(s, k, t);
     store_dict_insert_hashed(&s->keys, &k->node);
     store_notify(s, STORE_EV_NEW, "new", k->name, len);
     return k;
@@ -281,7 +283,7 @@ void store_key_reset(store *s, store_key *k, store_type t)
 {
     store_value_free(s, k);
     k->big = 0;   /* a new value starts a new encoding history */
-    value_init(k, t);
+    value_init(s, k, t);
 }
 
 store_key *store_copy(store *dst, const store_key *k, const char *name, size_t len)
@@ -295,6 +297,7 @@ store_key *store_copy(store *dst, const store_key *k, const char *name, size_t l
     case STORE_LIST: store_list_dup(dst, nk, k); break;
     case STORE_ZSET: store_zset_dup(dst, nk, k); break;
     case STORE_SET: store_set_key_dup(dst, nk, k); break;
+    case STORE_STREAM: store_stream_key_dup(dst, nk, k); break;
     }
     nk->big = k->big;   /* Redis duplicates the value in its encoding */
     int64_t deadline = store_key_deadline(k);

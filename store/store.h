@@ -13,6 +13,7 @@ typedef enum store_type {
     STORE_LIST = 3,   /* list.h */
     STORE_ZSET = 4,   /* zset.h */
     STORE_SET = 5,    /* set.h */
+    STORE_STREAM = 6, /* stream.h */
 } store_type;
 
 /* Errors are negative values; 0 and positive values are results. */
@@ -69,6 +70,7 @@ enum {
     STORE_EV_SET = 1 << 5,       /* s */
     STORE_EV_HASH = 1 << 6,      /* h */
     STORE_EV_ZSET = 1 << 7,      /* z */
+    STORE_EV_STREAM = 1 << 10,   /* t */
     STORE_EV_EXPIRED = 1 << 8,   /* x */
     STORE_EV_NEW = 1 << 14,      /* n: raised by the store itself, "new" */
 };

@@ -48,6 +48,7 @@ enum store_enc {
     STORE_ENC_ZSET_SKIPLIST = 8,/* v.zs: skiplist + member dict */
     STORE_ENC_HASH_ONE = 9,     /* one field inside the value area:
                                    [u8 flen][field][value], vlen in slen */
+    STORE_ENC_STREAM = 11,      /* v.st: a store_stream (stream.h) */
     STORE_ENC_SET = 10,         /* a store_set (set.h) in the value area:
                                    it knows its own representation */
 };
@@ -70,6 +71,7 @@ typedef struct store_packed {
 
 typedef struct store_list store_list;   /* value_list.c */
 typedef struct store_zset store_zset;   /* zset_skiplist.c */
+typedef struct store_stream store_stream; /* stream.h */
 
 typedef union store_value {
     struct { char *ptr; size_t len; } str;
@@ -79,6 +81,7 @@ typedef union store_value {
     store_packed pk;
     store_list *ql;
     store_zset *zs;
+    store_stream *st;
 } store_value;
 
 /* One allocation per key: header, the name bytes (NUL-terminated), then
@@ -237,6 +240,11 @@ void store_set_key_init(store_key *k);
 void store_set_key_free(store *s, store_key *k);
 void store_set_key_dup(store *s, store_key *dst, const store_key *src);
 
+/* value_stream.c: the same hooks for streams (init allocates the stream) */
+void store_stream_key_init(store *s, store_key *k);
+void store_stream_key_free(store *s, store_key *k);
+void store_stream_key_dup(store *s, store_key *dst, const store_key *src);
+
 /* A dict allocates its buckets itself: charge used_memory with the change
  * in their size since `before` (a store_dict_mem taken earlier). */
 static inline void store_charge_dict(store *s, const store_dict *d, size_t before)
@@ -298,6 +306,10 @@ typedef struct pack_item {
     size_t len;
 } pack_item;
 
+/* LEB128 (7 bits a byte, low first): bytes v takes, writes, reads. */
+size_t pack_varint_len(size_t v);
+size_t pack_varint_put(char *p, size_t v);
+size_t pack_varint_get(const char *p, size_t *v);
 /* The entry at off: *data and *len; returns the offset of the next one. */
 size_t pack_next(const store_packed *p, size_t off, const char **data, size_t *len);
 /* Offset of entry idx (idx == count: the end). */

@@ -338,6 +338,16 @@ void cmd_georadiusbymember_ro(client *c);
 void cmd_geosearch(client *c);
 void cmd_geosearchstore(client *c);
 
+/* stream.c */
+void cmd_xadd(client *c);
+void cmd_xtrim(client *c);
+void cmd_xrange(client *c);
+void cmd_xrevrange(client *c);
+void cmd_xlen(client *c);
+void cmd_xdel(client *c);
+void cmd_xsetid(client *c);
+void cmd_xread(client *c);
+
 /* The commands that are the interface of one core module's state live
  * with it, at the top of server/. */
 /* ../info.c */

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "stream.h"
 #include "persist/persist.h"
 #include "scripting/script.h"
 #include "list.h"
@@ -110,12 +111,28 @@ static void xor_field(const char *f, size_t flen, const char *v, size_t vlen, vo
     xor_pair(ctx, f, flen, v, vlen);
 }
 
+/* A stream entry: "<ms>.<seq>", then each field and value, in order. */
+static int mix_entry(const store_sentry *e, void *ctx)
+{
+    char id[48];
+    int n = snprintf(id, sizeof id, "%llu.%llu", (unsigned long long)e->id.ms, (unsigned long long)e->id.seq);
+    digest_mix(ctx, id, (size_t)n);
+    const char *p = e->p, *f, *v;
+    size_t flen, vlen;
+    for (size_t i = 0; i < e->pairs; i++) {
+        p = store_sentry_pair(p, &f, &flen, &v, &vlen);
+        digest_mix(ctx, f, flen);
+        digest_mix(ctx, v, vlen);
+    }
+    return 0;
+}
+
 /* Redis's xorObjectDigest: the type (network order), the value, and a
  * mark when the key has a deadline. */
 static void digest_value(store_key *k, unsigned char *d)
 {
     static const uint32_t rdb_type[] = {[STORE_STRING] = 0, [STORE_LIST] = 1, [STORE_SET] = 2,
-                                        [STORE_ZSET] = 3, [STORE_HASH] = 4};
+                                        [STORE_ZSET] = 3, [STORE_HASH] = 4, [STORE_STREAM] = 6};
     uint32_t t = rdb_type[store_key_type(k)];
     unsigned char be[4] = {(unsigned char)(t >> 24), (unsigned char)(t >> 16), (unsigned char)(t >> 8),
                            (unsigned char)t};
@@ -131,6 +148,11 @@ static void digest_value(store_key *k, unsigned char *d)
     case STORE_SET: store_set_foreach(store_set_of(k), xor_member, d); break;
     case STORE_ZSET: store_zset_visit(k, 0, store_zset_len(k), 0, xor_scored, d); break;
     case STORE_HASH: store_hash_foreach(k, xor_field, d); break;
+    case STORE_STREAM: {
+        store_sid lo = {0, 0}, hi = {UINT64_MAX, UINT64_MAX};
+        store_stream_range(store_stream_of(k), lo, hi, 0, 0, mix_entry, d);
+        break;
+    }
     }
     if (store_key_deadline(k) != STORE_NO_DEADLINE) digest_xor(d, "!!expire!!", 10);
 }
@@ -214,6 +236,18 @@ static void add_member(const char *m, size_t mlen, double score, void *ctx)
     *(size_t *)ctx += rdb_string_size(m, mlen) + 8;   /* binary double */
 }
 
+static int add_entry(const store_sentry *e, void *ctx)
+{
+    const char *p = e->p, *f, *v;
+    size_t flen, vlen;
+    *(size_t *)ctx += 16;   /* the ID */
+    for (size_t i = 0; i < e->pairs; i++) {
+        p = store_sentry_pair(p, &f, &flen, &v, &vlen);
+        add_field(f, flen, v, vlen, ctx);
+    }
+    return 0;
+}
+
 /* serializedlength: what DUMP's payload would roughly take, each element
  * as an RDB string (without LZF compression or the listpack blobs Redis
  * writes for small values): an estimate, which is all tests read it for. */
@@ -241,6 +275,11 @@ static size_t serialized_estimate(const store_key *k)
             return rdb_len_size(8 + count * width) + 8 + count * width;
         store_set_foreach(v, add_elem, &n);
         return rdb_len_size(store_set_len(v)) + n;
+    }
+    case STORE_STREAM: {
+        store_sid lo = {0, 0}, hi = {UINT64_MAX, UINT64_MAX};
+        store_stream_range(store_stream_of_const(k), lo, hi, 0, 0, add_entry, &n);
+        return n;
     }
     }
     return 0;

@@ -11,7 +11,7 @@
 static const char *type_name(const store_key *k)
 {
     static const char *names[] = {
-        [STORE_STRING] = "string", [STORE_HASH] = "hash", [STORE_LIST] = "list", [STORE_ZSET] = "zset", [STORE_SET] = "set",
+        [STORE_STRING] = "string", [STORE_HASH] = "hash", [STORE_LIST] = "list", [STORE_ZSET] = "zset", [STORE_SET] = "set", [STORE_STREAM] = "stream",
     };
     return k ? names[store_key_type(k)] : "none";
 }

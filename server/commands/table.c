@@ -97,6 +97,15 @@ static const command table[] = {
     {"persist", cmd_persist, 2, W | F, 1, 1, 1, "generic", "2.2.0", "Remove the expiration from a key", "key", NULL},
     {"dump", cmd_dump, 2, R, 1, 1, 1, "generic", "2.6.0", "Return a serialized version of the value stored at the specified key.", "key", NULL},
     {"restore", cmd_restore, -4, W | DO, 1, 1, 1, "generic", "2.6.0", "Create a key using the provided serialized value, previously obtained using DUMP.", "key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]", NULL},
+    /* streams */
+    {"xadd", cmd_xadd, -5, W | DO | F, 1, 1, 1, "stream", "5.0.0", "Appends a new entry to a stream", "key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value [field value ...]", NULL},
+    {"xtrim", cmd_xtrim, -4, W, 1, 1, 1, "stream", "5.0.0", "Trims the stream to (approximately if '~' is passed) a certain size", "key MAXLEN|MINID [=|~] threshold [LIMIT count]", NULL},
+    {"xrange", cmd_xrange, -4, R, 1, 1, 1, "stream", "5.0.0", "Return a range of elements in a stream, with IDs matching the specified IDs interval", "key start end [COUNT count]", NULL},
+    {"xrevrange", cmd_xrevrange, -4, R, 1, 1, 1, "stream", "5.0.0", "Return a range of elements in a stream, with IDs matching the specified IDs interval, in reverse order (from greater to smaller IDs) compared to XRANGE", "key end start [COUNT count]", NULL},
+    {"xlen", cmd_xlen, 2, R | F, 1, 1, 1, "stream", "5.0.0", "Return the number of entries in a stream", "key", NULL},
+    {"xdel", cmd_xdel, -3, W | F, 1, 1, 1, "stream", "5.0.0", "Removes the specified entries from the stream. Returns the number of items actually deleted, that may be different from the number of IDs passed in case certain IDs do not exist.", "key id [id ...]", NULL},
+    {"xsetid", cmd_xsetid, -3, W | DO | F, 1, 1, 1, "stream", "5.0.0", "An internal command for replicating stream values", "key last-id [ENTRIESADDED entries_added] [MAXDELETEDID max_deleted_entry_id]", NULL},
+    {"xread", cmd_xread, -4, R | MK, 0, 0, 0, "stream", "5.0.0", "Return never seen elements in multiple streams, with IDs greater than the ones reported by the caller for each stream. Can block.", "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]", NULL},
     /* hyperloglog */
     {"pfadd", cmd_pfadd, -2, W | DO | F, 1, 1, 1, "hyperloglog", "2.8.9", "Adds the specified elements to the specified HyperLogLog.", "key [element [element ...]]", NULL},
     {"pfcount", cmd_pfcount, -2, R | MR, 1, -1, 1, "hyperloglog", "2.8.9", "Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).", "key [key ...]", NULL},

@@ -591,6 +591,7 @@ store_key *persist_value_store(persist_value *v, store *s, const char *key, size
             store_zset_add(s, k, v->scores[i], it[i].p, it[i].len, 0, &out, &now);
         }
         break;
+    case STORE_STREAM: abort();   /* load_body never makes one yet */
     case STORE_SET:
         k = store_create_key(s, key, klen, STORE_SET);
         if (v->intset) {   /* as it was: its width too, so a DUMP of it is the same */

@@ -1,0 +1,287 @@
+/* value_stream.c - stream values (stream.h): nodes of packed entries in
+ * ID order, found by binary search over their first IDs, and trimming. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_internal.h"
+#include "stream.h"
+
+store_stream *store_stream_of(store_key *k) { return STORE_KV(k)->st; }
+const store_stream *store_stream_of_const(const store_key *k) { return STORE_KV(k)->st; }
+
+const char *store_sentry_pair(const char *p, const char **f, size_t *flen, const char **v,
+                              size_t *vlen)
+{
+    p += pack_varint_get(p, flen);
+    *f = p;
+    p += *flen;
+    p += pack_varint_get(p, vlen);
+    *v = p;
+    return p + *vlen;
+}
+
+/* Decode the entry at p of node n into e; *deleted its flag; returns the next entry. */
+static const char *entry_read(const store_snode *n, const char *p, store_sentry *e, int *deleted)
+{
+    size_t dms, seq;
+    *deleted = (unsigned char)*p++;
+    p += pack_varint_get(p, &dms);
+    p += pack_varint_get(p, &seq);
+    p += pack_varint_get(p, &e->pairs);
+    e->id.ms = n->first.ms + dms;
+    e->id.seq = seq;
+    e->p = p;
+    for (size_t i = 0; i < 2 * e->pairs; i++) {
+        size_t len;
+        p += pack_varint_get(p, &len);
+        p += len;
+    }
+    return p;
+}
+
+static void node_free(store *s, store_snode *n) { store_mem_free(&s->used_memory, n->buf); }
+
+/* Drop nodes [i, i + cnt) from the array. */
+static void nodes_remove(store *s, store_stream *st, uint32_t i, uint32_t cnt)
+{
+    for (uint32_t j = i; j < i + cnt; j++) node_free(s, &st->nodes[j]);
+    memmove(st->nodes + i, st->nodes + i + cnt, (st->nnodes - i - cnt) * sizeof *st->nodes);
+    st->nnodes -= cnt;
+}
+
+static void first_refresh(store_stream *st)
+{
+    if (!store_stream_edge(st, 0, &st->first)) st->first = (store_sid){0, 0};
+}
+
+void store_stream_append(store *s, store_stream *st, store_sid id, const char *const *f,
+                         const size_t *lens, size_t n, long long max_entries, long long max_bytes)
+{
+    size_t need = 1 + 3 * 10;
+    for (size_t i = 0; i < n; i++) need += pack_varint_len(lens[i]) + lens[i];
+    store_snode *nd = st->nnodes ? &st->nodes[st->nnodes - 1] : NULL;
+    if (!nd || (max_entries && nd->total >= (unsigned long long)max_entries) ||
+        (max_bytes && nd->bytes + need > (unsigned long long)max_bytes && nd->total)) {
+        if (st->nnodes == st->ncap) {
+            st->ncap = st->ncap ? st->ncap * 2 : 4;
+            st->nodes = store_mem_realloc(&s->used_memory, st->nodes, st->ncap * sizeof *st->nodes);
+        }
+        nd = &st->nodes[st->nnodes++];
+        memset(nd, 0, sizeof *nd);
+        nd->first = id;
+    }
+    if (nd->bytes + need > nd->cap) {
+        size_t cap = nd->cap ? nd->cap * 2 : 64;
+        while (cap < nd->bytes + need) cap *= 2;
+        nd->buf = store_mem_realloc(&s->used_memory, nd->buf, cap);
+        nd->cap = (uint32_t)cap;
+    }
+    char *w = nd->buf + nd->bytes;
+    *w++ = 0;
+    w += pack_varint_put(w, id.ms - nd->first.ms);
+    w += pack_varint_put(w, id.seq);
+    w += pack_varint_put(w, n / 2);
+    for (size_t i = 0; i < n; i++) {
+        w += pack_varint_put(w, lens[i]);
+        memcpy(w, f[i], lens[i]);
+        w += lens[i];
+    }
+    nd->bytes = (uint32_t)(w - nd->buf);
+    nd->last = id;
+    nd->live++;
+    nd->total++;
+    st->len++;
+    st->last = id;
+    st->entries_added++;
+    if (st->len == 1) st->first = id;
+}
+
+/* Index of the last node whose first ID <= id, or -1. */
+static long node_find(const store_stream *st, store_sid id)
+{
+    long lo = 0, hi = (long)st->nnodes - 1, ans = -1;
+    while (lo <= hi) {
+        long mid = (lo + hi) / 2;
+        if (store_sid_cmp(st->nodes[mid].first, id) <= 0) {
+            ans = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return ans;
+}
+
+/* Offsets of a node's entries, for walking it backwards: a stack buffer
+ * covers default-sized nodes, a bigger one is allocated. */
+#define OFFS_STACK 256
+
+size_t store_stream_range(const store_stream *st, store_sid start, store_sid end, int rev,
+                          size_t count, store_sentry_fn fn, void *ctx)
+{
+    size_t seen = 0;
+    if (store_sid_cmp(start, end) > 0 || !st->nnodes) return 0;
+    store_sentry e;
+    int del;
+    if (!rev) {
+        long i = node_find(st, start);
+        if (i < 0) i = 0;
+        for (; i < (long)st->nnodes; i++) {
+            const store_snode *n = &st->nodes[i];
+            if (store_sid_cmp(n->first, end) > 0) return seen;
+            if (store_sid_cmp(n->last, start) < 0 || !n->live) continue;
+            const char *p = n->buf, *stop = n->buf + n->bytes;
+            while (p < stop) {
+                p = entry_read(n, p, &e, &del);
+                if (del || store_sid_cmp(e.id, start) < 0) continue;
+                if (store_sid_cmp(e.id, end) > 0) return seen;
+                seen++;
+                if (fn(&e, ctx) || seen == count) return seen;
+            }
+        }
+        return seen;
+    }
+    uint32_t stack[OFFS_STACK];
+    for (long i = node_find(st, end); i >= 0; i--) {
+        const store_snode *n = &st->nodes[i];
+        if (store_sid_cmp(n->last, start) < 0) return seen;
+        if (!n->live) continue;
+        uint32_t *offs = n->total <= OFFS_STACK ? stack : store_xmalloc(n->total * sizeof *offs);
+        const char *p = n->buf;
+        for (uint32_t j = 0; j < n->total; j++) {
+            offs[j] = (uint32_t)(p - n->buf);
+            p = entry_read(n, p, &e, &del);
+        }
+        int done = 0;
+        for (uint32_t j = n->total; j-- > 0 && !done;) {
+            entry_read(n, n->buf + offs[j], &e, &del);
+            if (del || store_sid_cmp(e.id, end) > 0) continue;
+            if (store_sid_cmp(e.id, start) < 0) {
+                done = 1;
+                break;
+            }
+            seen++;
+            if (fn(&e, ctx) || seen == count) done = 1;
+        }
+        if (offs != stack) free(offs);
+        if (done) return seen;
+    }
+    return seen;
+}
+
+int store_stream_delete(store *s, store_stream *st, store_sid id)
+{
+    long i = node_find(st, id);
+    if (i < 0) return 0;
+    store_snode *n = &st->nodes[i];
+    char *p = n->buf, *stop = n->buf + n->bytes;
+    store_sentry e;
+    int del;
+    while (p < stop) {
+        char *at = p;
+        p = (char *)entry_read(n, p, &e, &del);
+        int c = store_sid_cmp(e.id, id);
+        if (c > 0) return 0;
+        if (c < 0 || del) continue;
+        *at = 1;
+        n->live--;
+        st->len--;
+        if (!n->live) nodes_remove(s, st, (uint32_t)i, 1);
+        if (store_sid_cmp(id, st->max_deleted) > 0) st->max_deleted = id;
+        if (!store_sid_cmp(id, st->first)) first_refresh(st);
+        return 1;
+    }
+    return 0;
+}
+
+size_t store_stream_trim(store *s, store_stream *st, int by_minid, uint64_t maxlen,
+                         store_sid minid, int approx, long long limit)
+{
+    size_t deleted = 0;
+    uint32_t whole = 0;
+    while (whole < st->nnodes) {
+        store_snode *n = &st->nodes[whole];
+        if (by_minid ? store_sid_cmp(n->last, minid) >= 0 : st->len - deleted - n->live < maxlen) break;
+        if (limit && deleted + n->live > (unsigned long long)limit) break;
+        deleted += n->live;
+        whole++;
+    }
+    if (whole) nodes_remove(s, st, 0, whole);
+    st->len -= deleted;
+    if (!approx && st->nnodes) {
+        store_snode *n = &st->nodes[0];
+        char *p = n->buf, *stop = n->buf + n->bytes;
+        store_sentry e;
+        int del;
+        while (p < stop && (by_minid || st->len > maxlen)) {
+            char *at = p;
+            p = (char *)entry_read(n, p, &e, &del);
+            if (del) continue;
+            if (by_minid && store_sid_cmp(e.id, minid) >= 0) break;
+            *at = 1;
+            n->live--;
+            st->len--;
+            deleted++;
+        }
+        if (!n->live) nodes_remove(s, st, 0, 1);
+    }
+    if (deleted) first_refresh(st);
+    return deleted;
+}
+
+int store_stream_edge(const store_stream *st, int last, store_sid *id)
+{
+    if (!st->len) return 0;
+    store_sentry e;
+    int del;
+    /* nodes with no live entry are removed, so the edge node has one */
+    const store_snode *n = &st->nodes[last ? st->nnodes - 1 : 0];
+    const char *p = n->buf, *stop = n->buf + n->bytes;
+    int found = 0;
+    while (p < stop) {
+        p = entry_read(n, p, &e, &del);
+        if (del) continue;
+        *id = e.id;
+        found = 1;
+        if (!last) break;
+    }
+    return found;
+}
+
+size_t store_stream_nodes(const store_stream *st) { return st->nnodes; }
+
+/* ---- the key's side (store.c's per-type hooks) ---- */
+
+void store_stream_key_init(store *s, store_key *k)
+{
+    k->enc = STORE_ENC_STREAM;
+    store_stream *st = store_mem_alloc(&s->used_memory, sizeof *st);
+    memset(st, 0, sizeof *st);
+    STORE_KV(k)->st = st;
+}
+
+void store_stream_key_free(store *s, store_key *k)
+{
+    store_stream *st = STORE_KV(k)->st;
+    for (uint32_t i = 0; i < st->nnodes; i++) node_free(s, &st->nodes[i]);
+    store_mem_free(&s->used_memory, st->nodes);
+    store_mem_free(&s->used_memory, st);
+}
+
+void store_stream_key_dup(store *s, store_key *dst, const store_key *src)
+{
+    const store_stream *a = STORE_KV(src)->st;
+    store_stream *b = STORE_KV(dst)->st;
+    store_snode *nodes = b->nodes;
+    *b = *a;
+    b->nodes = nodes;
+    b->ncap = b->nnodes;
+    if (!b->nnodes) return;
+    b->nodes = store_mem_alloc(&s->used_memory, b->nnodes * sizeof *b->nodes);
+    for (uint32_t i = 0; i < b->nnodes; i++) {
+        b->nodes[i] = a->nodes[i];
+        b->nodes[i].cap = a->nodes[i].bytes;
+        b->nodes[i].buf = store_mem_alloc(&s->used_memory, a->nodes[i].bytes ? a->nodes[i].bytes : 1);
+        memcpy(b->nodes[i].buf, a->nodes[i].buf, a->nodes[i].bytes);
+    }
+}
