@@ -268,7 +268,11 @@ void cmd_xadd(client *c)
         if (ms > st->last.ms) id = (store_sid){ms, 0};
         else id_incr(&id);
     }
-    if (!ok || store_sid_cmp(id, st->last) <= 0) {
+    if (!ok) {   /* Redis's streamAppendItem fails here without setting errno to EDOM */
+        reply_error(c, "ERR Elements are too large to be stored");
+        return;
+    }
+    if (store_sid_cmp(id, st->last) <= 0) {
         reply_error(c, "ERR The ID specified in XADD is equal or smaller than the target stream top item");
         return;
     }
