@@ -347,6 +347,8 @@ void cmd_xlen(client *c);
 void cmd_xdel(client *c);
 void cmd_xsetid(client *c);
 void cmd_xread(client *c);
+void cmd_xinfo(client *c);
+extern const command xinfo_subcommands[];
 
 /* The commands that are the interface of one core module's state live
  * with it, at the top of server/. */

@@ -523,3 +523,113 @@ void cmd_xread(client *c)
 out:
     if (ids != stack) free(ids);
 }
+
+/* ---- XINFO (no consumer groups exist yet: GROUPS is empty) ---- */
+
+/* XINFO's key: 1 with *k, or 0 after "no such key" / WRONGTYPE. */
+static int xinfo_key(client *c, store_key **k)
+{
+    *k = db_lookup_read(c, &c->argv[2]);
+    if (!*k) {
+        reply_error(c, "ERR no such key");
+        return 0;
+    }
+    return db_check_type(c, *k, STORE_STREAM);
+}
+
+static void reply_edge(client *c, const store_stream *st, int last)
+{
+    store_sid id;
+    if (!store_stream_edge(st, last, &id)) {
+        reply_null(c);
+        return;
+    }
+    store_stream_range(st, id, id, 0, 1, reply_entry, c);
+}
+
+static void xinfo_stream(client *c)
+{
+    store_key *k;
+    if (!xinfo_key(c, &k)) return;
+    int full = 0;
+    long long count = 10;   /* FULL's default, so a huge stream does not stall the server */
+    int optc = c->argc - 3;
+    if (optc) {
+        if ((optc != 1 && optc != 3) || !arg_is(&c->argv[3], "full") || (optc == 3 && !arg_is(&c->argv[4], "count"))) {
+            reply_subcommand_syntax_error(c);
+            return;
+        }
+        if (optc == 3) {
+            if (!arg_ll_or_reply(c, &c->argv[5], &count)) return;
+            if (count < 0) count = 10;
+        }
+        full = 1;
+    }
+    const store_stream *st = store_stream_of_const(k);
+    reply_map(c, full ? 9 : 10);
+    reply_bulk_cstr(c, "length");
+    reply_int(c, (long long)st->len);
+    reply_bulk_cstr(c, "radix-tree-keys");
+    reply_int(c, (long long)store_stream_nodes(st));
+    reply_bulk_cstr(c, "radix-tree-nodes");   /* a rax of n keys has about n + 1 nodes */
+    reply_int(c, (long long)store_stream_nodes(st) + 1);
+    reply_bulk_cstr(c, "last-generated-id");
+    reply_id(c, st->last);
+    reply_bulk_cstr(c, "max-deleted-entry-id");
+    reply_id(c, st->max_deleted);
+    reply_bulk_cstr(c, "entries-added");
+    reply_int(c, (long long)st->entries_added);
+    reply_bulk_cstr(c, "recorded-first-entry-id");
+    reply_id(c, st->first);
+    if (full) {
+        reply_bulk_cstr(c, "entries");
+        reply_range(c, st, SID_MIN, SID_MAX, 0, (size_t)count);
+        reply_bulk_cstr(c, "groups");
+        reply_array(c, 0);
+        return;
+    }
+    reply_bulk_cstr(c, "groups");
+    reply_int(c, 0);
+    reply_bulk_cstr(c, "first-entry");
+    reply_edge(c, st, 0);
+    reply_bulk_cstr(c, "last-entry");
+    reply_edge(c, st, 1);
+}
+
+static void xinfo_groups(client *c)
+{
+    store_key *k;
+    if (!xinfo_key(c, &k)) return;
+    reply_array(c, 0);
+}
+
+static void xinfo_consumers(client *c)
+{
+    store_key *k;
+    if (!xinfo_key(c, &k)) return;
+    reply_errorf(c, "NOGROUP No such consumer group '%.*s' for key name '%.*s'", (int)c->argv[3].len,
+                 c->argv[3].ptr, (int)c->argv[2].len, c->argv[2].ptr);
+}
+
+static void xinfo_help(client *c)
+{
+    static const char *const lines[] = {
+        "CONSUMERS <key> <groupname>",
+        "    Show consumers of <groupname>.",
+        "GROUPS <key>",
+        "    Show the stream consumer groups.",
+        "STREAM <key> [FULL [COUNT <count>]",
+        "    Show information about the stream.",
+    };
+    reply_help(c, lines, sizeof(lines) / sizeof(lines[0]));
+}
+
+void cmd_xinfo(client *c) { subcommand_dispatch(c); }
+
+const command xinfo_subcommands[] = {
+    {"consumers", xinfo_consumers, 4, CMD_READONLY, 2, 2, 1, "stream", "5.0.0", "List the consumers in a consumer group", "key groupname", NULL},
+    {"groups", xinfo_groups, 3, CMD_READONLY, 2, 2, 1, "stream", "5.0.0", "List the consumer groups of a stream", "key", NULL},
+    {"help", xinfo_help, 2, CMD_LOADING | CMD_STALE, 0, 0, 0, "stream", "5.0.0", "Show helpful text about the different subcommands", NULL, NULL},
+    {"stream", xinfo_stream, -3, CMD_READONLY, 2, 2, 1, "stream", "5.0.0", "Get information about a stream", "key [FULL [COUNT count]]", NULL},
+    {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
+};

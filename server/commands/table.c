@@ -106,6 +106,7 @@ static const command table[] = {
     {"xdel", cmd_xdel, -3, W | F, 1, 1, 1, "stream", "5.0.0", "Removes the specified entries from the stream. Returns the number of items actually deleted, that may be different from the number of IDs passed in case certain IDs do not exist.", "key id [id ...]", NULL},
     {"xsetid", cmd_xsetid, -3, W | DO | F, 1, 1, 1, "stream", "5.0.0", "An internal command for replicating stream values", "key last-id [ENTRIESADDED entries_added] [MAXDELETEDID max_deleted_entry_id]", NULL},
     {"xread", cmd_xread, -4, R | MK, 0, 0, 0, "stream", "5.0.0", "Return never seen elements in multiple streams, with IDs greater than the ones reported by the caller for each stream. Can block.", "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]", NULL},
+    {"xinfo", cmd_xinfo, -2, CT, 0, 0, 0, "stream", "5.0.0", "A container for stream introspection commands", NULL, xinfo_subcommands},
     /* hyperloglog */
     {"pfadd", cmd_pfadd, -2, W | DO | F, 1, 1, 1, "hyperloglog", "2.8.9", "Adds the specified elements to the specified HyperLogLog.", "key [element [element ...]]", NULL},
     {"pfcount", cmd_pfcount, -2, R | MR, 1, -1, 1, "hyperloglog", "2.8.9", "Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).", "key [key ...]", NULL},

@@ -279,3 +279,20 @@ def test_random_commands_match_reference(conn, reference_redis, seed):
             assert conn.cmd("DEBUG", "DIGEST") == ref.cmd("DEBUG", "DIGEST")
     conn.cmd("CONFIG", "SET", "stream-node-max-entries", "100")
     ref.cmd("CONFIG", "SET", "stream-node-max-entries", "100")
+
+
+def test_xinfo_matches_reference(conn, reference_redis):
+    ref = reference_redis.raw()
+    ref.cmd("FLUSHALL")
+    cmds = [("XADD", "s", "1-0", "a", "1"), ("XADD", "s", "2-0", "a", "1", "b", "2"), ("XADD", "s", "3-0", "c", "3"),
+            ("XDEL", "s", "1-0"), ("XDEL", "s", "3-0"), ("XADD", "e", "MAXLEN", "0", "5-0", "f", "v")]
+    for cmd in cmds:
+        assert conn.cmd(*cmd) == ref.cmd(*cmd)
+    for proto in ("2", "3"):
+        conn.cmd("HELLO", proto)
+        ref.cmd("HELLO", proto)
+        for cmd in (("XINFO", "STREAM", "s"), ("XINFO", "STREAM", "s", "FULL"), ("XINFO", "STREAM", "s", "FULL", "COUNT", "0"),
+                    ("XINFO", "STREAM", "e"), ("XINFO", "STREAM", "s", "FULL", "COUNT"), ("XINFO", "STREAM", "s", "X"),
+                    ("XINFO", "STREAM", "nokey"), ("XINFO", "GROUPS", "s"), ("XINFO", "CONSUMERS", "s", "g"),
+                    ("XINFO", "HELP"), ("XINFO", "FOO")):
+            assert conn.cmd(*cmd) == ref.cmd(*cmd), cmd
