@@ -15,6 +15,7 @@
 #include "num.h"
 #include "resp.h"
 #include "set.h"
+#include "stream.h"
 
 #define MAX_KEYS 64
 #define MAX_FIELDS 300   /* past the 128-entry small-hash limit */
@@ -161,6 +162,50 @@ static void check_member(const char *m, size_t len, void *ctx)
     FUZZ_CHECK(model_field(ctx, m, len) != NULL);
 }
 
+/* A stream's model: its entries in ID order, each named by its ID as 16
+ * big-endian bytes, holding the value of its one pair (field "f"). */
+static void sid_name(store_sid id, char out[16])
+{
+    for (int i = 0; i < 8; i++) {
+        out[i] = (char)(id.ms >> (56 - 8 * i));
+        out[8 + i] = (char)(id.seq >> (56 - 8 * i));
+    }
+}
+
+typedef struct swalk {
+    const mkey *k;
+    size_t i;
+    int rev;
+} swalk;
+
+static int stream_visit(const store_sentry *e, void *ctx)
+{
+    swalk *w = ctx;
+    FUZZ_CHECK(w->i < w->k->nfields);
+    const mfield *mf = &w->k->fields[w->rev ? w->k->nfields - 1 - w->i : w->i];
+    char name[16];
+    sid_name(e->id, name);
+    FUZZ_CHECK(blob_is(&mf->name, name, 16));
+    const char *f, *v;
+    size_t flen, vlen;
+    FUZZ_CHECK(e->pairs == 1);
+    store_sentry_pair(e->p, &f, &flen, &v, &vlen);
+    FUZZ_CHECK(flen == 1 && f[0] == 'f' && blob_is(&mf->val, v, vlen));
+    w->i++;
+    return 0;
+}
+
+static void stream_check(store_key *sk, const mkey *k)
+{
+    const store_stream *st = store_stream_of(sk);
+    store_sid lo = {0, 0}, hi = {UINT64_MAX, UINT64_MAX};
+    FUZZ_CHECK(st->len == k->nfields);
+    for (int rev = 0; rev < 2; rev++) {
+        swalk w = {k, 0, rev};
+        FUZZ_CHECK(store_stream_range(st, lo, hi, rev, 0, stream_visit, &w) == k->nfields);
+    }
+}
+
 static void check_key(store_key *sk, void *ctx)
 {
     agree *a = ctx;
@@ -174,6 +219,10 @@ static void check_key(store_key *sk, void *ctx)
     if (k->type == STORE_STRING) {
         const char *v = store_string_get(sk, &len);
         FUZZ_CHECK(blob_is(&k->str, v, len));
+        return;
+    }
+    if (k->type == STORE_STREAM) {
+        stream_check(sk, k);
         return;
     }
     if (k->type == STORE_SET) {
@@ -382,6 +431,67 @@ static void op_sadd(cmd *c)
         store_delete_key(c->m->s, k);
         model_remove(c->m, mk);
     }
+}
+
+/* XADD k ms [seq [value]]: appended when above the top ID, into nodes of
+ * at most 4 entries or 64 bytes, so node edges are met often. */
+static void op_xadd(cmd *c)
+{
+    if (c->argc < 3) return;
+    store_key *k = lookup_or_create(c, STORE_STREAM);
+    if (!k) return;
+    mkey *mk = mirror(c, 1);
+    store_stream *st = store_stream_of(k);
+    store_sid id = {(uint64_t)arg_num(&c->argv[2], 0, LLONG_MAX), c->argc > 3 ? (uint64_t)arg_num(&c->argv[3], 0, LLONG_MAX) : 0};
+    if (store_sid_cmp(id, st->last) <= 0 || mk->nfields == MAX_FIELDS) return;
+    resp_slice v = c->argc > 4 ? c->argv[4] : empty_val;
+    const char *items[2] = {"f", v.ptr};
+    size_t lens[2] = {1, v.len};
+    store_stream_append(c->m->s, st, id, items, lens, 2, 4, 64);
+    char name[16];
+    sid_name(id, name);
+    resp_slice n = {name, 16};
+    model_hset(mk, &n, &v);
+}
+
+/* Drop model entry i of a stream, keeping the order. */
+static void stream_model_del(mkey *mk, size_t i)
+{
+    free(mk->fields[i].name.p);
+    free(mk->fields[i].val.p);
+    memmove(mk->fields + i, mk->fields + i + 1, (mk->nfields - i - 1) * sizeof *mk->fields);
+    mk->nfields--;
+}
+
+static void op_xdel(cmd *c)
+{
+    store_key *k = lookup(c, 1);
+    if (!k || store_key_type(k) != STORE_STREAM || c->argc < 3) return;
+    mkey *mk = mirror(c, 1);
+    store_sid id = {(uint64_t)arg_num(&c->argv[2], 0, LLONG_MAX), c->argc > 3 ? (uint64_t)arg_num(&c->argv[3], 0, LLONG_MAX) : 0};
+    char name[16];
+    sid_name(id, name);
+    size_t i = 0;
+    while (i < mk->nfields && !blob_is(&mk->fields[i].name, name, 16)) i++;
+    FUZZ_CHECK(store_stream_delete(c->m->s, store_stream_of(k), id) == (i < mk->nfields));
+    if (i < mk->nfields) stream_model_del(mk, i);
+}
+
+/* XTRIM k maxlen [~]: exact leaves min(len, maxlen); ~ whole nodes only. */
+static void op_xtrim(cmd *c)
+{
+    store_key *k = lookup(c, 1);
+    if (!k || store_key_type(k) != STORE_STREAM || c->argc < 3) return;
+    mkey *mk = mirror(c, 1);
+    uint64_t maxlen = (uint64_t)arg_num(&c->argv[2], 0, MAX_FIELDS);
+    int approx = c->argc > 3;
+    size_t before = mk->nfields;
+    store_sid none = {0, 0};
+    size_t deleted = store_stream_trim(c->m->s, store_stream_of(k), 0, maxlen, none, approx, 0);
+    FUZZ_CHECK(deleted <= before);
+    if (!approx) FUZZ_CHECK(before - deleted == (before < maxlen ? before : maxlen));
+    else FUZZ_CHECK(before - deleted >= (before < maxlen ? before : maxlen));
+    for (size_t i = 0; i < deleted; i++) stream_model_del(mk, 0);
 }
 
 /* A set emptied by a removal goes, as the commands delete it. */
@@ -598,6 +708,9 @@ static void run(cmd *c)
     else if (is(a, "SREM")) op_srem(c);
     else if (is(a, "SPOP")) op_spop(c);
     else if (is(a, "SSCAN")) op_sscan(c);
+    else if (is(a, "XADD")) op_xadd(c);
+    else if (is(a, "XDEL")) op_xdel(c);
+    else if (is(a, "XTRIM")) op_xtrim(c);
     else if (is(a, "DEL") || is(a, "UNLINK") || is(a, "GETDEL")) op_del(c);
     else if (is(a, "PEXPIRE") || is(a, "EXPIRE")) op_deadline(c, DL_RELATIVE);
     else if (is(a, "PEXPIREAT")) op_deadline(c, DL_ABSOLUTE);
