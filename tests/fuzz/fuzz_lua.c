@@ -16,6 +16,7 @@
 #include "list.h"
 #include "scripting/script.h"
 #include "set.h"
+#include "stream.h"
 #include "zset.h"
 
 #define MAX_SCRIPTS 3
@@ -543,6 +544,7 @@ static void digest_key(store_key *k, void *ctx)
     case STORE_LIST: store_list_range(k, 0, store_list_len(k), 0, digest_elem, &body); break;
     case STORE_ZSET: store_zset_visit(k, 0, store_zset_len(k), 0, digest_member, &body); break;
     case STORE_SET: store_set_foreach(store_set_of(k), digest_set_member, &body); break;
+    case STORE_STREAM: body = store_stream_of(k)->len; break;   /* scripts here make none */
     }
     *(uint64_t *)ctx += fnv(h, &body, sizeof(body));
 }
