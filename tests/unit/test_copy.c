@@ -13,6 +13,7 @@
 
 #include "list.h"
 #include "store.h"
+#include "stream.h"
 #include "zset.h"
 
 typedef struct fixture {
@@ -82,6 +83,21 @@ static void dump_member(const char *m, size_t mlen, double score, void *ctx)
     dump_bytes(ctx, num, (size_t)snprintf(num, sizeof(num), "%.17g", score));
 }
 
+static int dump_entry(const store_sentry *e, void *ctx)
+{
+    char id[48];
+    dump_bytes(ctx, id, (size_t)snprintf(id, sizeof(id), "%llu-%llu", (unsigned long long)e->id.ms,
+                                         (unsigned long long)e->id.seq));
+    const char *p = e->p, *f, *v;
+    size_t flen, vlen;
+    for (size_t i = 0; i < e->pairs; i++) {
+        p = store_sentry_pair(p, &f, &flen, &v, &vlen);
+        dump_bytes(ctx, f, flen);
+        dump_bytes(ctx, v, vlen);
+    }
+    return 0;
+}
+
 static void dump_key(const store_key *k, dump *d)
 {
     size_t len;
@@ -96,6 +112,11 @@ static void dump_key(const store_key *k, dump *d)
     case STORE_SET: break;    /* compared member by member (test_set.c) */
     case STORE_LIST: store_list_range(k, 0, store_list_len(k), 0, dump_elem, d); break;
     case STORE_ZSET: store_zset_visit(k, 0, store_zset_len(k), 0, dump_member, d); break;
+    case STORE_STREAM: {
+        store_sid lo = {0, 0}, hi = {UINT64_MAX, UINT64_MAX};
+        store_stream_range(store_stream_of_const(k), lo, hi, 0, 0, dump_entry, d);
+        break;
+    }
     }
 }
 
@@ -216,6 +237,37 @@ static void test_copy_zsets(void **state)
     assert_int_equal(store_zset_len(big), 300);
 }
 
+static void test_copy_streams(void **state)
+{
+    fixture *f = *state;
+    char v[32];
+    store_key *k = store_create_key(f->a, "st", 2, STORE_STREAM);
+    store_stream *st = store_stream_of(k);
+    for (int i = 1; i <= 200; i++) {
+        const char *items[2] = {"f", v};
+        size_t lens[2] = {1, (size_t)snprintf(v, sizeof(v), "v%d", i)};
+        store_stream_append(f->a, st, (store_sid){(uint64_t)i, 0}, items, lens, 2, 10, 4096);
+    }
+    for (int i = 5; i <= 200; i += 7) assert_int_equal(store_stream_delete(f->a, st, (store_sid){(uint64_t)i, 0}), 1);
+    store_key *c = copy_and_check(k, f->b, "st2");
+    store_stream *cs = store_stream_of(c);
+    assert_int_equal(cs->len, st->len);
+    assert_int_equal(cs->entries_added, 200);
+    assert_int_equal(store_sid_cmp(cs->max_deleted, st->max_deleted), 0);
+    assert_int_equal(store_sid_cmp(cs->first, st->first), 0);
+    /* the copy's nodes are its own */
+    const char *items[2] = {"f", "new"};
+    size_t lens[2] = {1, 3};
+    store_stream_append(f->b, cs, (store_sid){300, 0}, items, lens, 2, 10, 4096);
+    size_t before = cs->len, src = st->len;
+    assert_int_equal(before, src + 1);
+    assert_int_equal(store_stream_trim(f->b, cs, 0, 5, (store_sid){0, 0}, 0, 0), before - 5);
+    assert_int_equal(cs->len, 5);
+    store_sid lo = {0, 0}, hi = {UINT64_MAX, UINT64_MAX};
+    assert_int_equal(store_stream_range(st, lo, hi, 0, 0, dump_entry, &(dump){0}), src);
+    assert_int_equal(store_stream_range(st, lo, hi, 1, 0, dump_entry, &(dump){0}), src);
+}
+
 static void test_copy_deadline_and_events(void **state)
 {
     fixture *f = *state;
@@ -322,6 +374,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_copy_strings, setup, teardown),
         cmocka_unit_test_setup_teardown(test_copy_hashes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_copy_lists, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_copy_streams, setup, teardown),
         cmocka_unit_test_setup_teardown(test_copy_zsets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_copy_deadline_and_events, setup, teardown),
         cmocka_unit_test_setup_teardown(test_copy_memory_returns, setup, teardown),
