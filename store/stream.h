@@ -52,6 +52,9 @@ typedef struct store_sentry {
 const char *store_sentry_pair(const char *p, const char **f, size_t *flen, const char **v,
                               size_t *vlen);
 
+/* Every pair of e, in order, to fn. */
+void store_sentry_foreach(const store_sentry *e, store_field_fn fn, void *ctx);
+
 /* Return nonzero to stop. */
 typedef int (*store_sentry_fn)(const store_sentry *e, void *ctx);
 

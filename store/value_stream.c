@@ -20,6 +20,16 @@ const char *store_sentry_pair(const char *p, const char **f, size_t *flen, const
     return p + *vlen;
 }
 
+void store_sentry_foreach(const store_sentry *e, store_field_fn fn, void *ctx)
+{
+    const char *p = e->p, *f, *v;
+    size_t flen, vlen;
+    for (size_t i = 0; i < e->pairs; i++) {
+        p = store_sentry_pair(p, &f, &flen, &v, &vlen);
+        fn(f, flen, v, vlen, ctx);
+    }
+}
+
 /* Decode the entry at p of node n into e; *deleted its flag; returns the next entry. */
 static const char *entry_read(const store_snode *n, const char *p, store_sentry *e, int *deleted)
 {

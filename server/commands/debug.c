@@ -111,19 +111,19 @@ static void xor_field(const char *f, size_t flen, const char *v, size_t vlen, vo
     xor_pair(ctx, f, flen, v, vlen);
 }
 
+static void mix_pair(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    digest_mix(ctx, f, flen);
+    digest_mix(ctx, v, vlen);
+}
+
 /* A stream entry: "<ms>.<seq>", then each field and value, in order. */
 static int mix_entry(const store_sentry *e, void *ctx)
 {
     char id[48];
     int n = snprintf(id, sizeof id, "%llu.%llu", (unsigned long long)e->id.ms, (unsigned long long)e->id.seq);
     digest_mix(ctx, id, (size_t)n);
-    const char *p = e->p, *f, *v;
-    size_t flen, vlen;
-    for (size_t i = 0; i < e->pairs; i++) {
-        p = store_sentry_pair(p, &f, &flen, &v, &vlen);
-        digest_mix(ctx, f, flen);
-        digest_mix(ctx, v, vlen);
-    }
+    store_sentry_foreach(e, mix_pair, ctx);
     return 0;
 }
 
@@ -238,13 +238,8 @@ static void add_member(const char *m, size_t mlen, double score, void *ctx)
 
 static int add_entry(const store_sentry *e, void *ctx)
 {
-    const char *p = e->p, *f, *v;
-    size_t flen, vlen;
     *(size_t *)ctx += 16;   /* the ID */
-    for (size_t i = 0; i < e->pairs; i++) {
-        p = store_sentry_pair(p, &f, &flen, &v, &vlen);
-        add_field(f, flen, v, vlen, ctx);
-    }
+    store_sentry_foreach(e, add_field, ctx);
     return 0;
 }
 

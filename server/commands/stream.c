@@ -99,6 +99,12 @@ static void reply_id(client *c, store_sid id)
     reply_bulk(c, buf, (size_t)n);
 }
 
+static void reply_pair(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    reply_bulk(ctx, f, flen);
+    reply_bulk(ctx, v, vlen);
+}
+
 /* One entry: [id, [field, value, ...]]. */
 static int reply_entry(const store_sentry *e, void *ctx)
 {
@@ -106,13 +112,7 @@ static int reply_entry(const store_sentry *e, void *ctx)
     reply_array(c, 2);
     reply_id(c, e->id);
     reply_array(c, (long long)(2 * e->pairs));
-    const char *p = e->p, *f, *v;
-    size_t flen, vlen;
-    for (size_t i = 0; i < e->pairs; i++) {
-        p = store_sentry_pair(p, &f, &flen, &v, &vlen);
-        reply_bulk(c, f, flen);
-        reply_bulk(c, v, vlen);
-    }
+    store_sentry_foreach(e, reply_pair, c);
     return 0;
 }
 

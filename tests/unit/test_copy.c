@@ -83,18 +83,18 @@ static void dump_member(const char *m, size_t mlen, double score, void *ctx)
     dump_bytes(ctx, num, (size_t)snprintf(num, sizeof(num), "%.17g", score));
 }
 
+static void dump_pair(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    dump_bytes(ctx, f, flen);
+    dump_bytes(ctx, v, vlen);
+}
+
 static int dump_entry(const store_sentry *e, void *ctx)
 {
     char id[48];
     dump_bytes(ctx, id, (size_t)snprintf(id, sizeof(id), "%llu-%llu", (unsigned long long)e->id.ms,
                                          (unsigned long long)e->id.seq));
-    const char *p = e->p, *f, *v;
-    size_t flen, vlen;
-    for (size_t i = 0; i < e->pairs; i++) {
-        p = store_sentry_pair(p, &f, &flen, &v, &vlen);
-        dump_bytes(ctx, f, flen);
-        dump_bytes(ctx, v, vlen);
-    }
+    store_sentry_foreach(e, dump_pair, ctx);
     return 0;
 }
 
