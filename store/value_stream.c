@@ -67,11 +67,20 @@ static void first_refresh(store_stream *st)
 void store_stream_append(store *s, store_stream *st, store_sid id, const char *const *f,
                          const size_t *lens, size_t n, long long max_entries, long long max_bytes)
 {
-    size_t need = 1 + 3 * 10;
-    for (size_t i = 0; i < n; i++) need += pack_varint_len(lens[i]) + lens[i];
+    size_t need = 1 + 3 * 10, payload = 0;   /* flag, three varints at most, the pairs */
+    for (size_t i = 0; i < n; i++) {
+        need += pack_varint_len(lens[i]) + lens[i];
+        payload += lens[i];
+    }
     store_snode *nd = st->nnodes ? &st->nodes[st->nnodes - 1] : NULL;
-    if (!nd || (max_entries && nd->total >= (unsigned long long)max_entries) ||
-        (max_bytes && nd->bytes + need > (unsigned long long)max_bytes && nd->total)) {
+    /* Redis's rule: a node is full at max_bytes (with the new entry's
+     * fields and values) or at max_entries entries, deleted ones counted. */
+    if (!nd || (max_bytes && nd->bytes + payload >= (unsigned long long)max_bytes) ||
+        (max_entries && nd->total >= (unsigned long long)max_entries)) {
+        if (nd && nd->cap > nd->bytes) {   /* a full node takes no more: give back its slack */
+            nd->buf = store_mem_realloc(&s->used_memory, nd->buf, nd->bytes);
+            nd->cap = nd->bytes;
+        }
         if (st->nnodes == st->ncap) {
             st->ncap = st->ncap ? st->ncap * 2 : 4;
             st->nodes = store_mem_realloc(&s->used_memory, st->nodes, st->ncap * sizeof *st->nodes);

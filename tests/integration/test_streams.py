@@ -296,3 +296,17 @@ def test_xinfo_matches_reference(conn, reference_redis):
                     ("XINFO", "STREAM", "nokey"), ("XINFO", "GROUPS", "s"), ("XINFO", "CONSUMERS", "s", "g"),
                     ("XINFO", "HELP"), ("XINFO", "FOO")):
             assert conn.cmd(*cmd) == ref.cmd(*cmd), cmd
+
+
+def test_auto_ids_follow_the_clock_latchd_only(latchd_factory):
+    c = latchd_factory("--enable-clock-control", "yes").raw()
+    assert c.cmd("LATCHD.CLOCK", "FREEZE") == b"+OK\r\n"
+    now = parse(c.cmd("LATCHD.CLOCK", "GET"))
+    assert [parse(c.cmd("XADD", "s", "*", "f", "v")) for _ in range(3)] == [
+        f"{now}-{i}".encode() for i in range(3)]
+    later = parse(c.cmd("LATCHD.CLOCK", "ADVANCE", 1500))
+    assert later == now + 1500
+    assert parse(c.cmd("XADD", "s", "*", "f", "v")) == f"{later}-0".encode()
+    # an explicit ID in the future: auto IDs go on from it, not back in time
+    assert parse(c.cmd("XADD", "s", f"{later + 10}-5", "f", "v")) == f"{later + 10}-5".encode()
+    assert parse(c.cmd("XADD", "s", "*", "f", "v")) == f"{later + 10}-6".encode()
