@@ -446,14 +446,27 @@ void cmd_xsetid(client *c)
 void cmd_xread(client *c)
 {
     long long count = 0;
-    int sarg = 0, nstreams = 0;
+    int sarg = 0, nstreams = 0, block = 0;
     for (int i = 1; i < c->argc; i++) {
         int more = c->argc - i - 1;
         const resp_slice *a = &c->argv[i];
         if (arg_is(a, "block") && more) {
-            /* the waiting machinery is other work (the blocking commands) */
-            reply_error(c, "ERR BLOCK is not supported yet");
-            return;
+            if (c->flags & CLIENT_DETACHED) {   /* a script's calls: they never block */
+                reply_errorf(c, "ERR %.*s command is not allowed with BLOCK option from scripts", (int)c->argv[0].len,
+                             c->argv[0].ptr);
+                return;
+            }
+            long long timeout;
+            if (!store_str2ll(c->argv[i + 1].ptr, c->argv[i + 1].len, &timeout)) {
+                reply_error(c, "ERR timeout is not an integer or out of range");
+                return;
+            }
+            if (timeout < 0) {
+                reply_error(c, "ERR timeout is negative");
+                return;
+            }
+            block = 1;
+            i++;
         } else if (arg_is(a, "count") && more) {
             if (!arg_ll_or_reply(c, &c->argv[++i], &count)) return;
             if (count < 0) count = 0;
@@ -506,7 +519,11 @@ void cmd_xread(client *c)
         else ids[i] = SID_MAX;   /* nothing for this one */
     }
     if (!ready) {
-        reply_null_array(c);
+        /* Inside EXEC Redis cannot block either: it answers as if the
+         * timeout passed. Elsewhere the wait needs the blocking machinery,
+         * which is other work: refused until it lands. */
+        if (block && !c->mstate.executing) reply_error(c, "ERR BLOCK is not supported yet");
+        else reply_null_array(c);
         goto out;
     }
     if (c->proto == 2) reply_array(c, ready);

@@ -167,6 +167,21 @@ def test_xread(s3):
 def test_xread_block_refused_latchd_only(latchd_factory):
     conn = latchd_factory().raw()
     assert conn.cmd("XREAD", "BLOCK", "0", "STREAMS", "s", "$") == b"-ERR BLOCK is not supported yet\r\n"
+    conn.cmd("XADD", "s", "1-0", "f", "v")
+    assert conn.cmd("XREAD", "BLOCK", "0", "STREAMS", "s", "1-0") == b"-ERR BLOCK is not supported yet\r\n"
+
+
+def test_xread_block_served_when_ready(s3):
+    # data already there: served at once, as Redis does before it would block
+    assert parse(s3.cmd("XREAD", "BLOCK", "0", "COUNT", "1", "STREAMS", "s", "0")) == [[b"s", [[b"1-0", [b"a", b"1"]]]]]
+    assert s3.cmd("XREAD", "BLOCK", "-1", "STREAMS", "s", "0") == b"-ERR timeout is negative\r\n"
+    assert s3.cmd("XREAD", "BLOCK", "x", "STREAMS", "s", "0") == b"-ERR timeout is not an integer or out of range\r\n"
+    # inside EXEC nothing blocks: a null reply, as if the timeout passed
+    assert s3.cmd("MULTI") == b"+OK\r\n"
+    assert s3.cmd("XREAD", "BLOCK", "0", "STREAMS", "s", "$") == b"+QUEUED\r\n"
+    assert s3.cmd("EXEC") == b"*1\r\n*-1\r\n"
+    assert s3.cmd("EVAL", "return redis.call('xread', 'BLOCK', '0', 'STREAMS', KEYS[1], '0')", "1", "s").startswith(
+        b"-ERR xread command is not allowed with BLOCK option from scripts")
 
 
 def test_type_encoding_wrongtype(s3):
