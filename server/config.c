@@ -169,6 +169,7 @@ static const param params[] = {
     ROW("client-output-buffer-limit", NULL, P_OBUF, 0, obuf_limits, obuf_limit[CLIENT_TYPE_OBUF_COUNT], 0, 0,
         NULL),
     ROW("notify-keyspace-events", NULL, P_NOTIFY, 0, notify_keyspace_events, int, 0, 0, NULL),
+    ROW("tracking-table-max-keys", NULL, P_INT64, 0, tracking_table_max_keys, long long, 0, LONG_MAX, NULL),
     ROW("enable-debug-command", NULL, P_ENUM, IMM, enable_debug_command, int, 0, 0, protected_names),
     ROW("always-show-logo", NULL, P_BOOL, IMM, always_show_logo, int, 0, 0, NULL),
     ROW("supervised", NULL, P_ENUM, IMM, supervised, int, 0, 0, supervised_names),
@@ -313,7 +314,6 @@ static const param params[] = {
     INT_("cluster-node-timeout", NULL, 0, 0, LLONG_MAX, "15000"),
     MEM_("repl-backlog-size", NULL, 0, 1, LLONG_MAX, "1048576"),
     {"cluster-link-sendbuf-limit", NULL, P_UMEMORY, PF_NOEFFECT, INERT, 0, 0, NULL, NULL, "0", NULL},
-    INT_("tracking-table-max-keys", NULL, 0, 0, LONG_MAX, "1000000"),
     MEM_("active-defrag-ignore-bytes", NULL, 0, 1, LLONG_MAX, "104857600"),
     {"maxmemory-clients", NULL, P_PERCENT, PF_NOEFFECT, INERT, -100, LONG_MAX, NULL, NULL, "0", NULL},
     INT_("repl-backlog-ttl", NULL, 0, 0, LONG_MAX, "3600"),
@@ -423,6 +423,7 @@ void config_defaults(latchd_config *cfg)
     cfg->zset_max_listpack_value = 64;
     cfg->lfu_log_factor = 10;
     cfg->lfu_decay_time = 1;
+    cfg->tracking_table_max_keys = 1000000;
     cfg->hll_sparse_max_bytes = 3000;
     cfg->stream_node_max_entries = 100;
     cfg->stream_node_max_bytes = 4096;

@@ -65,6 +65,7 @@ typedef struct latchd_config {
     long long zset_max_listpack_entries, zset_max_listpack_value;
     int lfu_log_factor, lfu_decay_time;
     long long hll_sparse_max_bytes;   /* a sparse HyperLogLog turns dense past it */
+    long long tracking_table_max_keys;   /* CLIENT TRACKING's table is trimmed to it; 0: no limit */
     /* Accepted, reported and kept with Redis's names, ranges and defaults,
      * for the configs and test suites that set them; nothing reads them yet. */
     int list_max_listpack_size;

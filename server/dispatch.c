@@ -127,17 +127,15 @@ void command_call(client *c)
     const command *cmd = c->cmd;
     if (cmd->flags & CMD_MONITOR_EARLY) monitor_command(c);
     cmd->proc(c);
+    if (c->flags & CLIENT_TRACKING) tracking_command_done(c);
     if (!(cmd->flags & CMD_MONITOR_EARLY)) monitor_command(c);
     c->srv->stat_commands++;
 }
 
-static void client_execute(client *c)
+/* Admit, then queue or run, c's command. */
+static void client_run(client *c, const command *cmd)
 {
-    begin_reply_mode(c);
-    const command *cmd = command_lookup(c->argv[0].ptr, c->argv[0].len);
     size_t mark = c->out.len;
-    c->cmd = cmd;
-    c->sub = NULL;
     if (!command_admitted(c, cmd)) {
         multi_refused(c, mark);
         return;
@@ -153,6 +151,27 @@ static void client_execute(client *c)
     if ((c->flags & CLIENT_CLOSE_ASAP) || !client_output_within_limit(c)) client_close(c);
 }
 
+/* While somebody tracks: the table's limit before each command (Redis's
+ * processCommand), the command's invalidations of c's own keys after its
+ * reply, and CLIENT CACHING lasting one command (or transaction). */
+static void client_execute_tracking(client *c, const command *cmd)
+{
+    tracking_limit(c->srv);
+    client_run(c, cmd);
+    tracking_after_command(c);
+    if (!(c->flags & CLIENT_MULTI) && (!cmd || cmd->proc != cmd_client)) c->flags &= ~CLIENT_TRACKING_CACHING;
+}
+
+static void client_execute(client *c)
+{
+    begin_reply_mode(c);
+    const command *cmd = command_lookup(c->argv[0].ptr, c->argv[0].len);
+    c->cmd = cmd;
+    c->sub = NULL;
+    if (c->srv->tracking_clients) client_execute_tracking(c, cmd);
+    else client_run(c, cmd);
+}
+
 static void protocol_error(client *c)
 {
     reply_errorf(c, "ERR %s", resp_parser_error(&c->parser));
@@ -163,20 +182,24 @@ static void protocol_error(client *c)
  * and are written once by the flush after this loop iteration. */
 void client_process_input(client *c)
 {
-    c->parser.lim.max_bulk = config_max_bulk(&c->srv->cfg);   /* CONFIG SET applies to live clients */
+    server *s = c->srv;
+    client *outer = s->current_client;   /* a busy script's caller, while others are served */
+    s->current_client = c;
+    c->parser.lim.max_bulk = config_max_bulk(&s->cfg);   /* CONFIG SET applies to live clients */
     while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_CLOSE_ASAP)) && c->qpos < c->query.len) {
         size_t consumed = 0;
         resp_status st = resp_parse(&c->parser, c->query.data + c->qpos, c->query.len - c->qpos, &consumed);
         if (st == RESP_ERROR) {
             protocol_error(c);
-            return;
+            break;
         }
         c->qpos += consumed;
-        if (st == RESP_NEED_MORE) return;
+        if (st == RESP_NEED_MORE) break;
         c->argv = c->parser.argv;
         c->argc = (int)c->parser.argc;
         client_execute(c);
         c->argv = NULL;
         c->argc = 0;
     }
+    s->current_client = outer;
 }

@@ -60,7 +60,7 @@ static void section_clients(server *s, resp_buf *b)
     resp_buf_appendf(b, "# Clients\r\nconnected_clients:%zu\r\ncluster_connections:0\r\nmaxclients:%lld\r\n", s->nclients,
         s->cfg.maxclients);
     resp_buf_appendf(b, "client_recent_max_input_buffer:0\r\nclient_recent_max_output_buffer:0\r\nblocked_clients:0\r\n");
-    resp_buf_appendf(b, "tracking_clients:0\r\nclients_in_timeout_table:0\r\n");
+    resp_buf_appendf(b, "tracking_clients:%zu\r\nclients_in_timeout_table:0\r\n", s->tracking_clients);
 }
 
 static void section_memory(server *s, resp_buf *b)
@@ -98,6 +98,8 @@ static void section_stats(server *s, resp_buf *b)
         (unsigned long long)s->stat_keyspace_misses);
     resp_buf_appendf(b, "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n",
         pubsub_count(s, PUBSUB_CHANNEL), pubsub_count(s, PUBSUB_PATTERN), pubsub_count(s, PUBSUB_SHARD));
+    resp_buf_appendf(b, "tracking_total_keys:%zu\r\ntracking_total_items:%zu\r\ntracking_total_prefixes:%zu\r\n",
+        s->tracking_keys, s->tracking_items, s->tracking_prefixes);
 }
 
 static void section_replication(server *s, resp_buf *b)

@@ -194,6 +194,7 @@ void client_close(client *c)
     c->flags |= CLIENT_CLOSING;
     monitor_remove(c);
     multi_client_reset(c);
+    if (c->tref) tracking_client_gone(c);
     if (c->flags & CLIENT_DETACHED) return;
     unlink_client(c);
     pubsub_client_reset(c);
@@ -244,6 +245,7 @@ void client_free_detached(client *c)
 {
     monitor_remove(c);
     multi_client_reset(c);
+    if (c->tref) tracking_client_gone(c);
     client_free(c);
 }
 
@@ -392,6 +394,8 @@ static void flush_client(client *c)
 
 void net_flush_pending(server *s)
 {
+    /* Redis's beforeSleep: BCAST messages for what changed, before writing */
+    if (s->tracking_clients) tracking_before_sleep(s);
     client *c = s->pending;
     s->pending = NULL;
     while (c) {

@@ -118,13 +118,13 @@ static void on_key_expired(const char *key, size_t len, void *ctx)
     store_notify(db->st, STORE_EV_EXPIRED, "expired", key, len);
 }
 
-/* Every keyspace event is a change to WATCH (but a read's keymiss), then
- * maybe a notification. */
+/* Every keyspace event is a change to WATCH and tracking (but a read's
+ * keymiss), then maybe a notification. */
 static void on_key_event(int cls, const char *event, const char *key, size_t klen, void *ctx)
 {
     server_db_slot *db = ctx;
     server *s = db->srv;
-    if (s->watched_keys && cls != NOTIFY_KEY_MISS) multi_key_changed(s, db->id, key, klen, cls == STORE_EV_EXPIRED);
+    if (cls != NOTIFY_KEY_MISS) server_key_modified(s, db->id, key, klen, cls == STORE_EV_EXPIRED);
     notify_keyspace_event(s, db->id, cls, event, key, klen);
 }
 
@@ -311,6 +311,7 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     command_table_init();
     pubsub_init(s);
     multi_init(s);
+    tracking_init(s);
     server_env_sync(s);
     store_env_set_clock(&s->env, server_now_ms(s));
     s->ndbs = (int)cfg->databases;
@@ -559,6 +560,7 @@ void server_close(server *s)
     resp_buf_free(&s->read_buf);
     pubsub_free(s);
     multi_free(s);
+    tracking_free(s);
     config_free(&s->cfg);
 }
 

@@ -110,6 +110,17 @@ enum {
     CLIENT_DIRTY_CAS = 1 << 15,        /* a WATCHed key changed: EXEC fails */
     CLIENT_DIRTY_EXEC = 1 << 16,       /* a command was refused while queueing: EXEC aborts */
     CLIENT_READ_BUF = 1 << 17,         /* its query is the server's read_buf, for one read */
+    /* CLIENT TRACKING (tracking.c); the high bits, apart from the rest */
+    CLIENT_TRACKING = 1 << 24,         /* t: keys it reads may be cached: invalidations follow */
+    CLIENT_TRACKING_BROKEN_REDIR = 1 << 25,   /* R: its redirect client is gone */
+    CLIENT_TRACKING_BCAST = 1 << 26,   /* B: every change under its prefixes */
+    CLIENT_TRACKING_OPTIN = 1 << 27,   /* only after CLIENT CACHING YES */
+    CLIENT_TRACKING_OPTOUT = 1 << 28,  /* except after CLIENT CACHING NO */
+    CLIENT_TRACKING_CACHING = 1 << 29, /* CLIENT CACHING given: for the next command or transaction */
+    CLIENT_TRACKING_NOLOOP = 1 << 30,  /* not told about its own changes */
+    CLIENT_TRACKING_ALL = CLIENT_TRACKING | CLIENT_TRACKING_BROKEN_REDIR | CLIENT_TRACKING_BCAST |
+                          CLIENT_TRACKING_OPTIN | CLIENT_TRACKING_OPTOUT | CLIENT_TRACKING_CACHING |
+                          CLIENT_TRACKING_NOLOOP,
 };
 
 /* A MULTI's queued commands, owned copies in one buffer (the query buffer
@@ -122,6 +133,9 @@ typedef struct multi_state {
     int executing;          /* EXEC is walking queue: whoever closes c leaves it be */
 } multi_state;
 struct watch_entry;         /* multi.c */
+typedef struct tracking_ref tracking_ref;   /* tracking.c */
+struct tracking_client;
+struct tracking_state;
 
 struct client {
     union {
@@ -159,6 +173,8 @@ struct client {
     struct pubsub_client *pubsub;  /* subscriptions; NULL until the first */
     multi_state mstate;            /* MULTI ... EXEC */
     struct watch_entry *watched;   /* WATCHed keys, NULL when none */
+    tracking_ref *tref;            /* once it tracked or was redirected to: how the table knows it */
+    struct tracking_client *tracking;   /* CLIENT TRACKING's settings, NULL until the first ON */
     /* identity */
     char *name;
     char *lib_name;
@@ -212,6 +228,12 @@ struct server {
     client *monitors;            /* MONITOR clients (monitor.c) */
     struct watch_registry *watching;   /* WATCHed keys and their watchers (multi.c) */
     size_t watched_keys;         /* distinct keys WATCHed: 0 keeps writes free of WATCH work */
+    struct tracking_state *tracking;   /* CLIENT TRACKING's table and prefixes (tracking.c) */
+    size_t tracking_clients;     /* clients with tracking on: 0 keeps commands free of it */
+    size_t tracking_keys;        /* keys in the table; with tracking_prefixes, 0 keeps writes free */
+    size_t tracking_items;       /* (key, client) pairs in the table */
+    size_t tracking_prefixes;    /* BCAST prefixes somebody listens to */
+    client *current_client;      /* whose input is being run, or NULL (timers) */
     resp_buf monitor_line;       /* scratch: one command as monitors see it */
     resp_buf notify_chan;        /* scratch: the channel of a keyspace event */
     resp_buf read_buf;           /* lent to a client with nothing pending, for one read */
@@ -379,6 +401,45 @@ void multi_key_changed(server *s, int db, const char *key, size_t klen, int expi
  * FLUSHALL: with -1) or to get database with's contents (SWAPDB): its
  * WATCHed keys that change are touched. */
 void multi_db_touched(server *s, int db, int with);
+
+/* tracking.c: client-side caching (CLIENT TRACKING) */
+void tracking_init(server *s);
+void tracking_free(server *s);
+/* A key changed (any keyspace event but keymiss; expired: reclaimed past
+ * its deadline). The caller tests s->tracking_keys || s->tracking_prefixes. */
+void tracking_key_changed(server *s, const char *key, size_t klen, int expired);
+/* Every database or one is emptied (FLUSHALL, FLUSHDB): every tracking
+ * client gets the null invalidation, and the table is emptied. */
+void tracking_flushed(server *s);
+/* c (tracking) ran its current command: a read-only one's keys are
+ * remembered for it. */
+void tracking_command_done(client *c);
+/* c's current command's keys are remembered for c (a script's declared
+ * keys, when it reads). */
+void tracking_remember_keys(client *c);
+/* After c's top-level command (s->tracking_clients): the invalidations
+ * its own command caused go out after its reply. */
+void tracking_after_command(client *c);
+/* tracking-table-max-keys: drop (and invalidate) keys over the limit. */
+void tracking_limit(server *s);
+/* Once per loop iteration while somebody tracks: the table's limit, and
+ * the BCAST messages for the keys changed since the last one. */
+void tracking_before_sleep(server *s);
+/* c turns tracking off (CLIENT TRACKING OFF, RESET). */
+void tracking_disable(client *c);
+/* c leaves (c->tref set): it tracks nothing more and is redirected to no more. */
+void tracking_client_gone(client *c);
+/* CLIENT GETREDIR's number: -1 off, 0 no redirect, else the client id. */
+long long tracking_redirect_id(const client *c);
+
+/* Redis's signalModifiedKey: WATCH and CLIENT TRACKING see the key change
+ * (expired: reclaimed past its deadline); a counter test each while
+ * nobody watches or tracks. */
+static inline void server_key_modified(server *s, int db, const char *key, size_t klen, int expired)
+{
+    if (s->watched_keys) multi_key_changed(s, db, key, klen, expired);
+    if (s->tracking_keys | s->tracking_prefixes) tracking_key_changed(s, key, klen, expired);
+}
 
 /* Database id (0 .. databases-1), made on first use so that an unused
  * one costs nothing; NULL when id is out of range. */

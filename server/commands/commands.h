@@ -330,5 +330,10 @@ void cmd_exec(client *c);
 void cmd_discard(client *c);
 void cmd_watch(client *c);
 void cmd_unwatch(client *c);
+/* ../tracking.c: CLIENT TRACKING, CACHING, GETREDIR, TRACKINGINFO */
+void tracking_cmd_tracking(client *c);
+void tracking_cmd_caching(client *c);
+void tracking_cmd_getredir(client *c);
+void tracking_cmd_trackinginfo(client *c);
 
 #endif

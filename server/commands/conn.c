@@ -173,6 +173,7 @@ void cmd_hello(client *c)
 void cmd_reset(client *c)
 {
     multi_client_reset(c);
+    tracking_disable(c);
     pubsub_client_reset(c);
     monitor_remove(c);
     c->proto = 2;
@@ -193,6 +194,9 @@ static void client_flags(const client *c, char *dst)
     if (c->flags & CLIENT_MONITOR) *p++ = 'O';
     if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
     if (c->flags & CLIENT_MULTI) *p++ = 'x';
+    if (c->flags & CLIENT_TRACKING) *p++ = 't';
+    if (c->flags & CLIENT_TRACKING_BROKEN_REDIR) *p++ = 'R';
+    if (c->flags & CLIENT_TRACKING_BCAST) *p++ = 'B';
     if (c->flags & CLIENT_DIRTY_CAS) *p++ = 'd';
     if (c->flags & CLIENT_UNIX) *p++ = 'U';
     if (p == dst) *p++ = 'N';
@@ -203,7 +207,7 @@ static void client_describe(const client *c, resp_buf *dst, uint64_t now)
 {
     uv_os_fd_t fd = -1;
     uv_fileno(&c->h.handle, &fd);
-    char line[1024], flags[8];
+    char line[1024], flags[16];
     char cmd[64] = "NULL";
     client_flags(c, flags);
     if (c->last_cmd) command_fullname(c->last_sub ? c->last_cmd : NULL, c->last_sub ? c->last_sub : c->last_cmd,
@@ -211,7 +215,7 @@ static void client_describe(const client *c, resp_buf *dst, uint64_t now)
     int n = snprintf(line, sizeof(line),
                      "id=%llu addr=%s laddr=%s fd=%d name=%s age=%llu idle=%llu flags=%s db=%d sub=%zu psub=%zu "
                      "ssub=%zu multi=%lld qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=%zu rbs=%zu rbp=0 obl=0 "
-                     "oll=0 omem=%zu tot-mem=%zu events=r cmd=%s user=default redir=-1 resp=%d "
+                     "oll=0 omem=%zu tot-mem=%zu events=r cmd=%s user=default redir=%lld resp=%d "
                      "lib-name=%s lib-ver=%s\n",
                      (unsigned long long)c->id, c->addr, c->laddr, (int)fd, c->name ? c->name : "",
                      (unsigned long long)((now - c->ctime_ms) / 1000), (unsigned long long)((now - c->last_ms) / 1000),
@@ -219,7 +223,8 @@ static void client_describe(const client *c, resp_buf *dst, uint64_t now)
                      pubsub_client_count(c, PUBSUB_SHARD), (c->flags & CLIENT_MULTI) ? c->mstate.count : -1LL,
                      c->query.len - c->qpos, c->query.cap - c->query.len, c->mstate.queue.cap, c->query.cap,
                      client_output_memory(c),
-                     sizeof(*c) + c->query.cap + c->out.cap + c->inflight.cap + c->mstate.queue.cap, cmd, c->proto,
+                     sizeof(*c) + c->query.cap + c->out.cap + c->inflight.cap + c->mstate.queue.cap, cmd,
+                     tracking_redirect_id(c), c->proto,
                      c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
     resp_buf_append(dst, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
@@ -402,6 +407,8 @@ static void client_kill(client *c)
 static void client_help(client *c)
 {
     static const char *const lines[] = {
+        "CACHING (YES|NO)", "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+        "GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",
         "GETNAME", "    Return the name of the current connection.",
         "ID", "    Return the ID of the current connection.",
         "INFO", "    Return information about the current client connection.",
@@ -411,6 +418,9 @@ static void client_help(client *c)
         "REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
         "SETNAME <name>", "    Assign the name <name> to the current connection.",
         "SETINFO <LIB-NAME|LIB-VER> <value>", "    Set client library name or version.",
+        "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+        "         [OPTIN] [OPTOUT] [NOLOOP]", "    Control server assisted client side caching.",
+        "TRACKINGINFO", "    Report tracking status for the current connection.",
     };
     reply_help(c, lines, sizeof(lines) / sizeof(lines[0]));
 }
@@ -429,6 +439,15 @@ const command client_subcommands[] = {
     {"kill", client_kill, -3, A | NS | L | S, 0, 0, 0, "connection", "2.4.0", "Kill the connection of a client", "[ID client-id] [ADDR ip:port] [LADDR ip:port] [SKIPME yes/no]", NULL},
     {"reply", client_reply, 3, NS | L | S, 0, 0, 0, "connection", "3.2.0", "Instruct the server whether to reply to commands", "ON|OFF|SKIP", NULL},
     {"help", client_help, 2, L | S, 0, 0, 0, "connection", "5.0.0", "Show helpful text about the different subcommands", NULL, NULL},
+    {"tracking", tracking_cmd_tracking, -3, NS | L | S, 0, 0, 0, "connection", "6.0.0",
+     "Enable or disable server assisted client side caching support",
+     "ON|OFF [REDIRECT client-id] [PREFIX prefix [PREFIX prefix ...]] [BCAST] [OPTIN] [OPTOUT] [NOLOOP]", NULL},
+    {"caching", tracking_cmd_caching, 3, NS | L | S, 0, 0, 0, "connection", "6.0.0",
+     "Instruct the server about tracking or not keys in the next request", "YES|NO", NULL},
+    {"getredir", tracking_cmd_getredir, 2, NS | L | S, 0, 0, 0, "connection", "6.0.0",
+     "Get tracking notifications redirection client ID if any", NULL, NULL},
+    {"trackinginfo", tracking_cmd_trackinginfo, 2, NS | L | S, 0, 0, 0, "connection", "6.2.0",
+     "Return information about server assisted client side caching for the current connection", NULL, NULL},
     {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
 };
 

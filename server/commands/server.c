@@ -365,6 +365,7 @@ void cmd_flushdb(client *c)
     if (!flush_mode_ok(c, 1)) return;
     multi_db_touched(c->srv, c->db, -1);
     store_flush(client_db(c));
+    tracking_flushed(c->srv);
     reply_ok(c);
 }
 
@@ -376,6 +377,7 @@ void cmd_flushall(client *c)
         store *db = server_db_if_used(c->srv, i);
         if (db) store_flush(db);
     }
+    tracking_flushed(c->srv);
     reply_ok(c);
 }
 

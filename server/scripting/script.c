@@ -192,6 +192,9 @@ void script_exec(server *s, const command *cmd, resp_slice *argv, int argc)
     self->cmd = cmd;
     self->sub = NULL;
     cmd->proc(self);
+    /* Redis tracks a script's declared keys for its caller once it reads */
+    client *caller = s->scripts->running ? s->scripts->running->c : NULL;
+    if (caller && (caller->flags & CLIENT_TRACKING) && (cmd->flags & CMD_READONLY)) tracking_remember_keys(caller);
     monitor_command(self);
     s->stat_commands++;
     self->argv = NULL;
@@ -223,8 +226,9 @@ void script_run(const script_call *call)
     st->running = call;
     st->self->db = call->c->db;
     /* While someone monitors, Lua runs it: monitors see each redis.call. */
+    /* ... and a tracking caller's reads are Lua's redis.calls too */
     int done = call->sc->native && s->cfg.native_scripts && !call->readonly && !s->monitors &&
-               call->sc->native->run(call);
+               !(call->c->flags & CLIENT_TRACKING) && call->sc->native->run(call);
     if (done) {
         st->native_runs++;
     } else {
