@@ -326,6 +326,8 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     s->expire_timer.data = s;
     uv_timer_init(loop, &s->idle_timer);
     s->idle_timer.data = s;
+    uv_timer_init(loop, &s->tracking_timer);
+    s->tracking_timer.data = s;
     server_idle_timer_update(s);
     uv_timer_init(loop, &s->obuf_timer);
     s->obuf_timer.data = s;
@@ -542,6 +544,7 @@ void server_shutdown(server *s)
     server_close_handle(s, (uv_handle_t *)&s->expire_timer);
     server_close_handle(s, (uv_handle_t *)&s->idle_timer);
     server_close_handle(s, (uv_handle_t *)&s->obuf_timer);
+    server_close_handle(s, (uv_handle_t *)&s->tracking_timer);
     if (s->on_shutdown) s->on_shutdown(s);
 }
 

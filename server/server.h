@@ -217,6 +217,7 @@ struct server {
     uv_timer_t expire_timer;
     uv_timer_t idle_timer;       /* runs only while CONFIG timeout > 0 */
     uv_timer_t obuf_timer;       /* runs only while a client is over its soft output limit */
+    uv_timer_t tracking_timer;   /* runs only while the tracking table is over its limit */
     uint64_t expire_timer_due;   /* absolute ms the timer is armed for, or UINT64_MAX */
     client *clients, *clients_tail;   /* in order of connection */
     size_t nclients;

@@ -392,6 +392,9 @@ void tracking_after_command(client *c)
 
 /* ---- tracking-table-max-keys ---- */
 
+/* Redis's cron goes on trimming while no command comes: the flush does it. */
+static void on_tracking_timer(uv_timer_t *h) { net_flush_pending(h->data); }
+
 void tracking_limit(server *s)
 {
     struct tracking_state *t = s->tracking;
@@ -421,6 +424,8 @@ void tracking_limit(server *s)
     }
     t->effort_rounds++;
     close_doomed(s);
+    if (!uv_is_active((uv_handle_t *)&s->tracking_timer))
+        uv_timer_start(&s->tracking_timer, on_tracking_timer, s->cfg.hz > 0 ? (uint64_t)(1000 / s->cfg.hz) : 100, 0);
 }
 
 /* ---- BCAST ---- */
