@@ -58,8 +58,10 @@ struct tracking_state {
     size_t nprefixes, cap;
     size_t bcast_pending;      /* keys waiting in the prefixes' dicts */
     unsigned effort_rounds;    /* trimming rounds in a row still over the limit */
+    int trimming;              /* tracking-table-max-keys at work: no command runs */
     resp_buf pending;          /* invalidations for the running client, after its reply:
                                 * per key a size_t length then the bytes, SIZE_MAX = flush */
+    client *pending_for;       /* whose they are (a busy script's caller, while others run) */
     client *doomed;            /* targets over their output limit, closed when safe */
 };
 
@@ -288,6 +290,7 @@ static const char *null_for(const client *c, size_t *len)
 static void pend(server *s, const char *key, size_t len)
 {
     resp_buf *p = &s->tracking->pending;
+    s->tracking->pending_for = s->current_client;
     resp_buf_append(p, &len, sizeof(len));
     if (len != FLUSH_MARK) resp_buf_append(p, key, len);
 }
@@ -306,7 +309,7 @@ static void invalidate_tracked(server *s, const char *key, size_t len)
         client *c = live(k->slots[i]);
         if (!c || !(c->flags & CLIENT_TRACKING) || (c->flags & CLIENT_TRACKING_BCAST)) continue;
         if (c == cur && (c->flags & CLIENT_TRACKING_NOLOOP)) continue;
-        if (c == cur) pend(s, key, len);   /* after the command's reply */
+        if (c == cur && !t->trimming) pend(s, key, len);   /* after the command's reply */
         else send_message(s, c, key, len, 0);
     }
     drop_tracked_key(&k->node, NULL);
@@ -373,20 +376,23 @@ void tracking_after_command(client *c)
 {
     server *s = c->srv;
     resp_buf *p = &s->tracking->pending;
-    for (size_t at = 0; at < p->len;) {
-        size_t len;
-        memcpy(&len, p->data + at, sizeof(len));
-        at += sizeof(len);
-        if (len == FLUSH_MARK) {
-            size_t nlen;
-            const char *null = null_for(c, &nlen);
-            send_message(s, c, null, nlen, 1);
-        } else {
-            send_message(s, c, p->data + at, len, 0);
-            at += len;
+    /* another client's (a busy script's caller) wait for its command's end */
+    if (p->len && s->tracking->pending_for == c) {
+        for (size_t at = 0; at < p->len;) {
+            size_t len;
+            memcpy(&len, p->data + at, sizeof(len));
+            at += sizeof(len);
+            if (len == FLUSH_MARK) {
+                size_t nlen;
+                const char *null = null_for(c, &nlen);
+                send_message(s, c, null, nlen, 1);
+            } else {
+                send_message(s, c, p->data + at, len, 0);
+                at += len;
+            }
         }
+        p->len = 0;
     }
-    p->len = 0;
     close_doomed(s);
 }
 
@@ -407,15 +413,14 @@ void tracking_limit(server *s)
     for (unsigned effort = 100 * (t->effort_rounds + 1); effort > 0; effort--) {
         tracked_key *k = (tracked_key *)store_dict_random(&t->table, server_random(s));
         if (!k) break;
-        client *cur = s->current_client;
-        s->current_client = NULL;   /* nobody's command: sent at once, NOLOOP or not */
         char name[64];
         size_t len = k->node.keylen;
         char *copy = len <= sizeof(name) ? name : mem_alloc(len);
         memcpy(copy, k->name, len);
+        t->trimming = 1;   /* between commands: sent at once (NOLOOP still spares the current client) */
         invalidate_tracked(s, copy, len);
+        t->trimming = 0;
         if (copy != name) free(copy);
-        s->current_client = cur;
         if (s->tracking_keys <= (size_t)max) {
             t->effort_rounds = 0;
             close_doomed(s);
@@ -567,7 +572,12 @@ void tracking_disable(client *c)
 
 void tracking_client_gone(client *c)
 {
+    struct tracking_state *t = c->srv->tracking;
     tracking_disable(c);
+    if (t->pending_for == c) {   /* its command's invalidations have nobody to go to */
+        t->pending.len = 0;
+        t->pending_for = NULL;
+    }
     if (c->tracking) {
         free(c->tracking->prefixes);
         free(c->tracking);
