@@ -181,28 +181,17 @@ def test_bcast_ignores_keys_read_before(server, other):
     assert c.read_reply() == b"+PONG\r\n"
 
 
-def test_optin_needs_caching_yes(server, other, redir):
+@pytest.mark.parametrize("mode,word,cached", [("OPTIN", "yes", ["next"]), ("OPTOUT", "no", ["before", "after"])])
+def test_caching_changes_the_next_command_only(server, other, redir, mode, word, cached):
     rc, rid = redir
     c = server.raw()
-    c.cmd("CLIENT", "TRACKING", "on", "OPTIN", "REDIRECT", str(rid))
-    c.cmd("GET", "a")                      # not cached
-    assert c.cmd("CLIENT", "CACHING", "yes") == b"+OK\r\n"
-    c.cmd("GET", "b")                      # cached
-    c.cmd("GET", "c")                      # CACHING lasted one command
-    other.cmd("MSET", "a", "1", "b", "1", "c", "1")
-    assert rc.read_reply() == message("b")
-    assert rc.read_available(0.1) == b""
-
-
-def test_optout_caching_no_skips_one_command(server, other, redir):
-    rc, rid = redir
-    c = server.raw()
-    c.cmd("CLIENT", "TRACKING", "on", "OPTOUT", "REDIRECT", str(rid))
-    assert c.cmd("CLIENT", "CACHING", "no") == b"+OK\r\n"
-    c.cmd("GET", "a")                      # not cached
-    c.cmd("GET", "b")                      # cached again
-    other.cmd("MSET", "a", "1", "b", "1")
-    assert rc.read_reply() == message("b")
+    c.cmd("CLIENT", "TRACKING", "on", mode, "REDIRECT", str(rid))
+    c.cmd("GET", "before")                 # the mode's default
+    assert c.cmd("CLIENT", "CACHING", word) == b"+OK\r\n"
+    c.cmd("GET", "next")                   # the other way
+    c.cmd("GET", "after")                  # the default again
+    other.cmd("MSET", "before", "1", "next", "1", "after", "1")
+    assert rc.read_replies(len(cached)) == [message(k) for k in cached]
     assert rc.read_available(0.1) == b""
 
 

@@ -6,7 +6,6 @@
 
 const { describe, it, before, after, beforeEach } = require('node:test');
 const assert = require('node:assert/strict');
-const { createClient } = require('redis');
 const { KINDS, startServers, stopServers } = require('../lib/servers');
 const { waitFor, Closer } = require('../lib/util');
 
@@ -15,13 +14,7 @@ for (const kind of KINDS) {
     let server;
     let admin;
     const closer = new Closer();
-    const connect = async (extra = {}) => {
-      const c = createClient({ socket: { ...server.options, reconnectStrategy: false }, ...extra });
-      c.on('error', () => {});
-      closer.add(c, (x) => (x.isOpen ? x.quit() : undefined));
-      await c.connect();
-      return c;
-    };
+    const connect = (options) => closer.nodeRedis(server, options);
 
     before(async () => {
       [server] = await startServers(kind);

@@ -5,7 +5,7 @@
 
 const { describe, it, before, after, beforeEach } = require('node:test');
 const assert = require('node:assert/strict');
-const { createClient, defineScript } = require('redis');
+const { defineScript } = require('redis');
 const { KINDS, startServers, stopServers } = require('../lib/servers');
 const { waitFor, Closer } = require('../lib/util');
 
@@ -29,13 +29,7 @@ for (const kind of KINDS) {
       let admin;
       let client;
       const closer = new Closer();
-      const connect = async (extra = {}) => {
-        const c = createClient({ socket: { ...server.options, reconnectStrategy: false }, RESP, ...extra });
-        c.on('error', () => {});
-        closer.add(c, (x) => (x.isOpen ? x.quit() : undefined));
-        await c.connect();
-        return c;
-      };
+      const connect = (extra = {}) => closer.nodeRedis(server, { RESP, ...extra });
 
       before(async () => {
         [server] = await startServers(kind);
