@@ -242,7 +242,8 @@ static void send_message(server *s, client *c, const char *keys, size_t len, int
 {
     client *to = c;
     unsigned old = c->flags;
-    if (c->tracking && c->tracking->redir) {
+    int redirected = c->tracking && c->tracking->redir;
+    if (redirected) {
         to = live(c->tracking->redir);
         if (!to) {
             c->flags |= CLIENT_TRACKING_BROKEN_REDIR;
@@ -262,7 +263,7 @@ static void send_message(server *s, client *c, const char *keys, size_t len, int
         to->flags |= CLIENT_PUSHING;
         reply_push(to, 2);
         reply_bulk(to, "invalidate", 10);
-    } else if (to != c && (to->flags & CLIENT_PUBSUB)) {
+    } else if (redirected && (to->flags & CLIENT_PUBSUB)) {
         to->flags |= CLIENT_PUSHING;
         reply_push(to, 3);
         reply_bulk(to, "message", 7);
@@ -413,14 +414,9 @@ void tracking_limit(server *s)
     for (unsigned effort = 100 * (t->effort_rounds + 1); effort > 0; effort--) {
         tracked_key *k = (tracked_key *)store_dict_random(&t->table, server_random(s));
         if (!k) break;
-        char name[64];
-        size_t len = k->node.keylen;
-        char *copy = len <= sizeof(name) ? name : mem_alloc(len);
-        memcpy(copy, k->name, len);
         t->trimming = 1;   /* between commands: sent at once (NOLOOP still spares the current client) */
-        invalidate_tracked(s, copy, len);
+        invalidate_tracked(s, k->name, k->node.keylen);   /* k goes last, after its name is sent */
         t->trimming = 0;
-        if (copy != name) free(copy);
         if (s->tracking_keys <= (size_t)max) {
             t->effort_rounds = 0;
             close_doomed(s);
@@ -484,7 +480,10 @@ void tracking_before_sleep(server *s)
 {
     struct tracking_state *t = s->tracking;
     tracking_limit(s);
-    if (!t->bcast_pending) return;
+    if (!t->bcast_pending) {
+        close_doomed(s);   /* over their limit by an expiry's invalidation, say */
+        return;
+    }
     resp_buf all, own;
     resp_buf_init(&all);
     resp_buf_init(&own);

@@ -496,3 +496,32 @@ def test_errors_against_the_current_mode(server, other):
     assert c.cmd("CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "BARB") == (
         b"-ERR Prefix 'BARB' overlaps with an existing prefix 'BAR'. "
         b"Prefixes for a single client must not overlap.\r\n")
+
+
+def test_tracking_caller_of_a_native_lock_script(server):
+    """redis-py's Lock.release, which latchd runs natively: for a tracking
+    caller its GET is tracked and its DEL invalidates, as in Lua."""
+    import redis.lock
+    from resp_util import encode_command
+    body = redis.lock.Lock.LUA_RELEASE_SCRIPT
+    c = resp3(server)
+    sha = c.cmd("SCRIPT", "LOAD", body)
+    assert sha == b"$40\r\nc3f8721cbb97f72bc19e972846bd7aaf91901658\r\n"
+    c.cmd("SET", "lk", "tok")
+    c.cmd("CLIENT", "TRACKING", "on")
+    c.send(encode_command("EVALSHA", "c3f8721cbb97f72bc19e972846bd7aaf91901658", "1", "lk", "tok"))
+    assert c.read_replies(2) == [b":1\r\n", push("lk")]
+    c.cmd("CLIENT", "TRACKING", "off")
+    c.cmd("SET", "lk", "tok")
+    assert c.cmd("EVALSHA", "c3f8721cbb97f72bc19e972846bd7aaf91901658", "1", "lk", "tok") == b":1\r\n"
+    assert c.cmd("PING") == b"+PONG\r\n"
+
+
+def test_self_redirect_while_subscribed(server, other):
+    c = server.raw()
+    cid = client_id(c)
+    c.cmd("CLIENT", "TRACKING", "on", "REDIRECT", str(cid))
+    c.cmd("GET", "k")
+    c.cmd("SUBSCRIBE", "__redis__:invalidate")
+    other.cmd("SET", "k", "1")
+    assert c.read_reply() == message("k")
