@@ -316,21 +316,25 @@ def test_bcast_expiry_reaches_noloop_client(server, redir):
     assert rc.read_reply(timeout=3) == message("mykey")
 
 
-def test_scripts_track_declared_keys_once_they_read(server, other):
+@pytest.mark.parametrize("cmd", ["EVAL", "EVAL_RO"])
+def test_scripts_track_declared_keys_once_they_read(server, other, cmd):
+    c = resp3(server)
+    c.cmd("CLIENT", "TRACKING", "on")
+    c.cmd(cmd, "return redis.call('ping')", "2", "k1", "k2")   # reads nothing: tracks nothing
+    other.cmd("MSET", "k2", "1", "k1", "1")
+    assert c.cmd("PING") == b"+PONG\r\n"
+    c.cmd(cmd, "return redis.call('get', 'k3')", "2", "k1", "k2")   # a read: every declared key
+    other.cmd("MSET", "k2", "2", "k1", "2", "k3", "2")
+    assert c.read_replies(2) == [push("k2"), push("k1")]
+    assert c.cmd("PING") == b"+PONG\r\n"
+
+
+def test_script_that_only_writes_tracks_nothing(server, other):
     c = resp3(server)
     c.cmd("CLIENT", "TRACKING", "on")
     c.cmd("EVAL", "redis.call('set', 'k3', 'bar')", "2", "k1", "k2")
     other.cmd("MSET", "k2", "1", "k1", "1")
     assert c.cmd("PING") == b"+PONG\r\n"
-    c.cmd("EVAL", "redis.call('get', 'k3')", "2", "k1", "k2")
-    other.cmd("MSET", "k2", "2", "k1", "2")
-    assert c.read_replies(2) == [push("k2"), push("k1")]
-    c.cmd("EVAL_RO", "redis.call('ping')", "2", "k1", "k2")
-    other.cmd("MSET", "k2", "2", "k1", "2")
-    assert c.cmd("PING") == b"+PONG\r\n"
-    c.cmd("EVAL_RO", "return redis.call('get', 'k1')", "2", "k1", "k2")
-    other.cmd("MSET", "k2", "3", "k1", "3")
-    assert c.read_replies(2) == [push("k2"), push("k1")]
 
 
 def test_script_write_with_noloop_is_not_sent_back(server):
