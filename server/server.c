@@ -125,7 +125,7 @@ static void on_key_event(int cls, const char *event, const char *key, size_t kle
 {
     server_db_slot *db = ctx;
     server *s = db->srv;
-    if (cls != NOTIFY_KEY_MISS) s->dirty++;
+    if (cls != NOTIFY_KEY_MISS && cls != NOTIFY_NEW) s->dirty++;   /* one change, one count */
     if (s->watched_keys && cls != NOTIFY_KEY_MISS) multi_key_changed(s, db->id, key, klen, cls == STORE_EV_EXPIRED);
     notify_keyspace_event(s, db->id, cls, event, key, klen);
 }

@@ -225,3 +225,16 @@ def test_latchd_only_corrupt_file_refuses_to_start(latchd_factory, tmp_path):
     assert "Wrong RDB checksum. Aborting now." in srv.log()
     os.unlink(path)
     srv._start()   # the fixture stops a running server
+
+
+def test_changes_since_last_save_count_real_changes(server):
+    r = server.client()
+    dirty = lambda: info_persistence(r)["rdb_changes_since_last_save"]
+    start = dirty()
+    r.setbit("b", 0, 0)         # a new key: one change
+    r.set("s", "v")
+    assert dirty() == start + 2
+    r.setbit("b", 0, 0)         # no change, no count
+    assert dirty() == start + 2
+    r.setbit("b", 0, 1)
+    assert dirty() == start + 3
