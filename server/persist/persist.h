@@ -153,6 +153,7 @@ typedef struct persist_rdb_aux {
  * their way to the sink, so no file is held whole in memory. */
 typedef struct persist_rdb_writer {
     persist_buf buf, value;
+    persist_lzf_table *lzf;   /* made on the first string worth compressing */
     uint64_t crc;
     persist_opts opts;
     persist_rdb_sink sink;

@@ -327,22 +327,27 @@ static void encode_list(const store_key *k, saver *sv, persist_buf *b)
     persist_buf_free(&l.lp);
 }
 
-void persist_value_encode(const store_key *k, const persist_opts *o, persist_buf *out)
+static void encode_value(const store_key *k, saver *sv, persist_buf *out)
 {
-    saver sv = {o, NULL};
     switch (store_key_type(k)) {
     case STORE_STRING: {
         size_t len;
         const char *v = store_string_get(k, &len);
         put_byte(out, PERSIST_TYPE_STRING);
-        put_string(out, &sv, v, len);
+        put_string(out, sv, v, len);
         break;
     }
-    case STORE_HASH: encode_hash(k, &sv, out); break;
-    case STORE_LIST: encode_list(k, &sv, out); break;
-    case STORE_ZSET: encode_zset(k, &sv, out); break;
-    case STORE_SET: encode_set(k, &sv, out); break;
+    case STORE_HASH: encode_hash(k, sv, out); break;
+    case STORE_LIST: encode_list(k, sv, out); break;
+    case STORE_ZSET: encode_zset(k, sv, out); break;
+    case STORE_SET: encode_set(k, sv, out); break;
     }
+}
+
+void persist_value_encode(const store_key *k, const persist_opts *o, persist_buf *out)
+{
+    saver sv = {o, NULL};
+    encode_value(k, &sv, out);
     persist_lzf_table_free(sv.lzf);
 }
 
@@ -403,7 +408,7 @@ void persist_rdb_begin(persist_rdb_writer *w, const persist_opts *o, const persi
     char magic[16], num[32];
     snprintf(magic, sizeof magic, "REDIS%04d", PERSIST_RDB_VERSION);
     persist_buf_put(&w->buf, magic, strlen(magic));
-    saver sv = {&w->opts, NULL};
+    saver sv = {&w->opts, NULL};   /* AUX values are short: never compressed */
     put_aux(w, &sv, "redis-ver", aux->redis_ver);
     put_aux(w, &sv, "redis-bits", sizeof(void *) == 8 ? "64" : "32");
     snprintf(num, sizeof num, "%lld", aux->ctime);
@@ -422,15 +427,16 @@ static void put_key(store_key *k, void *ctx)
         for (int i = 0; i < 8; i++) ms[1 + i] = (unsigned char)((uint64_t)deadline >> (8 * i));
         persist_buf_put(&w->buf, ms, sizeof ms);
     }
-    /* the value's type byte goes before the key, its body after */
+    /* the value's type byte goes before the key, its body after; one LZF
+     * table serves the whole file */
+    saver sv = {&w->opts, w->lzf};
     w->value.len = 0;
-    persist_value_encode(k, &w->opts, &w->value);
+    encode_value(k, &sv, &w->value);
     size_t klen;
     const char *name = store_key_name(k, &klen);
-    saver sv = {&w->opts, NULL};
     put_byte(&w->buf, w->value.p[0]);
     put_string(&w->buf, &sv, name, klen);
-    persist_lzf_table_free(sv.lzf);
+    w->lzf = sv.lzf;
     persist_buf_put(&w->buf, w->value.p + 1, w->value.len - 1);
     if (w->buf.len >= RDB_FLUSH_AT) rdb_flush(w);
     if (w->after_key) w->after_key(w->sink_ctx);
@@ -458,5 +464,7 @@ int persist_rdb_end(persist_rdb_writer *w)
     if (!w->failed && w->sink(crc, sizeof crc, w->sink_ctx) != 0) w->failed = 1;
     persist_buf_free(&w->buf);
     persist_buf_free(&w->value);
+    persist_lzf_table_free(w->lzf);
+    w->lzf = NULL;
     return w->failed ? PERSIST_ERR_IO : PERSIST_OK;
 }

@@ -18,6 +18,8 @@ noisy machine hits both alike. Sections (--sections, default all):
   sets        memory per element of a 1M-member set of integers and of
               16-byte strings, and per 8-member set (100k of them): RSS
               and used_memory growth, fresh server each
+  rdb         the dump file of 1M held locks: BGSAVE time and the parent's
+              RSS growth during it, file size, and start-up time loading it
   expiry      tests/bench/expired_lateness.py: 100k keys expiring over 2 s,
               lateness of the "expired" events p50/p99/max
   startup     exec -> first PING reply, median of 20
@@ -46,6 +48,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -57,7 +60,7 @@ LUA_ONLY = "return redis.call('hexists', KEYS[1], ARGV[1])"   # no native path
 TICK = os.sysconf("SC_CLK_TCK")
 SERVER_CORE, LOAD_CORE = 0, 1
 KINDS = ("latchd", "redis")
-SECTIONS = ("throughput", "handoff", "memory", "sets", "expiry", "startup", "wheel")
+SECTIONS = ("throughput", "handoff", "memory", "sets", "rdb", "expiry", "startup", "wheel")
 QUICK_WORKLOADS = r"^(GET|SET|EVALSHA lock|EVAL lock text|EVALSHA Lua-only)$"
 # redis-benchmark's default tests (issue 17's table): each runs alone on a
 # flushed server, so LPOP, RPOP, SPOP and ZPOPMIN pop from empty keys on
@@ -133,9 +136,9 @@ def free_port():
     return port
 
 
-def server_argv(kind, opt, port):
+def server_argv(kind, opt, port, extra=()):
     binary = opt.latchd if kind == "latchd" else opt.redis
-    return [binary, "--port", str(port), "--save", "", "--appendonly", "no"]
+    return [binary, "--port", str(port), "--save", "", "--appendonly", "no"] + list(extra)
 
 
 def spawn_on_server_core(argv):
@@ -165,9 +168,9 @@ def ping(port, timeout):
 class Server:
     live = []
 
-    def __init__(self, kind, opt):
+    def __init__(self, kind, opt, extra=()):
         self.kind, self.port = kind, free_port()
-        argv = server_argv(kind, opt, self.port)
+        argv = server_argv(kind, opt, self.port, extra)
         self.proc = spawn_on_server_core(argv)
         Server.live.append(self)
         deadline = time.monotonic() + 10
@@ -466,6 +469,54 @@ def section_memory(opt, res):
             per["redis"][1], "bytes")
 
 
+def bgsave(port, pid):
+    """Seconds from BGSAVE to its end, and the most the parent's RSS grew
+    (kB) meanwhile, sampled every 10 ms."""
+    rss0 = peak = proc_status_kb(pid, "VmRSS")
+    t0 = time.monotonic()
+    if "started" not in cli(port, "BGSAVE"):
+        raise BenchError("BGSAVE did not start")
+    while "rdb_bgsave_in_progress:1" in cli(port, "INFO", "persistence"):
+        peak = max(peak, proc_status_kb(pid, "VmRSS"))
+        time.sleep(0.01)
+    took = time.monotonic() - t0
+    if "rdb_last_bgsave_status:ok" not in cli(port, "INFO", "persistence"):
+        raise BenchError("BGSAVE failed")
+    return took, peak - rss0
+
+
+def section_rdb(opt, res):
+    n = opt.memory_locks
+    per = {}
+    for kind in KINDS:
+        d = tempfile.mkdtemp(prefix="bench-rdb-")
+        try:
+            s = Server(kind, opt, ["--dir", d])
+            try:
+                cli(s.port, "SCRIPT", "LOAD", vector(LOCK_SHA))
+                load_locks(s.port, n)
+                took, grew = bgsave(s.port, s.proc.pid)
+            finally:
+                s.stop()
+            size = os.path.getsize(os.path.join(d, "dump.rdb"))
+            t0 = time.monotonic()
+            s = Server(kind, opt, ["--dir", d])   # answers PING once loaded
+            loaded = time.monotonic() - t0
+            try:
+                if int(cli(s.port, "DBSIZE")) != n:
+                    raise BenchError("%s loaded a different number of locks" % kind)
+            finally:
+                s.stop()
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+        per[kind] = (took * 1000, grew * 1024.0 / n, size / float(n), loaded * 1000)
+    label = "%dk held locks" % (n // 1000)
+    for i, (fig, unit) in enumerate((("BGSAVE time", "ms"), ("parent RSS growth during BGSAVE per lock", "bytes"),
+                                     ("dump file size per lock", "bytes"), ("start-up loading the file", "ms"))):
+        res.add("rdb", "%s (%s)" % (fig, label), per["latchd"][i], per["redis"][i], unit)
+    return label
+
+
 def section_expiry(servers, opt, res):
     got = {}
     for kind in KINDS:
@@ -619,6 +670,13 @@ def target_rows(res, opt, labels):
         row("set memory, %s" % label, None if lr is None else
             "RSS %.1f B (%.2f×), used_memory %.1f B (%.2f×)" % (lr, lr / rr, lu, lu / ru),
             "≤ redis-server (RSS and used_memory)", met)
+    rdb = labels.get("rdb", "?")
+    figs = [res.get("%s (%s)" % (f, rdb)) for f in
+            ("BGSAVE time", "dump file size per lock", "start-up loading the file")]
+    done = [f for f in figs if f[0] is not None]
+    row("dump file of held locks: BGSAVE time, file size, load time", None if not done else
+        ", ".join("%.2f×" % (l / r) for l, r in done), "each ≤ redis-server",
+        None if not done else all(l <= r for l, r in done))
     l, rr = res.get("%s p99" % labels.get("expiry", "?"))
     row("expired-event lateness p99", None if l is None else "%.1f ms (redis %.1f ms)" % (l, rr),
         "≤ 2 ms", None if l is None else l <= 2)
@@ -796,6 +854,9 @@ def main(argv):
         if "sets" in opt.sections:
             print("set memory", file=sys.stderr)
             section_sets(opt, res)
+        if "rdb" in opt.sections:
+            print("dump file", file=sys.stderr)
+            labels["rdb"] = section_rdb(opt, res)
         if "startup" in opt.sections:
             print("start-up", file=sys.stderr)
             section_startup(opt, res)
