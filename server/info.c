@@ -98,6 +98,8 @@ static void section_stats(server *s, resp_buf *b)
         (unsigned long long)s->stat_keyspace_misses);
     resp_buf_appendf(b, "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n",
         pubsub_count(s, PUBSUB_CHANNEL), pubsub_count(s, PUBSUB_PATTERN), pubsub_count(s, PUBSUB_SHARD));
+    resp_buf_appendf(b, "total_error_replies:%llu\r\nunexpected_error_replies:0\r\n",
+        (unsigned long long)s->stat_total_errors);
 }
 
 static void section_replication(server *s, resp_buf *b)
@@ -114,6 +116,12 @@ static void section_cpu(server *s, resp_buf *b)
     getrusage(RUSAGE_SELF, &ru);
     resp_buf_appendf(b, "# CPU\r\nused_cpu_sys:%ld.%06ld\r\nused_cpu_user:%ld.%06ld\r\n", (long)ru.ru_stime.tv_sec,
         (long)ru.ru_stime.tv_usec, (long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec);
+    getrusage(RUSAGE_CHILDREN, &ru);
+    resp_buf_appendf(b, "used_cpu_sys_children:%ld.%06ld\r\nused_cpu_user_children:%ld.%06ld\r\n",
+        (long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec, (long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec);
+    getrusage(RUSAGE_THREAD, &ru);
+    resp_buf_appendf(b, "used_cpu_sys_main_thread:%ld.%06ld\r\nused_cpu_user_main_thread:%ld.%06ld\r\n",
+        (long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec, (long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec);
 }
 
 static void section_keyspace(server *s, resp_buf *b)
@@ -126,6 +134,20 @@ static void section_keyspace(server *s, resp_buf *b)
     }
 }
 
+/* latchd has no modules nor cluster: Redis's empty section and its
+ * cluster_enabled:0. */
+static void section_modules(server *s, resp_buf *b)
+{
+    (void)s;
+    resp_buf_appendf(b, "# Modules\r\n");
+}
+
+static void section_cluster(server *s, resp_buf *b)
+{
+    (void)s;
+    resp_buf_appendf(b, "# Cluster\r\ncluster_enabled:0\r\n");
+}
+
 /* latchd's own counters: how scripts ran, so a test can tell the native
  * path from Lua. */
 static void section_latchd(server *s, resp_buf *b)
@@ -134,30 +156,37 @@ static void section_latchd(server *s, resp_buf *b)
         (unsigned long long)s->scripts->native_runs, (unsigned long long)s->scripts->engine_runs);
 }
 
+enum { IN_NAMED, IN_ALL, IN_DEFAULT };
+
 typedef struct info_section {
     const char *name;
     void (*fn)(server *, resp_buf *);
-    int redis;   /* one of Redis's: in INFO, INFO all and INFO default too;
-                    else only when named or under INFO everything, as a
+    int redis;   /* IN_DEFAULT: in INFO, INFO all and INFO default;
+                    IN_ALL: INFO all, not default (commandstats);
+                    IN_NAMED: only when named or under INFO everything, as a
                     Redis module's section */
 } info_section;
 
+/* Redis's order: cluster would come before keyspace. */
 static const info_section sections[] = {
-    {"server", section_server, 1},           {"clients", section_clients, 1},
-    {"memory", section_memory, 1},           {"persistence", section_persistence, 1},
-    {"stats", section_stats, 1},             {"replication", section_replication, 1},
-    {"cpu", section_cpu, 1},                 {"keyspace", section_keyspace, 1},
-    {"latchd", section_latchd, 0},
+    {"server", section_server, IN_DEFAULT},           {"clients", section_clients, IN_DEFAULT},
+    {"memory", section_memory, IN_DEFAULT},           {"persistence", section_persistence, IN_DEFAULT},
+    {"stats", section_stats, IN_DEFAULT},             {"replication", section_replication, IN_DEFAULT},
+    {"cpu", section_cpu, IN_DEFAULT},                 {"modules", section_modules, IN_DEFAULT},
+    {"commandstats", stats_info_commandstats, IN_ALL}, {"errorstats", stats_info_errorstats, IN_DEFAULT},
+    {"cluster", section_cluster, IN_DEFAULT},         {"keyspace", section_keyspace, IN_DEFAULT},
+    {"latencystats", stats_info_latencystats, IN_ALL}, {"latchd", section_latchd, IN_NAMED},
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 
 static int wanted(client *c, const info_section *sec)
 {
-    if (c->argc == 1) return sec->redis;
+    if (c->argc == 1) return sec->redis == IN_DEFAULT;
     for (int i = 1; i < c->argc; i++) {
         const resp_slice *a = &c->argv[i];
         if (arg_is(a, sec->name) || arg_is(a, "everything")) return 1;
-        if (sec->redis && (arg_is(a, "all") || arg_is(a, "default"))) return 1;
+        if (sec->redis != IN_NAMED && arg_is(a, "all")) return 1;
+        if (sec->redis == IN_DEFAULT && arg_is(a, "default")) return 1;
     }
     return 0;
 }

@@ -106,6 +106,8 @@ void server_env_sync(server *s)
                  cfg->maxmemory_policy == CONFIG_MAXMEMORY_ALLKEYS_LFU;
     s->env.lfu_log_factor = cfg->lfu_log_factor;
     s->env.lfu_decay_time = cfg->lfu_decay_time;
+    stats_thresholds_sync(s);   /* the slowlog and latency thresholds in ticks */
+    slowlog_trim(s);
 }
 
 static uint64_t store_clock(void *ctx) { return server_now_ms(ctx); }
@@ -311,6 +313,9 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     command_table_init();
     pubsub_init(s);
     multi_init(s);
+    stats_init(s);
+    slowlog_init(s);
+    latency_init(s);
     server_env_sync(s);
     store_env_set_clock(&s->env, server_now_ms(s));
     s->ndbs = (int)cfg->databases;
@@ -559,6 +564,9 @@ void server_close(server *s)
     resp_buf_free(&s->read_buf);
     pubsub_free(s);
     multi_free(s);
+    slowlog_free(s);
+    latency_free(s);
+    stats_free(s);
     config_free(&s->cfg);
 }
 
@@ -567,4 +575,5 @@ void server_reset_stats(server *s)
     s->stat_commands = s->stat_conns = s->stat_rejected_conns = s->stat_expired = 0;
     s->stat_keyspace_hits = s->stat_keyspace_misses = s->stat_net_in = s->stat_net_out = 0;
     s->scripts->native_runs = s->scripts->engine_runs = 0;
+    stats_reset(s);
 }

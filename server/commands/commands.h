@@ -68,6 +68,12 @@ void command_doc_reply(client *c, const command *cmd, const command *container);
 /* "get" or "client|setname" */
 void command_fullname(const command *container, const command *cmd, char *dst, size_t len);
 
+/* slowlog.c, latency.c (at the top of server/: their state is theirs) */
+void cmd_slowlog(client *c);
+extern const command slowlog_subcommands[];
+void cmd_latency(client *c);
+extern const command latency_subcommands[];
+
 /* clock.c */
 void cmd_latchd_clock(client *c);
 extern const command clock_subcommands[];
