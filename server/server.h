@@ -182,7 +182,10 @@ struct client {
 
 /* ---- stats (stats.c) ---- */
 
-struct latency_hist;
+typedef struct latency_hist {
+    uint64_t total;   /* summed when read */
+    uint64_t count[];
+} latency_hist;
 typedef struct cmd_stat {
     uint64_t calls, ticks, rejected, failed;
     struct latency_hist *hist;   /* made on first use while latency-tracking is on */
@@ -276,6 +279,7 @@ struct server {
     int stat_error_counted;      /* the next command's error reply was counted already (a script's redis.call) */
     uint64_t slowlog_ticks;      /* slowlog-log-slower-than in ticks, UINT64_MAX when off */
     uint64_t latency_ticks;      /* latency-monitor-threshold in ticks, UINT64_MAX when off */
+    uint64_t rare_ticks;         /* the lower of the two */
     struct slowlog *slowlog;
     struct latency_events *latency;
     char run_id[41];
@@ -517,8 +521,33 @@ uint64_t stats_ticks_to_us(uint64_t ticks);
 uint64_t stats_us_to_ticks(long long us);
 /* c ran its command (c->cmd, c->sub) in ticks, its reply written from
  * mark on: counted, an error reply counted as failed, and the slow log,
- * latency monitor and histogram told. */
-void stats_record(client *c, size_t mark, uint64_t ticks);
+ * latency monitor and histogram told. Inline: every command comes here,
+ * and the common case is three additions. */
+void stats_record_slow(client *c, size_t mark, uint64_t ticks);
+/* A histogram's bucket of a duration in ticks: log-linear, 16 steps per
+ * power of two (6% wide), up to 2^47 ticks. */
+#define STATS_HIST_SUB 16
+#define STATS_HIST_MAX_EXP 47
+#define STATS_HIST_BUCKETS ((STATS_HIST_MAX_EXP - 2) * STATS_HIST_SUB)
+static inline size_t stats_hist_bucket(uint64_t v)
+{
+    if (v < STATS_HIST_SUB) return (size_t)v;
+    int e = 63 - __builtin_clzll(v);   /* >= 4 */
+    if (e > STATS_HIST_MAX_EXP) return STATS_HIST_BUCKETS - 1;
+    return (size_t)(e - 3) * STATS_HIST_SUB + (size_t)((v >> (e - 4)) & (STATS_HIST_SUB - 1));
+}
+/* A command's histogram counts, made on its first timing. */
+uint64_t *stats_hist_new(cmd_stat *st);
+static inline void stats_record(client *c, size_t mark, uint64_t ticks)
+{
+    server *s = c->srv;
+    cmd_stat *st = &s->cmdstats[command_stat_id(c->cmd, c->sub)];
+    st->calls++;
+    st->ticks += ticks;
+    if (s->cfg.latency_tracking) (st->hist ? st->hist->count : stats_hist_new(st))[stats_hist_bucket(ticks)]++;
+    if ((c->out.len > mark && c->out.data[mark] == '-') || ticks >= s->rare_ticks || s->stat_error_counted)
+        stats_record_slow(c, mark, ticks);
+}
 /* c's command was refused with the error written from mark on. */
 void stats_rejected(client *c, size_t mark);
 /* An error reply with code text (without the '-', e.g. "ERR syntax"). */

@@ -47,21 +47,15 @@ uint64_t stats_ticks_to_us(uint64_t ticks) { return (uint64_t)((double)ticks * n
 
 /* ---- latency histograms: log-linear, 16 steps per power of two ---- */
 
-#define HIST_SUB 16
-#define HIST_MAX_EXP 47   /* 2^47 ticks: hours, past any command */
-#define HIST_BUCKETS ((HIST_MAX_EXP - 2) * HIST_SUB)
+/* The buckets: stats_hist_bucket() in server.h. */
+#define HIST_SUB STATS_HIST_SUB
+#define HIST_BUCKETS STATS_HIST_BUCKETS
 
-struct latency_hist {
-    uint64_t total;
-    uint64_t count[HIST_BUCKETS];
-};
 
-static size_t hist_bucket(uint64_t v)
+static void hist_total(struct latency_hist *h)
 {
-    if (v < HIST_SUB) return (size_t)v;
-    int e = 63 - __builtin_clzll(v);   /* >= 4 */
-    if (e > HIST_MAX_EXP) return HIST_BUCKETS - 1;
-    return (size_t)(e - 3) * HIST_SUB + (size_t)((v >> (e - 4)) & (HIST_SUB - 1));
+    h->total = 0;
+    for (size_t i = 0; i < HIST_BUCKETS; i++) h->total += h->count[i];
 }
 
 /* The highest value bucket i holds, as HDR's highest equivalent value. */
@@ -169,28 +163,26 @@ static cmd_stat *stat_of(client *c)
     return &c->srv->cmdstats[command_stat_id(c->cmd, c->sub)];
 }
 
-void stats_record(client *c, size_t mark, uint64_t ticks)
+/* The rare part of stats_record: an error reply, a slow command. */
+void stats_record_slow(client *c, size_t mark, uint64_t ticks)
 {
     server *s = c->srv;
-    cmd_stat *st = stat_of(c);
     size_t elen;
     const char *err = reply_error_at(c, mark, &elen);
-    st->calls++;
-    st->ticks += ticks;
     if (err && !s->stat_error_counted) {
         stats_count_error(s, err, elen);
-        st->failed++;
+        stat_of(c)->failed++;
     }
     s->stat_error_counted = 0;
-    if (s->cfg.latency_tracking) {
-        if (!st->hist) st->hist = mem_calloc(1, sizeof(*st->hist));
-        st->hist->total++;
-        st->hist->count[hist_bucket(ticks)]++;
-    }
-    if (ticks >= s->slowlog_ticks && s->cfg.slowlog_log_slower_than >= 0 && !(c->cmd->flags & CMD_SKIP_SLOWLOG))
-        slowlog_push(c, ticks);
-    if (ticks >= s->latency_ticks && s->cfg.latency_monitor_threshold > 0)
+    if (ticks >= s->slowlog_ticks && !(c->cmd->flags & CMD_SKIP_SLOWLOG)) slowlog_push(c, ticks);
+    if (ticks >= s->latency_ticks)
         latency_add_sample(s, (c->cmd->flags & CMD_FAST) ? "fast-command" : "command", stats_ticks_to_us(ticks) / 1000);
+}
+
+uint64_t *stats_hist_new(cmd_stat *st)
+{
+    st->hist = mem_calloc(1, sizeof(latency_hist) + HIST_BUCKETS * sizeof(uint64_t));
+    return st->hist->count;
 }
 
 void stats_rejected(client *c, size_t mark)
@@ -214,6 +206,7 @@ void stats_thresholds_sync(server *s)
     s->slowlog_ticks = us < 0 ? UINT64_MAX : stats_us_to_ticks(us);
     long long ms = s->cfg.latency_monitor_threshold;
     s->latency_ticks = ms <= 0 ? UINT64_MAX : stats_us_to_ticks(ms * 1000);
+    s->rare_ticks = s->slowlog_ticks < s->latency_ticks ? s->slowlog_ticks : s->latency_ticks;
     if (!s->cfg.latency_tracking) free_hists(s);
 }
 
@@ -294,10 +287,12 @@ void stats_info_latencystats(server *s, resp_buf *b)
     config_get(&s->cfg, "latency-tracking-info-percentiles", strlen("latency-tracking-info-percentiles"),
                read_percentiles, &pcts);
     for (size_t i = 0; i < command_stat_slots(); i++) {
-        const struct latency_hist *h = s->cmdstats[i].hist;
+        latency_hist *h = s->cmdstats[i].hist;
         const command *cmd, *sub;
         char name[96];
-        if (!h || !h->total) continue;
+        if (!h) continue;
+        hist_total(h);
+        if (!h->total) continue;
         command_stat_at(i, &cmd, &sub);
         safe_name(name, sizeof(name), cmd, sub);
         resp_buf_appendf(b, "latency_percentiles_usec_%s:", name);
@@ -342,4 +337,9 @@ void stats_hist_reply(client *c, const struct latency_hist *h)
     }
 }
 
-const struct latency_hist *stats_hist(server *s, size_t id) { return s->cmdstats[id].hist; }
+const latency_hist *stats_hist(server *s, size_t id)
+{
+    latency_hist *h = s->cmdstats[id].hist;
+    if (h) hist_total(h);
+    return h && h->total ? h : NULL;
+}
