@@ -167,15 +167,15 @@ typedef struct info_section {
                     Redis module's section */
 } info_section;
 
-/* Redis's order: cluster would come before keyspace. */
+/* In Redis's order. */
 static const info_section sections[] = {
     {"server", section_server, IN_DEFAULT},           {"clients", section_clients, IN_DEFAULT},
     {"memory", section_memory, IN_DEFAULT},           {"persistence", section_persistence, IN_DEFAULT},
     {"stats", section_stats, IN_DEFAULT},             {"replication", section_replication, IN_DEFAULT},
     {"cpu", section_cpu, IN_DEFAULT},                 {"modules", section_modules, IN_DEFAULT},
     {"commandstats", stats_info_commandstats, IN_ALL}, {"errorstats", stats_info_errorstats, IN_DEFAULT},
-    {"cluster", section_cluster, IN_DEFAULT},         {"keyspace", section_keyspace, IN_DEFAULT},
-    {"latencystats", stats_info_latencystats, IN_ALL}, {"latchd", section_latchd, IN_NAMED},
+    {"latencystats", stats_info_latencystats, IN_ALL}, {"cluster", section_cluster, IN_DEFAULT},
+    {"keyspace", section_keyspace, IN_DEFAULT},       {"latchd", section_latchd, IN_NAMED},
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 

@@ -169,8 +169,8 @@ void stats_record_slow(client *c, size_t mark, uint64_t ticks)
     server *s = c->srv;
     size_t elen;
     const char *err = reply_error_at(c, mark, &elen);
-    if (err && !s->stat_error_counted) {
-        stats_count_error(s, err, elen);
+    if (err) {   /* a script's error from redis.call was counted as that command's */
+        if (!s->stat_error_counted) stats_count_error(s, err, elen);
         stat_of(c)->failed++;
     }
     s->stat_error_counted = 0;

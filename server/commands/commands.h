@@ -57,6 +57,7 @@ void cmd_swapdb(client *c);
 void cmd_function(client *c);
 void cmd_wait(client *c);
 void cmd_lastsave(client *c);
+void cmd_role(client *c);
 void cmd_shutdown(client *c);
 extern const command config_subcommands[];
 extern const command command_subcommands[];

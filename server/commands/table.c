@@ -49,6 +49,7 @@ static const command table[] = {
     {"function", cmd_function, -2, CT | NS, 0, 0, 0, "scripting", "7.0.0", "A container for function commands", NULL, function_subcommands},
     {"wait", cmd_wait, 3, NS, 0, 0, 0, "generic", "3.0.0", "Wait for the synchronous replication of all the write commands sent in the context of the current connection", "numreplicas timeout", NULL},
     {"lastsave", cmd_lastsave, 1, F | L | S, 0, 0, 0, "server", "1.0.0", "Get the UNIX time stamp of the last successful save to disk", NULL, NULL},
+    {"role", cmd_role, 1, NS | L | S | F, 0, 0, 0, "server", "2.8.12", "Return the role of the instance in the context of replication", NULL, NULL},
     {"shutdown", cmd_shutdown, -1, AB | A | L | S | NS | NM, 0, 0, 0, "server", "1.0.0", "Synchronously save the dataset to disk and then shut down the server", "[NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", NULL},
     {"slowlog", cmd_slowlog, -2, CT, 0, 0, 0, "server", "2.2.12", "A container for slow log commands", NULL, slowlog_subcommands},
     {"latency", cmd_latency, -2, CT, 0, 0, 0, "server", "2.8.13", "A container for latency diagnostics commands", NULL, latency_subcommands},
@@ -63,10 +64,10 @@ static const command table[] = {
     {"watch", cmd_watch, -2, NS | L | S | F | AB | TX, 1, -1, 1, "transactions", "2.2.0", "Watch the given keys to determine execution of the MULTI/EXEC block", "key [key ...]", NULL},
     {"unwatch", cmd_unwatch, 1, NS | L | S | F | AB, 0, 0, 0, "transactions", "2.2.0", "Forget about all watched keys", NULL, NULL},
     /* scripting */
-    {"eval", cmd_eval, -3, NS | S | MR | ME, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "script numkeys [key [key ...]] [arg [arg ...]]", NULL},
-    {"evalsha", cmd_evalsha, -3, NS | S | MR | ME, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},
-    {"eval_ro", cmd_eval_ro, -3, R | NS | S | ME, 0, 0, 0, "scripting", "7.0.0", "Execute a read-only Lua script server side", "script numkeys [key [key ...]] [arg [arg ...]]", NULL},
-    {"evalsha_ro", cmd_evalsha_ro, -3, R | NS | S | ME, 0, 0, 0, "scripting", "7.0.0", "Execute a read-only Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"eval", cmd_eval, -3, NS | S | MR | ME | MK, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "script numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"evalsha", cmd_evalsha, -3, NS | S | MR | ME | MK, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"eval_ro", cmd_eval_ro, -3, R | NS | S | ME | MK, 0, 0, 0, "scripting", "7.0.0", "Execute a read-only Lua script server side", "script numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"evalsha_ro", cmd_evalsha_ro, -3, R | NS | S | ME | MK, 0, 0, 0, "scripting", "7.0.0", "Execute a read-only Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},
     {"script", cmd_script, -2, CT | NS, 0, 0, 0, "scripting", "2.6.0", "A container for Lua scripts management commands", NULL, script_subcommands},
     /* keys */
     {"exists", cmd_exists, -2, R | F, 1, -1, 1, "generic", "1.0.0", "Determine if a key exists", "key [key ...]", NULL},
