@@ -265,3 +265,30 @@ def test_client_list_fields_as_redis(q):
     info = r.execute_command("CLIENT", "INFO").decode().strip()
     assert [f.split("=", 1)[0] for f in info.split(" ")] == CLIENT_FIELDS
     assert dict(f.split("=", 1) for f in info.split(" "))["qbuf"] == "26"
+
+
+def redis_cli(server, *args, seconds=None):
+    """redis-cli's output; with seconds, what it printed until stopped."""
+    import subprocess
+    argv = ["stdbuf", "-o0", "redis-cli", "-p", str(server.port)] + list(args)
+    try:
+        out = subprocess.run(argv, capture_output=True, timeout=seconds or 20)
+        return out.stdout.decode()
+    except subprocess.TimeoutExpired as e:
+        return (e.stdout or b"").decode()
+
+
+def test_redis_cli_stat_bigkeys_latency_history(server, r):
+    r.set("small", "x")
+    r.set("big", "y" * 500)
+    r.hset("h", mapping={"a": "1", "b": "2"})
+    stat = redis_cli(server, "--stat", "-i", "0.2", seconds=1.5).splitlines()
+    assert stat[0].startswith("------- data ------") and "requests" in stat[1]
+    assert re.match(r"3\s+\S+\s+\d+\s+0\s+\d+ \(\+\d+\)", stat[2])
+    big = redis_cli(server, "--bigkeys")
+    assert "Biggest string found '\"big\"' has 500 bytes" in big
+    assert "2 strings with 501 bytes" in big and "1 hashs with 2 fields" in big
+    hist = redis_cli(server, "--latency-history", "-i", "1", seconds=2.5).splitlines()
+    samples = [l for l in hist[:-1] if not l.startswith(" -- ")]   # the last may be cut; " -- 1.00 seconds range" ends each
+    assert len(samples) > 2 and all(re.fullmatch(r"\d+ \d+ \d+\.\d\d \d+", l) for l in samples)
+    assert any(re.fullmatch(r" -- \d+\.\d\d seconds range", l) for l in hist)
