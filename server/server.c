@@ -326,6 +326,7 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     for (int i = 0; i < s->ndbs; i++) s->dbs[i] = (server_db_slot){.srv = s, .id = i};
     server_db(s, 0);
     scripts_init(s);
+    s->startup_memory = s->stat_peak_memory = server_used_memory(s);
     uv_check_init(loop, &s->flush_check);
     s->flush_check.data = s;
     uv_check_start(&s->flush_check, on_check);

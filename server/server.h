@@ -273,6 +273,8 @@ struct server {
     uint64_t stat_keyspace_hits, stat_keyspace_misses;
     uint64_t stat_net_in, stat_net_out;
     uint64_t stat_total_errors;  /* INFO's total_error_replies */
+    size_t stat_peak_memory;     /* used_memory's highest, as INFO saw it */
+    size_t startup_memory;       /* used_memory once started: INFO's used_memory_startup */
     cmd_stat *cmdstats;          /* by command_stat_id */
     err_stat *errstats;          /* by code, sorted */
     size_t nerrstats;
