@@ -195,10 +195,10 @@ static const param params[] = {
     ROW("stream-node-max-entries", NULL, P_INT64, PF_NOEFFECT, stream_node_max_entries, long long, 0, LLONG_MAX,
         NULL),
     ROW("stream-node-max-bytes", NULL, P_MEMORY, PF_NOEFFECT, stream_node_max_bytes, long long, 0, LONG_MAX, NULL),
-    ROW("slowlog-log-slower-than", NULL, P_INT64, PF_NOEFFECT, slowlog_log_slower_than, long long, -1, LLONG_MAX,
+    ROW("slowlog-log-slower-than", NULL, P_INT64, 0, slowlog_log_slower_than, long long, -1, LLONG_MAX,
         NULL),
-    ROW("slowlog-max-len", NULL, P_INT64, PF_NOEFFECT, slowlog_max_len, long long, 0, LONG_MAX, NULL),
-    ROW("latency-monitor-threshold", NULL, P_INT64, PF_NOEFFECT, latency_monitor_threshold, long long, 0,
+    ROW("slowlog-max-len", NULL, P_INT64, 0, slowlog_max_len, long long, 0, LONG_MAX, NULL),
+    ROW("latency-monitor-threshold", NULL, P_INT64, 0, latency_monitor_threshold, long long, 0,
         LLONG_MAX, NULL),
     ROW("aof-use-rdb-preamble", NULL, P_BOOL, PF_NOEFFECT, aof_use_rdb_preamble, int, 0, 0, NULL),
     /* latchd's own, shown only when named: CONFIG GET * lists Redis's. */
@@ -245,7 +245,7 @@ static const param params[] = {
     BOOL_("disable-thp", NULL, IMM, "yes"),
     BOOL_("cluster-allow-replica-migration", NULL, 0, "yes"),
     BOOL_("replica-announced", NULL, 0, "yes"),
-    BOOL_("latency-tracking", NULL, 0, "yes"),
+    ROW("latency-tracking", NULL, P_BOOL, 0, latency_tracking, int, 0, 0, NULL),
     BOOL_("aof-disable-auto-gc", NULL, 0, "no"),
     BOOL_("replica-ignore-disk-write-errors", NULL, 0, "no"),
     BOOL_("lua-enable-deprecated-api", NULL, IMM | PF_HIDDEN, "no"),
@@ -342,7 +342,7 @@ static const param params[] = {
     STR_("tls-ciphersuites", NULL, 0, ""),
     {"oom-score-adj-values", NULL, P_WORDS, 0, INERT, 0, 0, NULL, oom_values_words, "0 200 800", NULL},
     WORDS_("replicaof", "slaveof", IMM, replicaof_words, ""),
-    WORDS_("latency-tracking-info-percentiles", NULL, 0, percentiles_words, "50 99 99.9"),
+    {"latency-tracking-info-percentiles", NULL, P_WORDS, 0, INERT, 0, 0, NULL, percentiles_words, "50 99 99.9", NULL},
 };
 #define NPARAMS (sizeof(params) / sizeof(params[0]))
 
@@ -432,6 +432,7 @@ void config_defaults(latchd_config *cfg)
     cfg->stream_node_max_bytes = 4096;
     cfg->slowlog_log_slower_than = 10000;
     cfg->slowlog_max_len = 128;
+    cfg->latency_tracking = 1;
     cfg->aof_use_rdb_preamble = 1;
     cfg->native_scripts = 1;
     cfg->port_file = mem_strdup("");

@@ -68,14 +68,16 @@ typedef struct latchd_config {
     long long zset_max_listpack_entries, zset_max_listpack_value;
     int lfu_log_factor, lfu_decay_time;
     long long hll_sparse_max_bytes;   /* a sparse HyperLogLog turns dense past it */
+    /* What latchd measures (stats.c, slowlog.c, latency.c): in µs, -1 / 0 off */
+    long long slowlog_log_slower_than, slowlog_max_len;
+    long long latency_monitor_threshold;
+    int latency_tracking;         /* INFO latencystats' histograms */
     /* Accepted, reported and kept with Redis's names, ranges and defaults,
      * for the configs and test suites that set them; nothing reads them yet. */
     int list_max_listpack_size;
     int list_compress_depth;
     long long set_max_intset_entries;
     long long stream_node_max_entries, stream_node_max_bytes;
-    long long slowlog_log_slower_than, slowlog_max_len;
-    long long latency_monitor_threshold;
     int aof_use_rdb_preamble;
     int always_show_logo;
     int supervised;          /* CONFIG_SUPERVISED_*: systemd hears READY=1 once listening */

@@ -122,7 +122,7 @@ static int command_admitted(client *c, const command *cmd)
     return 1;
 }
 
-void command_call(client *c)
+static void call_proc(client *c)
 {
     const command *cmd = c->cmd;
     if (cmd->flags & CMD_MONITOR_EARLY) monitor_command(c);
@@ -131,7 +131,19 @@ void command_call(client *c)
     c->srv->stat_commands++;
 }
 
-static void client_execute(client *c)
+/* A command run by another (EXEC's queue): timed on its own. */
+void command_call(client *c)
+{
+    size_t mark = c->out.len;
+    uint64_t t0 = stats_ticks();
+    call_proc(c);
+    stats_record(c, mark, stats_ticks() - t0);
+}
+
+/* A client's commands are timed by one clock read each: the end of one is
+ * the start of the next, *clock, so a pipelined batch reads the clock once
+ * per command and once more (a read costs ~11 ns, a lock ~240 ns). */
+static void client_execute(client *c, uint64_t *clock)
 {
     begin_reply_mode(c);
     const command *cmd = command_lookup(c->argv[0].ptr, c->argv[0].len);
@@ -139,6 +151,7 @@ static void client_execute(client *c)
     c->cmd = cmd;
     c->sub = NULL;
     if (!command_admitted(c, cmd)) {
+        stats_rejected(c, mark);
         multi_refused(c, mark);
         return;
     }
@@ -149,7 +162,10 @@ static void client_execute(client *c)
         multi_queue(c);
         return;
     }
-    command_call(c);
+    call_proc(c);
+    uint64_t now = stats_ticks();
+    stats_record(c, mark, now - *clock);
+    *clock = now;
     if ((c->flags & CLIENT_CLOSE_ASAP) || !client_output_within_limit(c)) client_close(c);
 }
 
@@ -164,6 +180,7 @@ static void protocol_error(client *c)
 void client_process_input(client *c)
 {
     c->parser.lim.max_bulk = config_max_bulk(&c->srv->cfg);   /* CONFIG SET applies to live clients */
+    uint64_t clock = stats_ticks();
     while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_CLOSE_ASAP)) && c->qpos < c->query.len) {
         size_t consumed = 0;
         resp_status st = resp_parse(&c->parser, c->query.data + c->qpos, c->query.len - c->qpos, &consumed);
@@ -175,7 +192,7 @@ void client_process_input(client *c)
         if (st == RESP_NEED_MORE) return;
         c->argv = c->parser.argv;
         c->argc = (int)c->parser.argc;
-        client_execute(c);
+        client_execute(c, &clock);
         c->argv = NULL;
         c->argc = 0;
     }

@@ -107,6 +107,8 @@ void server_env_sync(server *s)
                  cfg->maxmemory_policy == CONFIG_MAXMEMORY_ALLKEYS_LFU;
     s->env.lfu_log_factor = cfg->lfu_log_factor;
     s->env.lfu_decay_time = cfg->lfu_decay_time;
+    stats_thresholds_sync(s);   /* the slowlog and latency thresholds in ticks */
+    slowlog_trim(s);
 }
 
 static uint64_t store_clock(void *ctx) { return server_now_ms(ctx); }
@@ -188,7 +190,10 @@ static void on_expire_timer(uv_timer_t *t)
 {
     server *s = t->data;
     s->expire_timer_due = UINT64_MAX;
+    uint64_t t0 = stats_ticks();
     expire_due_all(s);
+    uint64_t took = stats_ticks() - t0;   /* the latency monitor's "expire-cycle" */
+    if (took >= s->latency_ticks) latency_add_sample(s, "expire-cycle", stats_ticks_to_us(took) / 1000);
     /* Timers run before the loop polls, and the per-iteration flush comes
      * after it: send "expired" events now, not after the next wake-up. */
     net_flush_pending(s);
@@ -324,6 +329,9 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     command_table_init();
     pubsub_init(s);
     multi_init(s);
+    stats_init(s);
+    slowlog_init(s);
+    latency_init(s);
     server_env_sync(s);
     store_env_set_clock(&s->env, server_now_ms(s));
     s->ndbs = (int)cfg->databases;
@@ -331,6 +339,7 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     for (int i = 0; i < s->ndbs; i++) s->dbs[i] = (server_db_slot){.srv = s, .id = i};
     server_db(s, 0);
     scripts_init(s);
+    s->startup_memory = s->stat_peak_memory = server_used_memory(s);
     uv_check_init(loop, &s->flush_check);
     s->flush_check.data = s;
     uv_check_start(&s->flush_check, on_check);
@@ -575,6 +584,9 @@ void server_close(server *s)
     resp_buf_free(&s->read_buf);
     pubsub_free(s);
     multi_free(s);
+    slowlog_free(s);
+    latency_free(s);
+    stats_free(s);
     config_free(&s->cfg);
 }
 
@@ -583,4 +595,5 @@ void server_reset_stats(server *s)
     s->stat_commands = s->stat_conns = s->stat_rejected_conns = s->stat_expired = 0;
     s->stat_keyspace_hits = s->stat_keyspace_misses = s->stat_net_in = s->stat_net_out = 0;
     s->scripts->native_runs = s->scripts->engine_runs = 0;
+    stats_reset(s);
 }

@@ -62,6 +62,13 @@ typedef struct command {
     const struct command *subs;   /* containers: subcommands, ended by a NULL name */
 } command;
 
+/* Every command and subcommand has a slot in the server's per-command
+ * stats (INFO commandstats): its id, from 0 to command_stat_slots(). */
+size_t command_stat_slots(void);
+size_t command_stat_id(const command *cmd, const command *sub);
+/* The command (and subcommand, or NULL) of slot id. */
+void command_stat_at(size_t id, const command **cmd, const command **sub);
+
 /* Looks a command up case-insensitively; NULL if unknown. */
 const command *command_lookup(const char *name, size_t len);
 /* argc fits the command's arity (>0 exact, <0 at least). */
@@ -173,6 +180,32 @@ struct client {
     client *monitor_prev, *monitor_next;   /* MONITOR clients */
 };
 
+/* ---- stats (stats.c) ---- */
+
+typedef struct latency_hist {
+    uint64_t total;   /* summed when read */
+    uint64_t count[];
+} latency_hist;
+typedef struct cmd_stat {
+    uint64_t calls, ticks, rejected, failed;
+    struct latency_hist *hist;   /* made on first use while latency-tracking is on */
+} cmd_stat;
+typedef struct err_stat {
+    char code[32];
+    uint64_t count;
+} err_stat;
+struct slowlog;
+struct latency_events;
+
+/* The clock commands are timed by: the TSC where there is one (a third of
+ * clock_gettime's cost), calibrated against CLOCK_MONOTONIC once. */
+#if defined(__x86_64__) || defined(__i386__)
+static inline uint64_t stats_ticks(void) { return __builtin_ia32_rdtsc(); }
+#else
+uint64_t stats_ticks_slow(void);
+static inline uint64_t stats_ticks(void) { return stats_ticks_slow(); }
+#endif
+
 /* ---- server ---- */
 
 /* One of the numbered databases. Its store is made on first use (an
@@ -250,6 +283,18 @@ struct server {
     uint64_t stat_expired;
     uint64_t stat_keyspace_hits, stat_keyspace_misses;
     uint64_t stat_net_in, stat_net_out;
+    uint64_t stat_total_errors;  /* INFO's total_error_replies */
+    size_t stat_peak_memory;     /* used_memory's highest, as INFO saw it */
+    size_t startup_memory;       /* used_memory once started: INFO's used_memory_startup */
+    cmd_stat *cmdstats;          /* by command_stat_id */
+    err_stat *errstats;          /* by code, sorted */
+    size_t nerrstats;
+    int stat_error_counted;      /* the next command's error reply was counted already (a script's redis.call) */
+    uint64_t slowlog_ticks;      /* slowlog-log-slower-than in ticks, UINT64_MAX when off */
+    uint64_t latency_ticks;      /* latency-monitor-threshold in ticks, UINT64_MAX when off */
+    uint64_t rare_ticks;         /* the lower of the two */
+    struct slowlog *slowlog;
+    struct latency_events *latency;
     char run_id[41];
     struct scripts *scripts;     /* script.h */
     /* Whoever runs the server (embed.c) closes its own handles with the
@@ -480,6 +525,71 @@ int notify_flags_parse(const char *s, size_t len);
 void notify_flags_format(int flags, char *dst);
 /* Publish a keyspace event of database db as notify-keyspace-events asks. */
 void notify_keyspace_event(server *s, int db, int cls, const char *event, const char *key, size_t klen);
+
+/* stats.c */
+void stats_init(server *s);
+void stats_free(server *s);
+/* CONFIG RESETSTAT's part: commandstats, errorstats, latencystats. */
+void stats_reset(server *s);
+/* After CONFIG SET of the slowlog, latency-monitor or latency-tracking
+ * parameters. */
+void stats_thresholds_sync(server *s);
+double stats_ns_per_tick(void);
+uint64_t stats_ticks_to_us(uint64_t ticks);
+uint64_t stats_us_to_ticks(long long us);
+/* c ran its command (c->cmd, c->sub) in ticks, its reply written from
+ * mark on: counted, an error reply counted as failed, and the slow log,
+ * latency monitor and histogram told. Inline: every command comes here,
+ * and the common case is three additions. */
+void stats_record_slow(client *c, size_t mark, uint64_t ticks);
+/* A histogram's bucket of a duration in ticks: log-linear, 16 steps per
+ * power of two (6% wide), up to 2^47 ticks. */
+#define STATS_HIST_SUB 16
+#define STATS_HIST_MAX_EXP 47
+#define STATS_HIST_BUCKETS ((STATS_HIST_MAX_EXP - 2) * STATS_HIST_SUB)
+static inline size_t stats_hist_bucket(uint64_t v)
+{
+    if (v < STATS_HIST_SUB) return (size_t)v;
+    int e = 63 - __builtin_clzll(v);   /* >= 4 */
+    if (e > STATS_HIST_MAX_EXP) return STATS_HIST_BUCKETS - 1;
+    return (size_t)(e - 3) * STATS_HIST_SUB + (size_t)((v >> (e - 4)) & (STATS_HIST_SUB - 1));
+}
+/* A command's histogram counts, made on its first timing. */
+uint64_t *stats_hist_new(cmd_stat *st);
+static inline void stats_record(client *c, size_t mark, uint64_t ticks)
+{
+    server *s = c->srv;
+    cmd_stat *st = &s->cmdstats[command_stat_id(c->cmd, c->sub)];
+    st->calls++;
+    st->ticks += ticks;
+    if (s->cfg.latency_tracking) (st->hist ? st->hist->count : stats_hist_new(st))[stats_hist_bucket(ticks)]++;
+    if ((c->out.len > mark && c->out.data[mark] == '-') || ticks >= s->rare_ticks || s->stat_error_counted)
+        stats_record_slow(c, mark, ticks);
+}
+/* c's command was refused with the error written from mark on. */
+void stats_rejected(client *c, size_t mark);
+/* An error reply with code text (without the '-', e.g. "ERR syntax"). */
+void stats_count_error(server *s, const char *text, size_t len);
+/* redis.call refused cmd (NULL: unknown) before running it. */
+void stats_script_refused(server *s, const command *cmd);
+void stats_info_commandstats(server *s, resp_buf *b);
+void stats_info_errorstats(server *s, resp_buf *b);
+void stats_info_latencystats(server *s, resp_buf *b);
+const struct latency_hist *stats_hist(server *s, size_t id);
+void stats_hist_reply(client *c, const struct latency_hist *h);
+
+/* slowlog.c */
+void slowlog_init(server *s);
+void slowlog_free(server *s);
+/* Log c's current command, which took ticks. */
+void slowlog_push(client *c, uint64_t ticks);
+/* slowlog-max-len lowered: drop the oldest entries past it. */
+void slowlog_trim(server *s);
+
+/* latency.c: LATENCY's events */
+void latency_init(server *s);
+void latency_free(server *s);
+void latency_add_sample(server *s, const char *event, uint64_t ms);
 
 /* glob.c: Redis's stringmatchlen */
 int glob_match(const char *pat, size_t plen, const char *str, size_t slen, int nocase);

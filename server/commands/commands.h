@@ -59,6 +59,7 @@ void cmd_wait(client *c);
 void cmd_lastsave(client *c);
 void cmd_save(client *c);
 void cmd_bgsave(client *c);
+void cmd_role(client *c);
 void cmd_shutdown(client *c);
 extern const command config_subcommands[];
 extern const command command_subcommands[];
@@ -69,6 +70,12 @@ extern const command function_subcommands[];
 void command_doc_reply(client *c, const command *cmd, const command *container);
 /* "get" or "client|setname" */
 void command_fullname(const command *container, const command *cmd, char *dst, size_t len);
+
+/* slowlog.c, latency.c (at the top of server/: their state is theirs) */
+void cmd_slowlog(client *c);
+extern const command slowlog_subcommands[];
+void cmd_latency(client *c);
+extern const command latency_subcommands[];
 
 /* clock.c */
 void cmd_latchd_clock(client *c);

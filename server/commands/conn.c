@@ -199,6 +199,18 @@ static void client_flags(const client *c, char *dst)
     *p = '\0';
 }
 
+/* Redis's argv-mem: the bytes of the arguments of the command running. */
+static size_t argv_bytes(const client *c)
+{
+    size_t n = 0;
+    for (int i = 0; i < c->argc; i++) n += c->argv[i].len;
+    return n;
+}
+
+/* Redis 7.0's fields in its order. qbuf is the whole query buffer, the
+ * command being run included, as Redis trims it only after; obl and oll
+ * are the output as Redis's 16 KiB buffer and its 20464-byte blocks would
+ * hold it (see client_output_memory). */
 static void client_describe(const client *c, resp_buf *dst, uint64_t now)
 {
     uv_os_fd_t fd = -1;
@@ -208,19 +220,23 @@ static void client_describe(const client *c, resp_buf *dst, uint64_t now)
     client_flags(c, flags);
     if (c->last_cmd) command_fullname(c->last_sub ? c->last_cmd : NULL, c->last_sub ? c->last_sub : c->last_cmd,
                                       cmd, sizeof(cmd));
+    size_t out = client_output_bytes(c), obl = out < 16384 ? out : 16384;
+    size_t oll = out > 16384 ? (out - 16384 + 20463) / 20464 : 0;
+    size_t qbuf = c->query.len, qfree = c->query.cap - c->query.len;
+    size_t multi_mem = (c->flags & CLIENT_MULTI) ? c->mstate.queue.len : 0;
+    int writing = (c->flags & CLIENT_PENDING_WRITE) || c->writing;
     int n = snprintf(line, sizeof(line),
                      "id=%llu addr=%s laddr=%s fd=%d name=%s age=%llu idle=%llu flags=%s db=%d sub=%zu psub=%zu "
-                     "ssub=%zu multi=%lld qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=%zu rbs=%zu rbp=0 obl=0 "
-                     "oll=0 omem=%zu tot-mem=%zu events=r cmd=%s user=default redir=-1 resp=%d "
-                     "lib-name=%s lib-ver=%s\n",
+                     "ssub=%zu multi=%lld qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=%zu rbs=%zu rbp=%zu obl=%zu "
+                     "oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d\n",
                      (unsigned long long)c->id, c->addr, c->laddr, (int)fd, c->name ? c->name : "",
                      (unsigned long long)((now - c->ctime_ms) / 1000), (unsigned long long)((now - c->last_ms) / 1000),
                      flags, c->db, pubsub_client_count(c, PUBSUB_CHANNEL), pubsub_client_count(c, PUBSUB_PATTERN),
                      pubsub_client_count(c, PUBSUB_SHARD), (c->flags & CLIENT_MULTI) ? c->mstate.count : -1LL,
-                     c->query.len - c->qpos, c->query.cap - c->query.len, c->mstate.queue.cap, c->query.cap,
+                     qbuf, qfree, argv_bytes(c), multi_mem, c->out.cap, c->out.len, obl, oll,
                      client_output_memory(c),
-                     sizeof(*c) + c->query.cap + c->out.cap + c->inflight.cap + c->mstate.queue.cap, cmd, c->proto,
-                     c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
+                     sizeof(*c) + c->query.cap + c->out.cap + c->inflight.cap + c->mstate.queue.cap, writing ? "rw" : "r",
+                     cmd, c->proto);
     resp_buf_append(dst, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 

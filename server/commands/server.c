@@ -327,7 +327,97 @@ static void command_list(client *c)
     command_list_walk(c, &f, 1);
 }
 
+/* A count argument of a movable-keys command: keys follow it. */
+static int numkeys_at(const resp_slice *argv, int argc, int at, long long *n)
+{
+    char buf[32];
+    if (at >= argc || argv[at].len == 0 || argv[at].len >= sizeof(buf)) return 0;
+    memcpy(buf, argv[at].ptr, argv[at].len);
+    buf[argv[at].len] = '\0';
+    char *end;
+    *n = strtoll(buf, &end, 10);
+    return *end == '\0' && *n >= 0 && *n <= argc - at - 1;
+}
+
+/* The argument positions of cmd's keys in argv (argv[0] the name), into
+ * keys (room for argc); -1 when the arguments do not say (a bad numkeys).
+ * Fixed positions come from the table, the movable ones as Redis finds them. */
+static int command_keys(const command *cmd, const resp_slice *argv, int argc, int *keys)
+{
+    int n = 0;
+    long long nk;
+    const char *name = cmd->name;
+    if (!strcmp(name, "eval") || !strcmp(name, "evalsha") || !strcmp(name, "eval_ro") || !strcmp(name, "evalsha_ro") ||
+        !strcmp(name, "fcall") || !strcmp(name, "fcall_ro")) {
+        if (!numkeys_at(argv, argc, 2, &nk)) return -1;
+        for (int i = 0; i < nk; i++) keys[n++] = 3 + i;
+        return n;
+    }
+    if (!strcmp(name, "zunionstore") || !strcmp(name, "zinterstore") || !strcmp(name, "zdiffstore")) {
+        if (!numkeys_at(argv, argc, 2, &nk) || nk == 0) return -1;
+        keys[n++] = 1;
+        for (int i = 0; i < nk; i++) keys[n++] = 3 + i;
+        return n;
+    }
+    if (cmd->flags & CMD_MOVABLE_KEYS && cmd->first_key == 0) {   /* numkeys first: ZUNION, LMPOP, SINTERCARD */
+        if (!numkeys_at(argv, argc, 1, &nk) || nk == 0) return -1;
+        for (int i = 0; i < nk; i++) keys[n++] = 2 + i;
+        return n;
+    }
+    if (!strcmp(name, "sort") || !strcmp(name, "sort_ro")) {
+        keys[n++] = 1;
+        for (int i = 2; i < argc; i++) {
+            if (arg_is(&argv[i], "limit")) i += 2;
+            else if ((arg_is(&argv[i], "by") || arg_is(&argv[i], "get"))) i++;
+            else if (arg_is(&argv[i], "store") && i + 1 < argc && !strcmp(name, "sort")) keys[n++] = ++i;
+        }
+        return n;
+    }
+    if (cmd->first_key <= 0) return 0;
+    int last = cmd->last_key < 0 ? argc + cmd->last_key : cmd->last_key;
+    for (int i = cmd->first_key; i <= last && i < argc; i += cmd->key_step) keys[n++] = i;
+    return n;
+}
+
+static int command_has_keys(const command *cmd) { return cmd->first_key > 0 || (cmd->flags & CMD_MOVABLE_KEYS); }
+
+/* COMMAND GETKEYS <command> [arg ...], with Redis's errors. */
+static void command_getkeys(client *c)
+{
+    const command *cmd = command_lookup(c->argv[2].ptr, c->argv[2].len);
+    const resp_slice *argv = &c->argv[2];
+    int argc = c->argc - 2;
+    if (cmd && (cmd->flags & CMD_CONTAINER) && argc >= 2) {
+        const command *sub = subcommand_lookup(cmd, argv[1].ptr, argv[1].len);
+        cmd = sub;
+    }
+    if (!cmd) {
+        reply_error(c, "ERR Invalid command specified");
+        return;
+    }
+    if (!command_has_keys(cmd)) {
+        reply_error(c, "ERR The command has no key arguments");
+        return;
+    }
+    if (!command_arity_ok(cmd, argc)) {
+        reply_error(c, "ERR Invalid number of arguments specified for command");
+        return;
+    }
+    int *keys = mem_alloc(sizeof(int) * (size_t)argc);
+    int n = command_keys(cmd, argv, argc, keys);
+    /* Redis's CMD_NO_MANDATORY_KEYS: scripts may name no key */
+    int no_mandatory = !strncmp(cmd->name, "eval", 4) || !strncmp(cmd->name, "fcall", 5);
+    if (n <= 0 && !(n == 0 && no_mandatory)) {
+        reply_error(c, "ERR Invalid arguments specified for command");
+    } else {
+        reply_array(c, n);
+        for (int i = 0; i < n; i++) reply_bulk(c, argv[keys[i]].ptr, argv[keys[i]].len);
+    }
+    free(keys);
+}
+
 const command command_subcommands[] = {
+    {"getkeys", command_getkeys, -4, L | S, 0, 0, 0, "server", "2.8.13", "Extract keys given a full Redis command", "command [arg [arg ...]]", NULL},
     {"count", command_count_cmd, 2, L | S, 0, 0, 0, "server", "2.8.13", "Get total number of Redis commands", NULL, NULL},
     {"info", command_info, -2, L | S, 0, 0, 0, "server", "2.8.13", "Get array of specific Redis command details, or all when no argument is given.", "[command-name [command-name ...]]", NULL},
     {"docs", command_docs, -2, L | S, 0, 0, 0, "server", "7.0.0", "Get array of specific Redis command documentation", "[command-name [command-name ...]]", NULL},
@@ -488,6 +578,15 @@ void cmd_bgsave(client *c)
     } else {
         reply_error(c, "ERR");
     }
+}
+
+/* latchd is always a master without replicas: offset 0, none listed. */
+void cmd_role(client *c)
+{
+    reply_array(c, 3);
+    reply_bulk_cstr(c, "master");
+    reply_int(c, 0);
+    reply_array(c, 0);
 }
 
 void cmd_shutdown(client *c)

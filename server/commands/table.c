@@ -51,7 +51,10 @@ static const command table[] = {
     {"save", cmd_save, 1, A | NS | NM, 0, 0, 0, "server", "1.0.0", "Synchronously save the dataset to disk", NULL, NULL},
     {"bgsave", cmd_bgsave, -1, A | NS, 0, 0, 0, "server", "1.0.0", "Asynchronously save the dataset to disk", "[SCHEDULE]", NULL},
     {"lastsave", cmd_lastsave, 1, F | L | S, 0, 0, 0, "server", "1.0.0", "Get the UNIX time stamp of the last successful save to disk", NULL, NULL},
+    {"role", cmd_role, 1, NS | L | S | F, 0, 0, 0, "server", "2.8.12", "Return the role of the instance in the context of replication", NULL, NULL},
     {"shutdown", cmd_shutdown, -1, AB | A | L | S | NS | NM, 0, 0, 0, "server", "1.0.0", "Synchronously save the dataset to disk and then shut down the server", "[NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", NULL},
+    {"slowlog", cmd_slowlog, -2, CT, 0, 0, 0, "server", "2.2.12", "A container for slow log commands", NULL, slowlog_subcommands},
+    {"latency", cmd_latency, -2, CT, 0, 0, 0, "server", "2.8.13", "A container for latency diagnostics commands", NULL, latency_subcommands},
     {"monitor", cmd_monitor, 1, A | NS | L | S, 0, 0, 0, "server", "1.0.0", "Listen for all requests received by the server in real time", NULL, NULL},
     {"debug", cmd_debug, -2, A | NS | L | S | PR, 0, 0, 0, "server", "1.0.0", "A container for debugging commands", NULL, NULL},
     /* latchd: the test double's clock (enable-clock-control) */
@@ -63,10 +66,10 @@ static const command table[] = {
     {"watch", cmd_watch, -2, NS | L | S | F | AB | TX, 1, -1, 1, "transactions", "2.2.0", "Watch the given keys to determine execution of the MULTI/EXEC block", "key [key ...]", NULL},
     {"unwatch", cmd_unwatch, 1, NS | L | S | F | AB, 0, 0, 0, "transactions", "2.2.0", "Forget about all watched keys", NULL, NULL},
     /* scripting */
-    {"eval", cmd_eval, -3, NS | S | MR | ME, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "script numkeys [key [key ...]] [arg [arg ...]]", NULL},
-    {"evalsha", cmd_evalsha, -3, NS | S | MR | ME, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},
-    {"eval_ro", cmd_eval_ro, -3, R | NS | S | ME, 0, 0, 0, "scripting", "7.0.0", "Execute a read-only Lua script server side", "script numkeys [key [key ...]] [arg [arg ...]]", NULL},
-    {"evalsha_ro", cmd_evalsha_ro, -3, R | NS | S | ME, 0, 0, 0, "scripting", "7.0.0", "Execute a read-only Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"eval", cmd_eval, -3, NS | S | MR | ME | MK, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "script numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"evalsha", cmd_evalsha, -3, NS | S | MR | ME | MK, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"eval_ro", cmd_eval_ro, -3, R | NS | S | ME | MK, 0, 0, 0, "scripting", "7.0.0", "Execute a read-only Lua script server side", "script numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"evalsha_ro", cmd_evalsha_ro, -3, R | NS | S | ME | MK, 0, 0, 0, "scripting", "7.0.0", "Execute a read-only Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},
     {"script", cmd_script, -2, CT | NS, 0, 0, 0, "scripting", "2.6.0", "A container for Lua scripts management commands", NULL, script_subcommands},
     /* keys */
     {"exists", cmd_exists, -2, R | F, 1, -1, 1, "generic", "1.0.0", "Determine if a key exists", "key [key ...]", NULL},
@@ -265,8 +268,18 @@ static pthread_once_t by_hash_once = PTHREAD_ONCE_INIT;
 static uint32_t name_hash_step(uint32_t h, char ch) { return (h ^ (unsigned char)ch) * 16777619u; }
 #define NAME_HASH_INIT 2166136261u
 
+/* Stats slots: the table's commands first, then each container's
+ * subcommands from sub_base[i] on. */
+static size_t sub_base[NCOMMANDS];
+static size_t stat_slots = NCOMMANDS;
+
 static void index_names(void)
 {
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (!table[i].subs) continue;
+        sub_base[i] = stat_slots;
+        for (const command *sc = table[i].subs; sc->name; sc++) stat_slots++;
+    }
     for (size_t i = 0; i < NCOMMANDS; i++) {
         uint32_t h = NAME_HASH_INIT;
         for (const char *p = table[i].name; *p; p++) h = name_hash_step(h, *p);
@@ -304,4 +317,25 @@ int command_arity_ok(const command *cmd, int argc)
 }
 
 size_t command_count(void) { return NCOMMANDS; }
+
+size_t command_stat_slots(void) { return stat_slots; }
+
+size_t command_stat_id(const command *cmd, const command *sub)
+{
+    size_t i = (size_t)(cmd - table);
+    return sub && cmd->subs ? sub_base[i] + (size_t)(sub - cmd->subs) : i;
+}
+
+void command_stat_at(size_t id, const command **cmd, const command **sub)
+{
+    *sub = NULL;
+    if (id < NCOMMANDS) {
+        *cmd = &table[id];
+        return;
+    }
+    size_t i = NCOMMANDS;
+    while (i > 0 && !(table[i - 1].subs && sub_base[i - 1] <= id)) i--;
+    *cmd = &table[i - 1];
+    *sub = &table[i - 1].subs[id - sub_base[i - 1]];
+}
 const command *command_at(size_t i) { return i < NCOMMANDS ? &table[i] : NULL; }

@@ -191,9 +191,12 @@ void script_exec(server *s, const command *cmd, resp_slice *argv, int argc)
     self->argc = argc;
     self->cmd = cmd;
     self->sub = NULL;
+    size_t mark = self->out.len;
+    uint64_t t0 = stats_ticks();
     cmd->proc(self);
     monitor_command(self);
     s->stat_commands++;
+    stats_record(self, mark, stats_ticks() - t0);
     self->argv = NULL;
     self->argc = 0;
 }
