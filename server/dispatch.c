@@ -144,13 +144,25 @@ static void client_execute(client *c)
     }
     c->last_cmd = cmd;   /* before the call: CLIENT LIST shows itself running */
     c->last_sub = NULL;
+    if (c->srv->block && block_pause_holds(c, cmd)) return;   /* CLIENT PAUSE: it runs when that ends */
     if ((c->flags & CLIENT_MULTI) && !(cmd->flags & CMD_TRANSACTION)) {
         c->last_sub = c->sub;
         multi_queue(c);
         return;
     }
     command_call(c);
+    /* a push that serves a waiter is seen by it before any later command */
+    if (c->srv->block_ready) block_handle_ready(c->srv);
     if ((c->flags & CLIENT_CLOSE_ASAP) || !client_output_within_limit(c)) client_close(c);
+}
+
+void client_run_postponed(client *c, resp_slice *argv, int argc)
+{
+    c->argv = argv;
+    c->argc = argc;
+    client_execute(c);
+    c->argv = NULL;
+    c->argc = 0;
 }
 
 static void protocol_error(client *c)
@@ -164,7 +176,8 @@ static void protocol_error(client *c)
 void client_process_input(client *c)
 {
     c->parser.lim.max_bulk = config_max_bulk(&c->srv->cfg);   /* CONFIG SET applies to live clients */
-    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_CLOSE_ASAP)) && c->qpos < c->query.len) {
+    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_CLOSE_ASAP | CLIENT_BLOCKED)) &&
+           c->qpos < c->query.len) {
         size_t consumed = 0;
         resp_status st = resp_parse(&c->parser, c->query.data + c->qpos, c->query.len - c->qpos, &consumed);
         if (st == RESP_ERROR) {
