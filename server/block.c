@@ -133,9 +133,14 @@ int block_timeout_or_reply(client *c, const resp_slice *a, uint64_t *deadline)
         reply_error(c, "ERR timeout is negative");
         return 0;
     }
-    uint64_t now = server_clock_ms(c->srv);
-    *deadline = ms == 0 ? 0 : (uint64_t)ms > UINT64_MAX - 1 - now ? UINT64_MAX - 1 : now + (uint64_t)ms;
+    *deadline = ms == 0 ? 0 : block_deadline_after(c->srv, (uint64_t)ms);
     return 1;
+}
+
+uint64_t block_deadline_after(server *s, uint64_t ms)
+{
+    uint64_t now = server_clock_ms(s);
+    return ms > UINT64_MAX - 1 - now ? UINT64_MAX - 1 : now + ms;
 }
 
 /* The command c runs, copied into its block state (unless it already
@@ -207,6 +212,15 @@ void block_for_keys(client *c, int type, int first, int n, uint64_t deadline, bl
         bk->tail = w;
     }
     park(c, b, type, deadline);
+}
+
+void block_for_wait(client *c, uint64_t deadline)
+{
+    struct block_state *b;
+    block_server_get(c->srv);
+    b = state_get(c);
+    b->nw = 0;
+    park(c, b, BLOCK_WAIT, deadline);
 }
 
 static void key_free_if_idle(server *s, block_key *bk)
@@ -383,11 +397,19 @@ void block_run_unblocked(server *s)
 
 /* ---- CLIENT UNBLOCK, timeouts ---- */
 
+/* Redis's replyToBlockedClientTimedOut: WAIT counts its acknowledgements
+ * (none), the rest get a null array. */
+static void reply_timed_out(client *c)
+{
+    if (c->blk->type == BLOCK_WAIT) reply_int(c, 0);
+    else reply_null_array(c);
+}
+
 int block_unblock(client *c, const char *err)
 {
     if (!(c->flags & CLIENT_BLOCKED) || c->blk->type == BLOCK_PAUSED) return 0;
     if (err) reply_error(c, err);
-    else reply_null_array(c);
+    else reply_timed_out(c);
     unpark_and_queue(c);
     return 1;
 }
@@ -409,7 +431,7 @@ static void on_block_due(wheel_node *n, void *ctx)
     }
     struct block_state *b = (struct block_state *)(void *)((char *)n - offsetof(struct block_state, timer));
     bs->timed--;
-    reply_null_array(b->c);
+    reply_timed_out(b->c);
     unpark_and_queue(b->c);
 }
 
@@ -440,6 +462,7 @@ void block_unpause(server *s)
     struct block_server *bs = s->block;
     if (!bs || !bs->pause_type) return;
     bs->pause_type = PAUSE_OFF;
+    s->env.hold_expired = 0;
     if (wheel_node_armed(&bs->pause_timer)) wheel_del(&bs->wheel, &bs->pause_timer);
     while (bs->paused.head) {
         client *c = bs->paused.head;
@@ -456,8 +479,10 @@ int block_pause_holds(client *c, const command *cmd)
     struct block_server *bs = c->srv->block;
     if (!bs || !bs->pause_type) return 0;
     if (bs->pause_type == PAUSE_WRITE) {
-        unsigned f = cmd->flags;
+        unsigned f = script_command_flags(c, cmd);
         if (cmd->proc == cmd_exec) f |= c->mstate.cmd_flags;
+        /* readers see keys past their deadline as gone, and leave them be */
+        c->srv->env.hold_expired = !(f & CMD_WRITE);
         if (!(f & (CMD_WRITE | CMD_MAY_REPLICATE))) return 0;
     }
     struct block_state *b = state_get(c);

@@ -406,7 +406,7 @@ void multi_db_touched(server *s, int db, int with);
 /* FLUSHALL without the reply: every database emptied, WATCHers told. */
 void server_flush_all(server *s);
 /* block.c: blocking commands (Redis's blocked.c), CLIENT PAUSE, CLIENT UNBLOCK. */
-enum { BLOCK_NONE = 0, BLOCK_LIST, BLOCK_ZSET, BLOCK_PAUSED };
+enum { BLOCK_NONE = 0, BLOCK_LIST, BLOCK_ZSET, BLOCK_PAUSED, BLOCK_WAIT };
 /* What a served waiter does with the key that became ready: serve(c, k,
  * key) replies and pops for c (a list or zset waiter, of the right type,
  * k non-empty). */
@@ -414,6 +414,9 @@ typedef void (*block_serve_fn)(client *c, store_key *k, const resp_slice *key);
 /* A blocking command may park c (not inside MULTI/EXEC nor a script,
  * where it acts as the non-blocking one). */
 int block_allowed(const client *c);
+/* The server clock's now + ms, saturated short of UINT64_MAX (a deadline
+ * of any size is one the wheel takes). */
+uint64_t block_deadline_after(server *s, uint64_t ms);
 /* Redis's getTimeoutFromObjectOrReply in seconds: the absolute deadline
  * in ms by the server's clock (0: forever) in *deadline, or 0 after
  * Redis's error reply. */
@@ -422,6 +425,9 @@ int block_timeout_or_reply(client *c, const resp_slice *a, uint64_t *deadline);
  * type (BLOCK_LIST or BLOCK_ZSET) until deadline (0: forever); serve runs
  * when one is ready. c's argv is copied: serve reads it as c->argv. */
 void block_for_keys(client *c, int type, int first, int n, uint64_t deadline, block_serve_fn serve);
+/* WAIT with replicas to wait for: none ever acknowledge, so c waits
+ * until deadline (0: forever) or CLIENT UNBLOCK, and gets 0. */
+void block_for_wait(client *c, uint64_t deadline);
 /* A key of database db changed: waiters on it get served after the
  * current command. The caller tests s->blocked_clients first. */
 void block_key_signal(server *s, int db, const char *key, size_t klen);

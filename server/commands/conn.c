@@ -452,8 +452,7 @@ static void client_pause(client *c)
         reply_error(c, "ERR timeout is negative");
         return;
     }
-    uint64_t now = server_clock_ms(c->srv);
-    block_pause(c->srv, (uint64_t)ms > UINT64_MAX - 1 - now ? UINT64_MAX - 1 : now + (uint64_t)ms, all);
+    block_pause(c->srv, block_deadline_after(c->srv, (uint64_t)ms), all);
     reply_ok(c);
 }
 

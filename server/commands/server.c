@@ -445,7 +445,14 @@ void cmd_wait(client *c)
         reply_error(c, "ERR timeout is negative");
         return;
     }
-    reply_int(c, 0);
+    /* No replica ever acknowledges: 0 at once when none is asked for (or
+     * blocking is not allowed), else 0 once the timeout passes, as Redis
+     * without replicas does. */
+    if (replicas <= 0 || !block_allowed(c)) {
+        reply_int(c, 0);
+        return;
+    }
+    block_for_wait(c, timeout == 0 ? 0 : block_deadline_after(c->srv, (uint64_t)timeout));
 }
 
 void cmd_lastsave(client *c) { reply_int(c, (long long)c->srv->lastsave_s); }
