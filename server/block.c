@@ -453,6 +453,7 @@ void block_pause(server *s, uint64_t until_ms, int all)
         if (until_ms < bs->pause_timer.deadline) until_ms = bs->pause_timer.deadline;
     }
     bs->pause_type = type;
+    s->clients_paused = 1;
     wheel_add(&bs->wheel, &bs->pause_timer, until_ms);
     server_expire_rearm(s);
 }
@@ -462,6 +463,7 @@ void block_unpause(server *s)
     struct block_server *bs = s->block;
     if (!bs || !bs->pause_type) return;
     bs->pause_type = PAUSE_OFF;
+    s->clients_paused = 0;
     s->env.hold_expired = 0;
     if (wheel_node_armed(&bs->pause_timer)) wheel_del(&bs->wheel, &bs->pause_timer);
     while (bs->paused.head) {

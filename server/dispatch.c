@@ -144,7 +144,7 @@ static void client_execute(client *c)
     }
     c->last_cmd = cmd;   /* before the call: CLIENT LIST shows itself running */
     c->last_sub = NULL;
-    if (c->srv->block && block_pause_holds(c, cmd)) return;   /* CLIENT PAUSE: it runs when that ends */
+    if (c->srv->clients_paused && block_pause_holds(c, cmd)) return;   /* CLIENT PAUSE: it runs when that ends */
     if ((c->flags & CLIENT_MULTI) && !(cmd->flags & CMD_TRANSACTION)) {
         c->last_sub = c->sub;
         multi_queue(c);

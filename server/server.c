@@ -238,8 +238,8 @@ void server_expire_reschedule(server *s)
 }
 
 /* CONFIG timeout: idle clients are closed, checked once a second and only
- * while a timeout is set, so an idle server still sleeps. Subscribers are
- * idle by nature and stay, as in Redis. */
+ * while a timeout is set, so an idle server still sleeps. Subscribers and
+ * blocked clients are idle by nature and stay, as in Redis. */
 static void on_idle_check(uv_timer_t *t)
 {
     server *s = t->data;
@@ -247,7 +247,7 @@ static void on_idle_check(uv_timer_t *t)
     if (limit == 0) return;
     for (client *c = s->clients, *next; c; c = next) {
         next = c->next;
-        if (!(c->flags & CLIENT_PUBSUB) && now - c->last_ms > limit) {
+        if (!(c->flags & (CLIENT_PUBSUB | CLIENT_BLOCKED)) && now - c->last_ms > limit) {
             log_msg(s, LOG_VERBOSE, "Closing idle client");
             client_close(c);
         }

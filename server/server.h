@@ -220,6 +220,7 @@ struct server {
     struct block_server *block;  /* blocked clients, ready keys, timeouts, pause (block.c); NULL until first used */
     size_t blocked_clients;      /* parked clients (INFO blocked_clients): 0 keeps key events free of block work */
     int block_ready;             /* keys are ready: serve their waiters after the command */
+    int clients_paused;          /* CLIENT PAUSE is on: dispatch asks block.c about each command */
     size_t watched_keys;         /* distinct keys WATCHed: 0 keeps writes free of WATCH work */
     resp_buf monitor_line;       /* scratch: one command as monitors see it */
     resp_buf notify_chan;        /* scratch: the channel of a keyspace event */
