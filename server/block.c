@@ -137,6 +137,37 @@ int block_timeout_or_reply(client *c, const resp_slice *a, uint64_t *deadline)
     return 1;
 }
 
+int block_ms_or_reply(client *c, const resp_slice *a, long long *ms)
+{
+    if (!store_str2ll(a->ptr, a->len, ms)) {
+        reply_error(c, "ERR timeout is not an integer or out of range");
+        return 0;
+    }
+    if (*ms < 0) {
+        reply_error(c, "ERR timeout is negative");
+        return 0;
+    }
+    return 1;
+}
+
+void block_pop_or_wait(client *c, int type, int first, int n, int timeout_idx, block_serve_fn serve)
+{
+    uint64_t deadline;
+    store_type want = type == BLOCK_LIST ? STORE_LIST : STORE_ZSET;
+    if (!block_timeout_or_reply(c, &c->argv[timeout_idx], &deadline)) return;
+    for (int j = first; j < first + n; j++) {
+        store_key *k = db_lookup_write(c, &c->argv[j]);
+        if (!k) continue;
+        if (db_check_type(c, k, want)) serve(c, k, &c->argv[j]);
+        return;
+    }
+    if (!block_allowed(c)) {
+        reply_null_array(c);   /* MULTI, scripts: a timeout, even with 0 */
+        return;
+    }
+    block_for_keys(c, type, first, n, deadline, serve);
+}
+
 uint64_t block_deadline_after(server *s, uint64_t ms)
 {
     uint64_t now = server_clock_ms(s);

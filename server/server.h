@@ -422,6 +422,15 @@ uint64_t block_deadline_after(server *s, uint64_t ms);
  * in ms by the server's clock (0: forever) in *deadline, or 0 after
  * Redis's error reply. */
 int block_timeout_or_reply(client *c, const resp_slice *a, uint64_t *deadline);
+/* Redis's getTimeoutFromObjectOrReply in milliseconds (WAIT, CLIENT
+ * PAUSE): *ms >= 0, or 0 after Redis's error reply. */
+int block_ms_or_reply(client *c, const resp_slice *a, long long *ms);
+/* Redis's blockingPopGenericCommand: the timeout at argv[timeout_idx],
+ * then the first existing key of [first, first + n) is served at once by
+ * serve (one of another type: WRONGTYPE); with none c waits (type
+ * BLOCK_LIST or BLOCK_ZSET), or, where it may not block, gets a null
+ * array. */
+void block_pop_or_wait(client *c, int type, int first, int n, int timeout_idx, block_serve_fn serve);
 /* Park c on keys [first, first + n) of its argv (duplicates once), for
  * type (BLOCK_LIST or BLOCK_ZSET) until deadline (0: forever); serve runs
  * when one is ready. c's argv is copied: serve reads it as c->argv. */

@@ -444,14 +444,7 @@ static void client_pause(client *c)
             return;
         }
     }
-    if (!store_str2ll(c->argv[2].ptr, c->argv[2].len, &ms)) {
-        reply_error(c, "ERR timeout is not an integer or out of range");
-        return;
-    }
-    if (ms < 0) {
-        reply_error(c, "ERR timeout is negative");
-        return;
-    }
+    if (!block_ms_or_reply(c, &c->argv[2], &ms)) return;
     block_pause(c->srv, block_deadline_after(c->srv, (uint64_t)ms), all);
     reply_ok(c);
 }

@@ -453,7 +453,7 @@ static void serve_blpop(client *c, store_key *k, const resp_slice *key) { reply_
 static void serve_brpop(client *c, store_key *k, const resp_slice *key) { reply_pop_one(c, k, key, 0); }
 
 /* BLMPOP timeout numkeys key ... LEFT|RIGHT [COUNT n]: argv was checked
- * when it blocked, so parsing it again cannot fail. */
+ * before, so parsing it again cannot fail. */
 static void serve_blmpop(client *c, store_key *k, const resp_slice *key)
 {
     long long count;
@@ -462,39 +462,14 @@ static void serve_blmpop(client *c, store_key *k, const resp_slice *key)
     mpop_list(c, k, key, right ? STORE_TAIL : STORE_HEAD, count);
 }
 
-/* The first existing key pops (count -1: one element as [key, element]),
- * a key of another type is WRONGTYPE; with none, the client waits. */
-static void blocking_pop(client *c, int first, int n, int where, int timeout_idx, long long count,
-                         block_serve_fn serve)
-{
-    uint64_t deadline;
-    if (!block_timeout_or_reply(c, &c->argv[timeout_idx], &deadline)) return;
-    for (int j = first; j < first + n; j++) {
-        store_key *k = db_lookup_write(c, &c->argv[j]);
-        if (!k) continue;
-        if (!db_check_type(c, k, STORE_LIST)) return;
-        if (count != -1)
-            mpop_list(c, k, &c->argv[j], where, count);
-        else
-            reply_pop_one(c, k, &c->argv[j], where == STORE_HEAD);
-        return;
-    }
-    if (!block_allowed(c)) {
-        reply_null_array(c);   /* MULTI, scripts: a timeout, even with 0 */
-        return;
-    }
-    block_for_keys(c, BLOCK_LIST, first, n, deadline, serve);
-}
-
-void cmd_blpop(client *c) { blocking_pop(c, 1, c->argc - 2, STORE_HEAD, c->argc - 1, -1, serve_blpop); }
-void cmd_brpop(client *c) { blocking_pop(c, 1, c->argc - 2, STORE_TAIL, c->argc - 1, -1, serve_brpop); }
+void cmd_blpop(client *c) { block_pop_or_wait(c, BLOCK_LIST, 1, c->argc - 2, c->argc - 1, serve_blpop); }
+void cmd_brpop(client *c) { block_pop_or_wait(c, BLOCK_LIST, 1, c->argc - 2, c->argc - 1, serve_brpop); }
 
 void cmd_blmpop(client *c)
 {
     long long count;
     int right, where_idx = list_mpop_parse_or_reply(c, 2, "left", "right", &right, &count);
-    if (!where_idx) return;
-    blocking_pop(c, 3, where_idx - 3, right ? STORE_TAIL : STORE_HEAD, 1, count, serve_blmpop);
+    if (where_idx) block_pop_or_wait(c, BLOCK_LIST, 3, where_idx - 3, 1, serve_blmpop);
 }
 
 /* BLMOVE src dst from to timeout / BRPOPLPUSH src dst timeout, served:

@@ -437,14 +437,7 @@ void cmd_wait(client *c)
 {
     long long replicas, timeout;
     if (!arg_ll_or_reply(c, &c->argv[1], &replicas)) return;
-    if (!store_str2ll(c->argv[2].ptr, c->argv[2].len, &timeout)) {
-        reply_error(c, "ERR timeout is not an integer or out of range");
-        return;
-    }
-    if (timeout < 0) {
-        reply_error(c, "ERR timeout is negative");
-        return;
-    }
+    if (!block_ms_or_reply(c, &c->argv[2], &timeout)) return;
     /* No replica ever acknowledges: 0 at once when none is asked for (or
      * blocking is not allowed), else 0 once the timeout passes, as Redis
      * without replicas does. */

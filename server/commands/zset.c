@@ -486,39 +486,16 @@ static void serve_bzmpop(client *c, store_key *k, const resp_slice *key)
 {
     long long count;
     int max;
-    list_mpop_parse_or_reply(c, 2, "min", "max", &max, &count);   /* checked when it blocked */
+    list_mpop_parse_or_reply(c, 2, "min", "max", &max, &count);   /* checked before */
     reply_bzmpop(c, k, key, max, count);
 }
 
-static void blocking_zpop(client *c, int first, int n, int max, int timeout_idx, long long count,
-                          block_serve_fn serve)
-{
-    uint64_t deadline;
-    if (!block_timeout_or_reply(c, &c->argv[timeout_idx], &deadline)) return;
-    for (int j = first; j < first + n; j++) {
-        store_key *k = db_lookup_write(c, &c->argv[j]);
-        if (!k) continue;
-        if (!db_check_type(c, k, STORE_ZSET)) return;
-        if (count != -1)
-            reply_bzmpop(c, k, &c->argv[j], max, count);
-        else
-            reply_bzpop(c, k, &c->argv[j], max);
-        return;
-    }
-    if (!block_allowed(c)) {
-        reply_null_array(c);   /* MULTI, scripts: a timeout, even with 0 */
-        return;
-    }
-    block_for_keys(c, BLOCK_ZSET, first, n, deadline, serve);
-}
-
-void cmd_bzpopmin(client *c) { blocking_zpop(c, 1, c->argc - 2, 0, c->argc - 1, -1, serve_bzpopmin); }
-void cmd_bzpopmax(client *c) { blocking_zpop(c, 1, c->argc - 2, 1, c->argc - 1, -1, serve_bzpopmax); }
+void cmd_bzpopmin(client *c) { block_pop_or_wait(c, BLOCK_ZSET, 1, c->argc - 2, c->argc - 1, serve_bzpopmin); }
+void cmd_bzpopmax(client *c) { block_pop_or_wait(c, BLOCK_ZSET, 1, c->argc - 2, c->argc - 1, serve_bzpopmax); }
 
 void cmd_bzmpop(client *c)
 {
     long long count;
     int max, where_idx = list_mpop_parse_or_reply(c, 2, "min", "max", &max, &count);
-    if (!where_idx) return;
-    blocking_zpop(c, 3, where_idx - 3, max, 1, count, serve_bzmpop);
+    if (where_idx) block_pop_or_wait(c, BLOCK_ZSET, 3, where_idx - 3, 1, serve_bzmpop);
 }

@@ -349,8 +349,10 @@ def parse_kv(line, prefix):
             for k, v in (kv.split("=", 1) for kv in line.split()[1:])}
 
 
-def section_handoff(servers, opt, res):
-    tool = os.path.join(opt.build, "bench_handoff")
+def tool_rounds(servers, opt, name, args, seconds, fields, sound):
+    """Run build/bench_<name> on each server, opt.rounds alternating rounds;
+    the median of each field of its last line ("<name> k=v ...")."""
+    tool = os.path.join(opt.build, "bench_" + name)
     if not os.access(tool, os.X_OK):
         raise BenchError("%s not built (cmake -DLATCHD_BENCH=ON)" % tool)
     got = {k: [] for k in KINDS}
@@ -358,16 +360,21 @@ def section_handoff(servers, opt, res):
         for kind in KINDS:
             s = servers[kind]
             cli(s.port, "FLUSHALL")
-            out = run([tool, "--port", str(s.port), "--locks", str(opt.handoff_locks),
-                       "--clients", str(opt.handoff_clients), "--hold-ms", opt.handoff_hold,
-                       "--idle-ms", opt.handoff_idle, "--duration", str(opt.handoff_seconds),
-                       "--warmup", "1"], opt.handoff_seconds + 40, "handoff on %s" % kind)
-            kv = parse_kv(out.strip().splitlines()[-1], "handoff")
-            if kv["handoffs"] == 0 or kv["unmatched"] != 0:
-                raise BenchError("handoff on %s measured nothing sound: %s" % (kind, out.strip()))
+            out = run([tool, "--port", str(s.port)] + args + ["--duration", str(seconds), "--warmup", "1"],
+                      seconds + 40, "%s on %s" % (name, kind))
+            kv = parse_kv(out.strip().splitlines()[-1], name)
+            if not sound(kv):
+                raise BenchError("%s on %s measured nothing sound: %s" % (name, kind, out.strip()))
             got[kind].append(kv)
-    med = {k: {f: statistics.median(r[f] for r in v) for f in
-               ("acq_per_s", "p50_us", "p99_us", "p999_us")} for k, v in got.items()}
+    return {k: {f: statistics.median(r[f] for r in v) for f in fields} for k, v in got.items()}
+
+
+def section_handoff(servers, opt, res):
+    med = tool_rounds(servers, opt, "handoff",
+                      ["--locks", str(opt.handoff_locks), "--clients", str(opt.handoff_clients),
+                       "--hold-ms", opt.handoff_hold, "--idle-ms", opt.handoff_idle],
+                      opt.handoff_seconds, ("acq_per_s", "p50_us", "p99_us", "p999_us"),
+                      lambda kv: kv["handoffs"] > 0 and kv["unmatched"] == 0)
     label = "handoff K=%d N=%d" % (opt.handoff_locks, opt.handoff_clients)
     res.add("handoff", label + " acquisitions/s", med["latchd"]["acq_per_s"],
             med["redis"]["acq_per_s"], "acquisitions/s")
@@ -378,24 +385,11 @@ def section_handoff(servers, opt, res):
 
 
 def section_queue_handoff(servers, opt, res):
-    tool = os.path.join(opt.build, "bench_queue")
-    if not os.access(tool, os.X_OK):
-        raise BenchError("%s not built (cmake -DLATCHD_BENCH=ON)" % tool)
-    got = {k: [] for k in KINDS}
-    for _ in range(opt.rounds):
-        for kind in KINDS:
-            s = servers[kind]
-            cli(s.port, "FLUSHALL")
-            out = run([tool, "--port", str(s.port), "--consumers", str(opt.queue_consumers),
-                       "--producers", str(opt.queue_producers), "--queues", str(opt.queue_queues),
-                       "--duration", str(opt.queue_seconds), "--warmup", "1"],
-                      opt.queue_seconds + 40, "queue on %s" % kind)
-            kv = parse_kv(out.strip().splitlines()[-1], "queue")
-            if kv["messages"] == 0:
-                raise BenchError("queue on %s consumed nothing: %s" % (kind, out.strip()))
-            got[kind].append(kv)
-    med = {k: {f: statistics.median(r[f] for r in v) for f in
-               ("msgs_per_s", "p50_us", "p99_us", "p999_us")} for k, v in got.items()}
+    med = tool_rounds(servers, opt, "queue",
+                      ["--consumers", str(opt.queue_consumers), "--producers", str(opt.queue_producers),
+                       "--queues", str(opt.queue_queues)],
+                      opt.queue_seconds, ("msgs_per_s", "p50_us", "p99_us", "p999_us"),
+                      lambda kv: kv["messages"] > 0)
     label = "queue N=%d P=%d K=%d" % (opt.queue_consumers, opt.queue_producers, opt.queue_queues)
     res.add("queue", label + " messages/s", med["latchd"]["msgs_per_s"], med["redis"]["msgs_per_s"],
             "messages/s")
