@@ -157,6 +157,7 @@ static void client_execute(client *c, uint64_t *clock)
     }
     c->last_cmd = cmd;   /* before the call: CLIENT LIST shows itself running */
     c->last_sub = NULL;
+    if (c->srv->clients_paused && block_pause_holds(c, cmd)) return;   /* CLIENT PAUSE: it runs when that ends */
     if ((c->flags & CLIENT_MULTI) && !(cmd->flags & CMD_TRANSACTION)) {
         c->last_sub = c->sub;
         multi_queue(c);
@@ -166,7 +167,22 @@ static void client_execute(client *c, uint64_t *clock)
     uint64_t now = stats_ticks();
     stats_record(c, mark, now - *clock);
     *clock = now;
+    /* a push that serves a waiter is seen by it before any later command */
+    if (c->srv->block_ready) {
+        block_handle_ready(c->srv);
+        *clock = stats_ticks();   /* the waiters' commands are timed on their own */
+    }
     if ((c->flags & CLIENT_CLOSE_ASAP) || !client_output_within_limit(c)) client_close(c);
+}
+
+void client_run_postponed(client *c, resp_slice *argv, int argc)
+{
+    uint64_t clock = stats_ticks();
+    c->argv = argv;
+    c->argc = argc;
+    client_execute(c, &clock);
+    c->argv = NULL;
+    c->argc = 0;
 }
 
 static void protocol_error(client *c)
@@ -181,7 +197,8 @@ void client_process_input(client *c)
 {
     c->parser.lim.max_bulk = config_max_bulk(&c->srv->cfg);   /* CONFIG SET applies to live clients */
     uint64_t clock = stats_ticks();
-    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_CLOSE_ASAP)) && c->qpos < c->query.len) {
+    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_CLOSE_ASAP | CLIENT_BLOCKED)) &&
+           c->qpos < c->query.len) {
         size_t consumed = 0;
         resp_status st = resp_parse(&c->parser, c->query.data + c->qpos, c->query.len - c->qpos, &consumed);
         if (st == RESP_ERROR) {

@@ -66,8 +66,9 @@ static void section_clients(server *s, resp_buf *b)
 {
     resp_buf_appendf(b, "# Clients\r\nconnected_clients:%zu\r\ncluster_connections:0\r\nmaxclients:%lld\r\n", s->nclients,
         s->cfg.maxclients);
-    resp_buf_appendf(b, "client_recent_max_input_buffer:0\r\nclient_recent_max_output_buffer:0\r\nblocked_clients:0\r\n");
-    resp_buf_appendf(b, "tracking_clients:0\r\nclients_in_timeout_table:0\r\n");
+    resp_buf_appendf(b, "client_recent_max_input_buffer:0\r\nclient_recent_max_output_buffer:0\r\nblocked_clients:%zu\r\n",
+        s->blocked_clients);
+    resp_buf_appendf(b, "tracking_clients:0\r\nclients_in_timeout_table:%zu\r\n", block_timeout_clients(s));
 }
 
 static void section_memory(server *s, resp_buf *b)

@@ -8,6 +8,7 @@
 #include "commands/commands.h"
 #include "dict.h"
 #include "mem.h"
+#include "scripting/script.h"
 
 /* A key somebody WATCHes, with its watchers. */
 typedef struct watched_key {
@@ -295,7 +296,7 @@ void multi_queue(client *c)
         }
         m->queue.len += h.size;
         m->count++;
-        m->cmd_flags |= c->cmd->flags;
+        m->cmd_flags |= script_command_flags(c, c->cmd);
     }
     reply_status(c, "QUEUED");
 }

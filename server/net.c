@@ -148,6 +148,7 @@ static void client_free(client *c)
     queue_free(&c->out_frames);
     queue_free(&c->inflight_frames);
     resp_parser_free(&c->parser);
+    block_state_free(c);
     free(c->name);
     free(c->lib_name);
     free(c->lib_ver);
@@ -192,6 +193,7 @@ void client_close(client *c)
 {
     if (c->flags & CLIENT_CLOSING) return;
     c->flags |= CLIENT_CLOSING;
+    block_client_gone(c);
     monitor_remove(c);
     multi_client_reset(c);
     if (c->flags & CLIENT_DETACHED) return;

@@ -83,7 +83,8 @@ void server_clock_advance(server *s, uint64_t ms)
 {
     if (s->frozen_now_ms) s->frozen_now_ms += ms;
     else s->clock_offset_ms += (int64_t)ms;
-    if (s->active_expire) expire_due_all(s);
+    if (s->active_expire && !block_pause_active(s)) expire_due_all(s);
+    block_expire_due(s);   /* blocked commands time out by the same clock */
     server_expire_reschedule(s);
 }
 
@@ -129,6 +130,7 @@ static void on_key_event(int cls, const char *event, const char *key, size_t kle
     server *s = db->srv;
     if (cls != NOTIFY_KEY_MISS && cls != NOTIFY_NEW) s->dirty++;   /* one change, one count */
     if (s->watched_keys && cls != NOTIFY_KEY_MISS) multi_key_changed(s, db->id, key, klen, cls == STORE_EV_EXPIRED);
+    if (s->blocked_clients && cls != NOTIFY_KEY_MISS) block_key_signal(s, db->id, key, klen);
     notify_keyspace_event(s, db->id, cls, event, key, klen);
 }
 
@@ -170,6 +172,7 @@ void server_db_swap(server *s, int a, int b)
     s->dbs[b].st = t;
     db_bind(&s->dbs[a]);
     db_bind(&s->dbs[b]);
+    if (s->blocked_clients) block_db_swapped(s, a, b);
 }
 
 /* Keys, values and client structures; buffers are not walked per command. */
@@ -184,16 +187,33 @@ size_t server_used_memory(const server *s)
 
 /* The timer only runs while the clock does and active expiry is on
  * (DEBUG SET-ACTIVE-EXPIRE 0 leaves keys to lazy expiry, as in Redis). */
-static int expire_timer_wanted(const server *s) { return s->active_expire && !s->frozen_now_ms; }
+static int expire_timer_wanted(const server *s)
+{
+    return s->active_expire && !s->frozen_now_ms && !block_pause_active((server *)s);
+}
+
+static uint64_t timer_due(const server *s)
+{
+    uint64_t due = expire_timer_wanted(s) ? next_due_all(s) : UINT64_MAX;
+    if (!s->frozen_now_ms) {
+        uint64_t b = block_next_due(s);   /* blocked commands' timeouts, the pause's end */
+        if (b < due) due = b;
+    }
+    return due;
+}
 
 static void on_expire_timer(uv_timer_t *t)
 {
     server *s = t->data;
     s->expire_timer_due = UINT64_MAX;
-    uint64_t t0 = stats_ticks();
-    expire_due_all(s);
-    uint64_t took = stats_ticks() - t0;   /* the latency monitor's "expire-cycle" */
-    if (took >= s->latency_ticks) latency_add_sample(s, "expire-cycle", stats_ticks_to_us(took) / 1000);
+    block_expire_due(s);
+    if (expire_timer_wanted(s)) {
+        uint64_t t0 = stats_ticks();
+        expire_due_all(s);
+        uint64_t took = stats_ticks() - t0;   /* the latency monitor's "expire-cycle" */
+        if (took >= s->latency_ticks) latency_add_sample(s, "expire-cycle", stats_ticks_to_us(took) / 1000);
+    }
+    block_run_unblocked(s);
     /* Timers run before the loop polls, and the per-iteration flush comes
      * after it: send "expired" events now, not after the next wake-up. */
     net_flush_pending(s);
@@ -204,7 +224,7 @@ static void on_expire_timer(uv_timer_t *t)
  * idle server sleeps until the next deadline. */
 void server_expire_rearm(server *s)
 {
-    uint64_t due = expire_timer_wanted(s) ? next_due_all(s) : UINT64_MAX;
+    uint64_t due = timer_due(s);
     if (due == s->expire_timer_due) return;
     s->expire_timer_due = due;
     if (due == UINT64_MAX) {
@@ -225,8 +245,8 @@ void server_expire_reschedule(server *s)
 }
 
 /* CONFIG timeout: idle clients are closed, checked once a second and only
- * while a timeout is set, so an idle server still sleeps. Subscribers are
- * idle by nature and stay, as in Redis. */
+ * while a timeout is set, so an idle server still sleeps. Subscribers and
+ * blocked clients are idle by nature and stay, as in Redis. */
 static void on_idle_check(uv_timer_t *t)
 {
     server *s = t->data;
@@ -234,7 +254,7 @@ static void on_idle_check(uv_timer_t *t)
     if (limit == 0) return;
     for (client *c = s->clients, *next; c; c = next) {
         next = c->next;
-        if (!(c->flags & CLIENT_PUBSUB) && now - c->last_ms > limit) {
+        if (!(c->flags & (CLIENT_PUBSUB | CLIENT_BLOCKED)) && now - c->last_ms > limit) {
             log_msg(s, LOG_VERBOSE, "Closing idle client");
             client_close(c);
         }
@@ -273,6 +293,7 @@ void server_obuf_watch(server *s)
 static void on_check(uv_check_t *h)
 {
     server *s = h->data;
+    if (s->block) block_run_unblocked(s);
     net_flush_pending(s);
     server_expire_rearm(s);
 }
@@ -574,6 +595,7 @@ void server_shutdown(server *s)
 void server_close(server *s)
 {
     scripts_free(s);
+    block_free(s);
     for (int i = 0; i < s->ndbs; i++) store_destroy(s->dbs[i].st);
     free(s->dbs);
     s->dbs = NULL;

@@ -45,6 +45,7 @@ enum {
     CMD_NO_MULTI = 1 << 17,      /* refused inside MULTI */
     CMD_TRANSACTION = 1 << 18,   /* MULTI EXEC DISCARD WATCH QUIT RESET: run at once inside MULTI (not shown) */
     CMD_MOVABLE_KEYS = 1 << 19,  /* COMMAND INFO's "movablekeys": which arguments are keys depends on the rest (SORT's STORE, BY, GET) */
+    CMD_BLOCKING = 1 << 20,      /* COMMAND INFO's "blocking": may park the client (BLPOP, BZPOPMIN, ...) */
 };
 
 typedef void (*command_proc)(client *c);
@@ -117,7 +118,11 @@ enum {
     CLIENT_DIRTY_CAS = 1 << 15,        /* a WATCHed key changed: EXEC fails */
     CLIENT_DIRTY_EXEC = 1 << 16,       /* a command was refused while queueing: EXEC aborts */
     CLIENT_READ_BUF = 1 << 17,         /* its query is the server's read_buf, for one read */
+    CLIENT_BLOCKED = 1 << 18,          /* parked (BLPOP, a paused command): its input waits (block.c) */
+    CLIENT_UNBLOCKED = 1 << 19,        /* queued to run its waiting input (block.c) */
+    CLIENT_NO_EVICT = 1 << 20,         /* CLIENT NO-EVICT on: shown as 'e' */
 };
+struct block_state;                    /* block.c */
 
 /* A MULTI's queued commands, owned copies in one buffer (the query buffer
  * is reused): per command a multi_cmd header, its argv slices (offsets into
@@ -166,6 +171,7 @@ struct client {
     struct pubsub_client *pubsub;  /* subscriptions; NULL until the first */
     multi_state mstate;            /* MULTI ... EXEC */
     struct watch_entry *watched;   /* WATCHed keys, NULL when none */
+    struct block_state *blk;       /* what a blocked command waits for; made on the first block, kept */
     /* identity */
     char *name;
     char *lib_name;
@@ -244,6 +250,10 @@ struct server {
     struct pubsub_state *pubsub;
     client *monitors;            /* MONITOR clients (monitor.c) */
     struct watch_registry *watching;   /* WATCHed keys and their watchers (multi.c) */
+    struct block_server *block;  /* blocked clients, ready keys, timeouts, pause (block.c); NULL until first used */
+    size_t blocked_clients;      /* parked clients (INFO blocked_clients): 0 keeps key events free of block work */
+    int block_ready;             /* keys are ready: serve their waiters after the command */
+    int clients_paused;          /* CLIENT PAUSE is on: dispatch asks block.c about each command */
     size_t watched_keys;         /* distinct keys WATCHed: 0 keeps writes free of WATCH work */
     resp_buf monitor_line;       /* scratch: one command as monitors see it */
     resp_buf notify_chan;        /* scratch: the channel of a keyspace event */
@@ -411,6 +421,9 @@ void monitor_remove(client *c);
 
 /* dispatch.c */
 void client_process_input(client *c);
+/* A command CLIENT PAUSE held (argv owned by c's block state) runs as if
+ * it had just arrived. */
+void client_run_postponed(client *c, resp_slice *argv, int argc);
 /* Run an admitted command: what Redis's call() does (MONITOR, counting). */
 void command_call(client *c);
 
@@ -438,6 +451,72 @@ void multi_db_touched(server *s, int db, int with);
 
 /* FLUSHALL without the reply: every database emptied, WATCHers told. */
 void server_flush_all(server *s);
+/* block.c: blocking commands (Redis's blocked.c), CLIENT PAUSE, CLIENT UNBLOCK. */
+enum { BLOCK_NONE = 0, BLOCK_LIST, BLOCK_ZSET, BLOCK_PAUSED, BLOCK_WAIT };
+/* What a served waiter does with the key that became ready: serve(c, k,
+ * key) replies and pops for c (a list or zset waiter, of the right type,
+ * k non-empty). */
+typedef void (*block_serve_fn)(client *c, store_key *k, const resp_slice *key);
+/* A blocking command may park c (not inside MULTI/EXEC nor a script,
+ * where it acts as the non-blocking one). */
+int block_allowed(const client *c);
+/* The server clock's now + ms, saturated short of UINT64_MAX (a deadline
+ * of any size is one the wheel takes). */
+uint64_t block_deadline_after(server *s, uint64_t ms);
+/* Redis's getTimeoutFromObjectOrReply in seconds: the absolute deadline
+ * in ms by the server's clock (0: forever) in *deadline, or 0 after
+ * Redis's error reply. */
+int block_timeout_or_reply(client *c, const resp_slice *a, uint64_t *deadline);
+/* Redis's getTimeoutFromObjectOrReply in milliseconds (WAIT, CLIENT
+ * PAUSE): *ms >= 0, or 0 after Redis's error reply. */
+int block_ms_or_reply(client *c, const resp_slice *a, long long *ms);
+/* Redis's blockingPopGenericCommand: the timeout at argv[timeout_idx],
+ * then the first existing key of [first, first + n) is served at once by
+ * serve (one of another type: WRONGTYPE); with none c waits (type
+ * BLOCK_LIST or BLOCK_ZSET), or, where it may not block, gets a null
+ * array. */
+void block_pop_or_wait(client *c, int type, int first, int n, int timeout_idx, block_serve_fn serve);
+/* Park c on keys [first, first + n) of its argv (duplicates once), for
+ * type (BLOCK_LIST or BLOCK_ZSET) until deadline (0: forever); serve runs
+ * when one is ready. c's argv is copied: serve reads it as c->argv. */
+void block_for_keys(client *c, int type, int first, int n, uint64_t deadline, block_serve_fn serve);
+/* WAIT with replicas to wait for: none ever acknowledge, so c waits
+ * until deadline (0: forever) or CLIENT UNBLOCK, and gets 0. */
+void block_for_wait(client *c, uint64_t deadline);
+/* A key of database db changed: waiters on it get served after the
+ * current command. The caller tests s->blocked_clients first. */
+void block_key_signal(server *s, int db, const char *key, size_t klen);
+/* SWAPDB a b: keys now holding data are ready for a's and b's waiters. */
+void block_db_swapped(server *s, int a, int b);
+/* Serve the waiters of every ready key (Redis's handleClientsBlockedOnKeys),
+ * after a top-level command. */
+void block_handle_ready(server *s);
+/* Unparked clients run the input that waited (before the flush). */
+void block_run_unblocked(server *s);
+/* CLIENT UNBLOCK: reply as a timeout, or with error text err; 0 if c is
+ * not blocked on keys (nor WAIT). */
+int block_unblock(client *c, const char *err);
+/* c disconnects or RESETs: it leaves every queue it is in. */
+void block_client_gone(client *c);
+/* c is freed: its block state goes with it. */
+void block_state_free(client *c);
+/* Keys any client waits on (and INFO's clients_in_timeout_table). */
+size_t block_timeout_clients(const server *s);
+/* The block wheel's next deadline (UINT64_MAX: none), and its firing
+ * up to the clock's now. */
+uint64_t block_next_due(const server *s);
+void block_expire_due(server *s);
+/* CLIENT PAUSE: until the clock reaches until_ms, writes (all: every
+ * command) wait; CLIENT UNPAUSE ends it. */
+void block_pause(server *s, uint64_t until_ms, int all);
+void block_unpause(server *s);
+/* c's command must wait for the pause to end (it is then parked). */
+int block_pause_holds(client *c, const command *cmd);
+/* Expiry is held still while clients are paused (7.0: the dataset stays
+ * constant). */
+int block_pause_active(server *s);
+void block_free(server *s);
+
 /* Database id (0 .. databases-1), made on first use so that an unused
  * one costs nothing; NULL when id is out of range. */
 store *server_db(server *s, long long id);

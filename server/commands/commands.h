@@ -239,10 +239,17 @@ void cmd_lmove(client *c);
 void cmd_rpoplpush(client *c);
 void cmd_lpos(client *c);
 void cmd_lmpop(client *c);
-/* LMPOP/ZMPOP's "numkeys key ... END [COUNT count]" with Redis's errors:
- * the END word's index (*end 0 for end0, 1 for end1) and *count (1 if not
+/* LMPOP/ZMPOP's "numkeys key ... END [COUNT count]" (numkeys at
+ * argv[numkeys_idx]) with Redis's errors: the END word's index (*end 0 for end0, 1 for end1) and *count (1 if not
  * given), or 0 after the error reply. */
-int list_mpop_parse_or_reply(client *c, const char *end0, const char *end1, int *end, long long *count);
+int list_mpop_parse_or_reply(client *c, int numkeys_idx, const char *end0, const char *end1, int *end,
+                             long long *count);
+/* The blocking forms (block.c parks the client). */
+void cmd_blpop(client *c);
+void cmd_brpop(client *c);
+void cmd_blmpop(client *c);
+void cmd_blmove(client *c);
+void cmd_brpoplpush(client *c);
 
 /* set.c */
 void cmd_sadd(client *c);
@@ -284,6 +291,9 @@ void cmd_zremrangebyscore(client *c);
 void cmd_zremrangebylex(client *c);
 void cmd_zpopmin(client *c);
 void cmd_zpopmax(client *c);
+void cmd_bzpopmin(client *c);
+void cmd_bzpopmax(client *c);
+void cmd_bzmpop(client *c);
 void cmd_zlexcount(client *c);
 void cmd_zrangestore(client *c);
 void cmd_zmpop(client *c);

@@ -193,8 +193,11 @@ static void client_flags(const client *c, char *dst)
     if (c->flags & CLIENT_MONITOR) *p++ = 'O';
     if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
     if (c->flags & CLIENT_MULTI) *p++ = 'x';
+    if (c->flags & CLIENT_BLOCKED) *p++ = 'b';
     if (c->flags & CLIENT_DIRTY_CAS) *p++ = 'd';
+    if (c->flags & CLIENT_UNBLOCKED) *p++ = 'u';
     if (c->flags & CLIENT_UNIX) *p++ = 'U';
+    if (c->flags & CLIENT_NO_EVICT) *p++ = 'e';
     if (p == dst) *p++ = 'N';
     *p = '\0';
 }
@@ -424,9 +427,13 @@ static void client_help(client *c)
         "KILL <ip:port>", "    Kill connection made from <ip:port>.",
         "KILL <option> <value> [<option> <value> [...]]", "    Kill connections. Options are: ID, ADDR, LADDR, SKIPME.",
         "LIST [TYPE <type>] [ID <id> [<id> ...]]", "    Return information about client connections.",
+        "UNPAUSE", "    Stop the current client pause, resuming traffic.",
+        "PAUSE <timeout> [WRITE|ALL]", "    Suspend all, or just write, clients for <timeout> milliseconds.",
         "REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
         "SETNAME <name>", "    Assign the name <name> to the current connection.",
         "SETINFO <LIB-NAME|LIB-VER> <value>", "    Set client library name or version.",
+        "UNBLOCK <clientid> [TIMEOUT|ERROR]", "    Unblock the specified blocked client.",
+        "NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
     };
     reply_help(c, lines, sizeof(lines) / sizeof(lines[0]));
 }
@@ -435,6 +442,75 @@ static void client_help(client *c)
 #define L CMD_LOADING
 #define S CMD_STALE
 #define A CMD_ADMIN
+/* CLIENT PAUSE timeout [WRITE|ALL]: the mode is checked before the
+ * timeout, as in Redis; the timeout is ms from now (LATCHD.CLOCK's). */
+static void client_pause(client *c)
+{
+    int all = 1;
+    long long ms;
+    if (c->argc > 4) {
+        reply_subcommand_syntax_error(c);
+        return;
+    }
+    if (c->argc == 4) {
+        if (arg_is(&c->argv[3], "write")) {
+            all = 0;
+        } else if (!arg_is(&c->argv[3], "all")) {
+            reply_error(c, "ERR CLIENT PAUSE mode must be WRITE or ALL");
+            return;
+        }
+    }
+    if (!block_ms_or_reply(c, &c->argv[2], &ms)) return;
+    block_pause(c->srv, block_deadline_after(c->srv, (uint64_t)ms), all);
+    reply_ok(c);
+}
+
+static void client_unpause(client *c)
+{
+    block_unpause(c->srv);
+    reply_ok(c);
+}
+
+/* CLIENT UNBLOCK id [TIMEOUT|ERROR]: 1 if a client blocked on keys was let go. */
+static void client_unblock(client *c)
+{
+    int as_error = 0;
+    long long id;
+    if (c->argc > 4) {
+        reply_subcommand_syntax_error(c);
+        return;
+    }
+    if (c->argc == 4) {
+        if (arg_is(&c->argv[3], "error")) {
+            as_error = 1;
+        } else if (!arg_is(&c->argv[3], "timeout")) {
+            reply_error(c, "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+            return;
+        }
+    }
+    if (!arg_ll_or_reply(c, &c->argv[2], &id)) return;
+    client *target = NULL;
+    for (client *t = c->srv->clients; t; t = t->next)
+        if ((long long)t->id == id) {
+            target = t;
+            break;
+        }
+    reply_int(c, target && block_unblock(target, as_error ? "UNBLOCKED client unblocked via CLIENT UNBLOCK" : NULL));
+}
+
+static void client_no_evict(client *c)
+{
+    if (arg_is(&c->argv[2], "on")) {
+        c->flags |= CLIENT_NO_EVICT;
+    } else if (arg_is(&c->argv[2], "off")) {
+        c->flags &= ~CLIENT_NO_EVICT;
+    } else {
+        reply_syntax_error(c);
+        return;
+    }
+    reply_ok(c);
+}
+
 const command client_subcommands[] = {
     {"setname", client_setname, 3, NS | L | S, 0, 0, 0, "connection", "2.6.9", "Set the current connection name", "connection-name", NULL},
     {"getname", client_getname, 2, NS | L | S, 0, 0, 0, "connection", "2.6.9", "Get the current connection name", NULL, NULL},
@@ -444,6 +520,10 @@ const command client_subcommands[] = {
     {"setinfo", client_setinfo, 4, NS | L | S, 0, 0, 0, "connection", "7.2.0", "Set client or connection specific info", "LIB-NAME libname|LIB-VER libver", NULL},
     {"kill", client_kill, -3, A | NS | L | S, 0, 0, 0, "connection", "2.4.0", "Kill the connection of a client", "[ID client-id] [ADDR ip:port] [LADDR ip:port] [SKIPME yes/no]", NULL},
     {"reply", client_reply, 3, NS | L | S, 0, 0, 0, "connection", "3.2.0", "Instruct the server whether to reply to commands", "ON|OFF|SKIP", NULL},
+    {"pause", client_pause, -3, A | NS | L | S, 0, 0, 0, "connection", "2.9.50", "Stop processing commands from clients for some time", "timeout [WRITE|ALL]", NULL},
+    {"unpause", client_unpause, 2, A | NS | L | S, 0, 0, 0, "connection", "6.2.0", "Resume processing of clients that were paused", NULL, NULL},
+    {"unblock", client_unblock, -3, A | NS | L | S, 0, 0, 0, "connection", "5.0.0", "Unblock a client blocked in a blocking command from a different connection", "client-id [TIMEOUT|ERROR]", NULL},
+    {"no-evict", client_no_evict, 3, A | NS | L | S, 0, 0, 0, "connection", "7.0.0", "Set client eviction mode for the current connection", "ON|OFF", NULL},
     {"help", client_help, 2, L | S, 0, 0, 0, "connection", "5.0.0", "Show helpful text about the different subcommands", NULL, NULL},
     {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
 };

@@ -181,7 +181,7 @@ static void reply_flags(client *c, const command *cmd)
 {
     static const struct { unsigned flag; const char *name; } names[] = {
         {CMD_WRITE, "write"}, {CMD_READONLY, "readonly"}, {CMD_DENYOOM, "denyoom"}, {CMD_ADMIN, "admin"},
-        {CMD_PUBSUB, "pubsub"}, {CMD_NOSCRIPT, "noscript"}, {CMD_LOADING, "loading"}, {CMD_STALE, "stale"},
+        {CMD_PUBSUB, "pubsub"}, {CMD_NOSCRIPT, "noscript"}, {CMD_BLOCKING, "blocking"}, {CMD_LOADING, "loading"}, {CMD_STALE, "stale"},
         {CMD_SKIP_SLOWLOG, "skip_slowlog"}, {CMD_FAST, "fast"}, {CMD_NOAUTH, "no_auth"}, {CMD_NO_MULTI, "no_multi"},
         {CMD_MOVABLE_KEYS, "movablekeys"}, {CMD_ALLOW_BUSY, "allow_busy"},
     };
@@ -527,15 +527,15 @@ void cmd_wait(client *c)
 {
     long long replicas, timeout;
     if (!arg_ll_or_reply(c, &c->argv[1], &replicas)) return;
-    if (!store_str2ll(c->argv[2].ptr, c->argv[2].len, &timeout)) {
-        reply_error(c, "ERR timeout is not an integer or out of range");
+    if (!block_ms_or_reply(c, &c->argv[2], &timeout)) return;
+    /* No replica ever acknowledges: 0 at once when none is asked for (or
+     * blocking is not allowed), else 0 once the timeout passes, as Redis
+     * without replicas does. */
+    if (replicas <= 0 || !block_allowed(c)) {
+        reply_int(c, 0);
         return;
     }
-    if (timeout < 0) {
-        reply_error(c, "ERR timeout is negative");
-        return;
-    }
-    reply_int(c, 0);
+    block_for_wait(c, timeout == 0 ? 0 : block_deadline_after(c->srv, (uint64_t)timeout));
 }
 
 void cmd_lastsave(client *c) { reply_int(c, (long long)c->srv->lastsave_s); }

@@ -26,6 +26,7 @@
 #define NM CMD_NO_MULTI
 #define TX CMD_TRANSACTION
 #define MK CMD_MOVABLE_KEYS
+#define BL CMD_BLOCKING
 
 static const command table[] = {
     /* connection */
@@ -182,6 +183,11 @@ static const command table[] = {
     {"rpoplpush", cmd_rpoplpush, 3, W | DO, 1, 2, 1, "list", "1.2.0", "Remove the last element in a list, prepend it to another list and return it", "source destination", NULL},
     {"lpos", cmd_lpos, -3, R, 1, 1, 1, "list", "6.0.6", "Return the index of matching elements on a list", "key element [RANK rank] [COUNT num-matches] [MAXLEN len]", NULL},
     {"lmpop", cmd_lmpop, -4, W | MK, 0, 0, 0, "list", "7.0.0", "Pop elements from a list", "numkeys key [key ...] LEFT|RIGHT [COUNT count]", NULL},
+    {"blpop", cmd_blpop, -3, W | NS | BL, 1, -2, 1, "list", "2.0.0", "Remove and get the first element in a list, or block until one is available", "key [key ...] timeout", NULL},
+    {"brpop", cmd_brpop, -3, W | NS | BL, 1, -2, 1, "list", "2.0.0", "Remove and get the last element in a list, or block until one is available", "key [key ...] timeout", NULL},
+    {"brpoplpush", cmd_brpoplpush, 4, W | DO | NS | BL, 1, 2, 1, "list", "2.2.0", "Pop an element from a list, push it to another list and return it; or block until one is available", "source destination timeout", NULL},
+    {"blmove", cmd_blmove, 6, W | DO | NS | BL, 1, 2, 1, "list", "6.2.0", "Pop an element from a list, push it to another list and return it; or block until one is available", "source destination LEFT|RIGHT LEFT|RIGHT timeout", NULL},
+    {"blmpop", cmd_blmpop, -5, W | BL | MK, 0, 0, 0, "list", "7.0.0", "Pop elements from a list, or block until one is available", "timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]", NULL},
     /* sets */
     {"sadd", cmd_sadd, -3, W | DO | F, 1, 1, 1, "set", "1.0.0", "Add one or more members to a set", "key member [member ...]", NULL},
     {"srem", cmd_srem, -3, W | F, 1, 1, 1, "set", "1.0.0", "Remove one or more members from a set", "key member [member ...]", NULL},
@@ -224,6 +230,9 @@ static const command table[] = {
     {"zlexcount", cmd_zlexcount, 4, R | F, 1, 1, 1, "sorted-set", "2.8.9", "Count the number of members in a sorted set between a given lexicographical range", "key min max", NULL},
     {"zrangestore", cmd_zrangestore, -5, W | DO, 1, 2, 1, "sorted-set", "6.2.0", "Store a range of members from sorted set into another key", "dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count]", NULL},
     {"zmpop", cmd_zmpop, -4, W | MK, 0, 0, 0, "sorted-set", "7.0.0", "Remove and return members with scores in a sorted set", "numkeys key [key ...] MIN|MAX [COUNT count]", NULL},
+    {"bzpopmin", cmd_bzpopmin, -3, W | NS | F | BL, 1, -2, 1, "sorted-set", "5.0.0", "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", "key [key ...] timeout", NULL},
+    {"bzpopmax", cmd_bzpopmax, -3, W | NS | F | BL, 1, -2, 1, "sorted-set", "5.0.0", "Remove and return the member with the highest score from one or more sorted sets, or block until one is available", "key [key ...] timeout", NULL},
+    {"bzmpop", cmd_bzmpop, -5, W | BL | MK, 0, 0, 0, "sorted-set", "7.0.0", "Remove and return members with scores in a sorted set or block until one is available", "timeout numkeys key [key ...] MIN|MAX [COUNT count]", NULL},
     {"zunion", cmd_zunion, -3, R | MK, 0, 0, 0, "sorted-set", "6.2.0", "Add multiple sorted sets", "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]", NULL},
     {"zinter", cmd_zinter, -3, R | MK, 0, 0, 0, "sorted-set", "6.2.0", "Intersect multiple sorted sets", "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]", NULL},
     {"zdiff", cmd_zdiff, -3, R | MK, 0, 0, 0, "sorted-set", "6.2.0", "Subtract multiple sorted sets", "numkeys key [key ...] [WITHSCORES]", NULL},

@@ -127,6 +127,23 @@ static int parse_shebang(const char *body, size_t len, int *flags, char *err, si
     return rc;
 }
 
+unsigned script_command_flags(client *c, const command *cmd)
+{
+    int by_sha = cmd->proc == cmd_evalsha || cmd->proc == cmd_evalsha_ro;
+    if ((!by_sha && cmd->proc != cmd_eval && cmd->proc != cmd_eval_ro) || c->argc < 2) return cmd->flags;
+    const resp_slice *a = &c->argv[1];
+    const script *sc = by_sha ? script_lookup(c->srv, a->ptr, a->len) : NULL;
+    char err[64];
+    int sflags = 0;
+    if (sc)
+        sflags = sc->flags;
+    else if (by_sha || parse_shebang(a->ptr, a->len, &sflags, err, sizeof(err)) != 0)
+        return cmd->flags;
+    if (!(sflags & SCRIPT_DECLARED)) return cmd->flags;
+    unsigned f = cmd->flags & ~(unsigned)(CMD_WRITE | CMD_MAY_REPLICATE);
+    return (sflags & SCRIPT_NO_WRITES) ? f : f | CMD_WRITE;
+}
+
 script *script_create(client *c, const char *body, size_t len, const char sha[41])
 {
     scripts *st = c->srv->scripts;

@@ -64,6 +64,27 @@ for (const kind of KINDS) {
         assert.match(info, /\r\nloading:0\r\n/);
       });
 
+      it('BLPOP / BLMOVE / BZPOPMIN consumers', async () => {
+        // a consumer connection parks in the blocking command until a push
+        const consumer = await connect();
+        const blocked = (n) => async () => new RegExp(`\r\nblocked_clients:${n}\r\n`).test(await admin.info('clients'));
+        const popped = consumer.blPop('q', 0);
+        await waitFor('BLPOP to block', blocked(1));
+        assert.equal(await client.rPush('q', ['a', 'b']), 2);
+        assert.deepEqual({ ...(await popped) }, { key: 'q', element: 'a' });
+        assert.equal(await consumer.blPop('none', 0.05), null);
+        const moved = consumer.blMove('src', 'dst', 'RIGHT', 'LEFT', 0);
+        await waitFor('BLMOVE to block', blocked(1));
+        await client.lPush('src', 'job');
+        assert.equal(await moved, 'job');
+        assert.deepEqual(await client.lRange('dst', 0, -1), ['job']);
+        const z = consumer.bzPopMin('z', 5);
+        await waitFor('BZPOPMIN to block', blocked(1));
+        await client.zAdd('z', { score: 2.5, value: 'm' });
+        assert.deepEqual({ ...(await z) }, { key: 'z', value: 'm', score: 2.5 });
+        await waitFor('nobody blocked', blocked(0));
+      });
+
       it('SET NX PX', async () => {
         const nxPx = { condition: 'NX', expiration: { type: 'PX', value: 2000 } };
         assert.equal(await client.set('k-nx', 'one', nxPx), 'OK');
