@@ -39,6 +39,10 @@ typedef struct latchd_config {
     int daemonize;
     char *pidfile;
     char *requirepass;       /* NULL or "" = none */
+    char *aclfile;           /* "" = none */
+    int acl_pubsub_default;  /* CONFIG_ACL_PUBSUB_*: a new user's channels */
+    long long acllog_max_len;
+    char *acl_users;         /* the config file's user lines: "name rule..." each, '\n' ended */
     long long proto_max_bulk_len;
     long long client_query_buffer_limit;
     unsigned long long maxmemory;   /* bytes, 0 = no limit */
@@ -87,6 +91,9 @@ typedef struct latchd_config {
 
 /* supervised's values, in Redis's order. */
 enum { CONFIG_SUPERVISED_UPSTART, CONFIG_SUPERVISED_SYSTEMD, CONFIG_SUPERVISED_AUTO, CONFIG_SUPERVISED_NO };
+
+/* acl-pubsub-default's values, in Redis's order. */
+enum { CONFIG_ACL_PUBSUB_ALLCHANNELS, CONFIG_ACL_PUBSUB_RESETCHANNELS };
 
 /* enable-debug-command's values, as Redis 7 names them. */
 enum { CONFIG_PROTECTED_NO, CONFIG_PROTECTED_YES, CONFIG_PROTECTED_LOCAL };

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl.h"
 #include "mem.h"
 #include "pubsub.h"
 #include "server.h"
@@ -209,7 +210,7 @@ static client *client_create(server *s)
     c->proto = 2;
     c->ctime_ms = c->last_ms = server_now_ms(s);
     resp_parser_init(&c->parser, &lim);
-    client_set_authenticated(c, !s->cfg.requirepass[0]);
+    acl_client_reset_auth(c);
     return c;
 }
 
@@ -558,7 +559,7 @@ int client_is_local(const client *c) { return (c->flags & CLIENT_UNIX) || peer_i
 static int protected_mode_refuses(const client *c)
 {
     const latchd_config *cfg = &c->srv->cfg;
-    return cfg->protected_mode && !cfg->requirepass[0] && !client_is_local(c);
+    return cfg->protected_mode && (acl_default_user(c->srv)->flags & ACL_USER_NOPASS) && !client_is_local(c);
 }
 
 void net_on_connection(uv_stream_t *listener, int status)

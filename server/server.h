@@ -21,6 +21,8 @@ typedef struct client client;
 struct scripts;
 struct pubsub_client;   /* pubsub.c */
 struct pubsub_state;
+struct acl_user;        /* acl.h */
+struct acl_state;
 
 /* ---- commands ---- */
 
@@ -160,6 +162,7 @@ struct client {
     multi_state mstate;            /* MULTI ... EXEC */
     struct watch_entry *watched;   /* WATCHed keys, NULL when none */
     /* identity */
+    struct acl_user *user;         /* never NULL: the default user until AUTH */
     char *name;
     char *lib_name;
     char *lib_ver;
@@ -252,6 +255,7 @@ struct server {
     uint64_t stat_net_in, stat_net_out;
     char run_id[41];
     struct scripts *scripts;     /* script.h */
+    struct acl_state *acl;       /* users and the ACL LOG (acl.h) */
     /* Whoever runs the server (embed.c) closes its own handles with the
      * server's: called once, at the end of server_shutdown. */
     void (*on_shutdown)(server *s);

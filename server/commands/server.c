@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "acl.h"
 #include "commands.h"
 #include "persist/persist.h"
 #include "scripting/script.h"
@@ -98,6 +99,8 @@ static int config_take_effect(client *c, const latchd_config *old)
     server_idle_timer_update(s);
     rdb_save_points_update(s);
     server_env_sync(s);
+    /* requirepass is the default user's password (Redis's updateRequirePass) */
+    if (strcmp(s->cfg.requirepass, old->requirepass) != 0) acl_set_requirepass(s, s->cfg.requirepass);
     return 0;
 }
 
