@@ -1432,6 +1432,8 @@ int acl_admit(client *c, const command *cmd, const command *sub, int ctx)
     if (rc == ACL_OK) return 1;
     const char *obj = rc == ACL_DENIED_CMD ? e->fullname : c->argv[pos].ptr;
     size_t objlen = rc == ACL_DENIED_CMD ? strlen(e->fullname) : c->argv[pos].len;
+    c->last_cmd = cmd;   /* Redis names the refused command in the log's client info */
+    c->last_sub = sub;
     acl_log_add(c, rc, ctx, obj, objlen, NULL, 0);
     if (rc == ACL_DENIED_CMD)
         reply_errorf(c, "NOPERM this user has no permissions to run the '%s' command", e->fullname);
