@@ -1320,12 +1320,19 @@ static void command_keys(const acl_cmd *e, const resp_slice *argv, int argc, key
     keys_by_proc(e->fullname, argv, argc, r);
 }
 
+/* The key permissions (ACL_PERM_*) a key spec's flags ask for. */
+static unsigned perm_needed(unsigned ksflags)
+{
+    unsigned need = 0;
+    if (ksflags & ACL_KS_ACCESS) need |= ACL_PERM_READ;
+    if (ksflags & (ACL_KS_INSERT | ACL_KS_DELETE | ACL_KS_UPDATE)) need |= ACL_PERM_WRITE;
+    return need;
+}
+
 static int key_allowed(const acl_selector *s, const char *key, size_t len, unsigned ksflags)
 {
     if (s->flags & ACL_SEL_ALLKEYS) return 1;
-    int need = 0;
-    if (ksflags & ACL_KS_ACCESS) need |= ACL_PERM_READ;
-    if (ksflags & (ACL_KS_INSERT | ACL_KS_DELETE | ACL_KS_UPDATE)) need |= ACL_PERM_WRITE;
+    int need = (int)perm_needed(ksflags);
     for (size_t i = 0; i < s->nkeys; i++) {
         if ((s->keys[i].flags & need) != need) continue;
         if (glob_match(s->keys[i].p, s->keys[i].len, key, len, 0)) return 1;
@@ -1411,6 +1418,29 @@ int acl_check(const acl_user *u, const acl_cmd *e, const resp_slice *argv, int a
 done:
     if (keys_done && keys.v != keys.small) free(keys.v);
     return rc;
+}
+
+/* ACLUserCheckCmdWithUnrestrictedKeyAccess: a selector that allows the
+ * command also grants the access of ksflags to every key ("*"). */
+int acl_all_keys_allowed(const client *c, const command *cmd, unsigned ksflags)
+{
+    const acl_user *u = c->user;
+    const acl_cmd *e = acl_command_of(cmd);
+    if (u->unrestricted || !e) return 1;
+    key_result keys;
+    int keys_done = 0, ok = 0;
+    unsigned need = perm_needed(ksflags);
+    keys.v = keys.small;
+    for (size_t i = 0; i < u->nsel && !ok; i++) {
+        const acl_selector *s = &u->sel[i];
+        int idx = 0;
+        if (selector_check(s, e, c->argv, c->argc, &idx, &keys, &keys_done) != ACL_OK) continue;
+        ok = (s->flags & ACL_SEL_ALLKEYS) != 0;
+        for (size_t j = 0; j < s->nkeys && !ok; j++)
+            ok = (s->keys[j].flags & need) == need && s->keys[j].len == 1 && s->keys[j].p[0] == '*';
+    }
+    if (keys_done && keys.v != keys.small) free(keys.v);
+    return ok;
 }
 
 /* The command Redis checks: a container's subcommand when there is one. */

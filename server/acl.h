@@ -200,6 +200,9 @@ int acl_admit(client *c, const command *cmd, const command *sub, int ctx);
  * Lua context); acl_denial_text words it. */
 int acl_script_check(client *caller, const command *cmd, const resp_slice *argv, int argc);
 const char *acl_denial_text(int rc);
+/* c's user may run cmd with c->argv and has ksflags's access (ACL_KS_*)
+ * to every key: SORT's BY and GET patterns name any key. */
+int acl_all_keys_allowed(const client *c, const command *cmd, unsigned ksflags);
 
 /* The ACL LOG: user NULL means c's user. */
 void acl_log_add(client *c, int reason, int ctx, const char *obj, size_t objlen, const char *user, size_t userlen);
