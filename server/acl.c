@@ -27,9 +27,40 @@ const char *const acl_category_names[ACL_CAT_COUNT] = {
 
 static acl_cmd registry[ACL_MAX_COMMANDS];
 static size_t nregistry;
+/* Each container's subcommand ids, in its sub_first .. + nsubs. */
+static unsigned sub_ids[ACL_MAX_COMMANDS];
 /* (command pointer, id) sorted by pointer: a command's id in O(log n). */
 static struct by_ptr { const command *cmd; unsigned id; } by_ptr[ACL_MAX_COMMANDS];
+static size_t nby_ptr;
 static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
+
+static const acl_cmd *find_named(const char *name, size_t len)
+{
+    for (size_t id = 0; id < nregistry; id++)
+        if (strlen(registry[id].fullname) == len && !strncasecmp(registry[id].fullname, name, len))
+            return &registry[id];
+    return NULL;
+}
+
+/* cmd NULL: a Redis command latchd lacks, known by name only. */
+static void registry_add(const command *cmd, const char *fullname, const acl_command_spec *spec)
+{
+    if (nregistry == ACL_MAX_COMMANDS) return;
+    acl_cmd *e = &registry[nregistry];
+    const char *bar = strchr(fullname, '|');
+    const acl_cmd *parent = bar ? find_named(fullname, (size_t)(bar - fullname)) : NULL;
+    e->cmd = cmd;
+    e->parent = parent ? (int)parent->id : -1;
+    e->id = (unsigned)nregistry;
+    snprintf(e->fullname, sizeof(e->fullname), "%s", fullname);
+    e->spec = spec;
+    e->categories = spec ? spec->categories : ACL_CAT_SLOW;
+    if (cmd) {
+        by_ptr[nby_ptr].cmd = cmd;
+        by_ptr[nby_ptr++].id = e->id;
+    }
+    nregistry++;
+}
 
 static const acl_command_spec *spec_named(const char *name)
 {
@@ -38,35 +69,35 @@ static const acl_command_spec *spec_named(const char *name)
     return NULL;
 }
 
-static void registry_add(const command *cmd, const command *parent)
-{
-    acl_cmd *e = &registry[nregistry];
-    e->cmd = cmd;
-    e->parent = parent;
-    e->id = (unsigned)nregistry;
-    command_fullname(parent, cmd, e->fullname, sizeof(e->fullname));
-    e->spec = spec_named(e->fullname);
-    e->categories = e->spec ? e->spec->categories : ACL_CAT_SLOW;
-    by_ptr[nregistry].cmd = cmd;
-    by_ptr[nregistry].id = (unsigned)nregistry;
-    nregistry++;
-}
-
 static int by_ptr_cmp(const void *a, const void *b)
 {
     const command *x = ((const struct by_ptr *)a)->cmd, *y = ((const struct by_ptr *)b)->cmd;
     return x < y ? -1 : x > y;
 }
 
+/* latchd's commands, then the rest of Redis's; each container's
+ * subcommands listed for it. */
 static void registry_build(void)
 {
-    for (size_t i = 0; i < command_count() && nregistry < ACL_MAX_COMMANDS; i++) {
+    char name[64];
+    for (size_t i = 0; i < command_count(); i++) {
         const command *cmd = command_at(i);
-        registry_add(cmd, NULL);
-        for (const command *sub = cmd->subs; sub && sub->name && nregistry < ACL_MAX_COMMANDS; sub++)
-            registry_add(sub, cmd);
+        registry_add(cmd, cmd->name, spec_named(cmd->name));
+        for (const command *sub = cmd->subs; sub && sub->name; sub++) {
+            command_fullname(cmd, sub, name, sizeof(name));
+            registry_add(sub, name, spec_named(name));
+        }
     }
-    qsort(by_ptr, nregistry, sizeof(by_ptr[0]), by_ptr_cmp);
+    for (const acl_command_spec *s = acl_command_specs; s->name; s++)
+        if (!find_named(s->name, strlen(s->name))) registry_add(NULL, s->name, s);
+    qsort(by_ptr, nby_ptr, sizeof(by_ptr[0]), by_ptr_cmp);
+    size_t used = 0;
+    for (size_t id = 0; id < nregistry; id++) {
+        registry[id].sub_first = (unsigned)used;
+        for (size_t j = 0; j < nregistry; j++)
+            if (registry[j].parent == (int)id) sub_ids[used++] = (unsigned)j;
+        registry[id].nsubs = (unsigned)(used - registry[id].sub_first);
+    }
 }
 
 void acl_table_init(void) { pthread_once(&registry_once, registry_build); }
@@ -76,7 +107,7 @@ const acl_cmd *acl_command_at(size_t id) { return &registry[id]; }
 
 const acl_cmd *acl_command_of(const command *cmd)
 {
-    size_t lo = 0, hi = nregistry;
+    size_t lo = 0, hi = nby_ptr;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         if (by_ptr[mid].cmd == cmd) return &registry[by_ptr[mid].id];
@@ -86,17 +117,9 @@ const acl_cmd *acl_command_of(const command *cmd)
     return NULL;
 }
 
-/* ACLLookupCommand: "get" or "config|get", any case. */
-static const acl_cmd *lookup_rule_command(const char *name, size_t len)
-{
-    const char *bar = memchr(name, '|', len);
-    const command *cmd = command_lookup(name, bar ? (size_t)(bar - name) : len);
-    if (cmd && bar) {
-        if (!cmd->subs) return NULL;
-        cmd = subcommand_lookup(cmd, bar + 1, len - (size_t)(bar - name) - 1);
-    }
-    return cmd ? acl_command_of(cmd) : NULL;
-}
+/* ACLLookupCommand: "get" or "config|get", any case; Redis's commands
+ * latchd lacks too. */
+static const acl_cmd *lookup_rule_command(const char *name, size_t len) { return find_named(name, len); }
 
 unsigned acl_category_flag(const char *name, size_t len)
 {
@@ -211,10 +234,7 @@ static void change_perm(acl_selector *s, const acl_cmd *e, int allow)
 {
     bit_set(s, e->id, allow);
     firstargs_reset(s, e->id);
-    for (const command *sub = e->cmd->subs; sub && sub->name; sub++) {
-        const acl_cmd *se = acl_command_of(sub);
-        if (se) bit_set(s, se->id, allow);
-    }
+    for (unsigned i = 0; i < e->nsubs; i++) bit_set(s, sub_ids[e->sub_first + i], allow);
 }
 
 /* +@cat / -@cat: every command of the category, then each subcommand of
@@ -282,25 +302,18 @@ static int key_perm_prefix(const char *op, size_t len, size_t *offset)
     return flags;
 }
 
-/* +cmd|firstarg or +container|sub. */
+/* +cmd|firstarg or +container|sub (split at the last bar, as Redis). */
 static int allow_with_bar(acl_selector *s, const char *op, size_t len)
 {
     const char *bar = op + len;
-    while (bar > op && bar[-1] != '|') bar--;
+    while (bar[-1] != '|') bar--;
     bar--;
-    const command *cmd = command_lookup(op, (size_t)(bar - op));
-    const acl_cmd *e = cmd ? acl_command_of(cmd) : NULL;
-    if (!e) {
-        if (memchr(op, '|', (size_t)(bar - op))) {
-            /* "config|get|x": a first-arg of a subcommand, if that exists */
-            const acl_cmd *sube = lookup_rule_command(op, (size_t)(bar - op));
-            return sube ? ACL_ERR_CHILD : ACL_ERR_NOENT;
-        }
-        return ACL_ERR_NOENT;
-    }
+    const acl_cmd *e = lookup_rule_command(op, (size_t)(bar - op));
+    if (!e) return ACL_ERR_NOENT;
+    if (e->parent >= 0) return ACL_ERR_CHILD;
     size_t sublen = len - (size_t)(bar - op) - 1;
     if (sublen == 0) return ACL_ERR_SYNTAX;
-    if (cmd->subs) {
+    if (e->nsubs) {
         const acl_cmd *sube = lookup_rule_command(op, len);
         if (!sube) return ACL_ERR_NOENT;
         change_perm(s, sube, 1);
@@ -1363,7 +1376,7 @@ static int selector_check(const acl_selector *s, const acl_cmd *e, const resp_sl
 {
     if (!(s->flags & ACL_SEL_ALLCOMMANDS) && !(e->cmd->flags & CMD_NOAUTH) && !bit_get(s, e->id)) {
         const acl_firstargs *f = firstargs_of(s, e->id);
-        int idx = e->parent ? 2 : 1;
+        int idx = e->parent >= 0 ? 2 : 1;
         int ok = 0;
         for (size_t i = 0; f && argc > idx && i < f->n && !ok; i++) ok = arg_is(&argv[idx], f->args[i]);
         if (!ok) return ACL_DENIED_CMD;

@@ -58,13 +58,15 @@ typedef struct acl_command_spec {
 extern const acl_command_spec acl_command_specs[];
 
 /* A command as the ACL sees it: its id (bit in a selector's bitmaps),
- * container, categories and key specs. */
+ * container, categories and key specs. Redis's commands latchd lacks
+ * have one too, so that rules naming them load and describe as in Redis. */
 typedef struct acl_cmd {
-    const command *cmd;
-    const command *parent;
+    const command *cmd;     /* NULL: a command of Redis's latchd lacks (named in rules only) */
+    int parent;             /* the container's id, or -1 */
     unsigned id;
     unsigned categories;
     const acl_command_spec *spec;   /* NULL: no keys */
+    unsigned sub_first, nsubs;      /* its subcommands' ids (acl.c) */
     char fullname[48];
 } acl_cmd;
 #define ACL_MAX_COMMANDS 1023

@@ -164,11 +164,14 @@ static void acl_cat_cmd(client *c)
                      c->argv[2].ptr);
         return;
     }
+    /* the commands latchd has: those it lacks are in the bitmaps only */
     long long n = 0;
-    for (size_t id = 0; id < acl_command_total(); id++) n += (acl_command_at(id)->categories & cat) != 0;
+    for (size_t id = 0; id < acl_command_total(); id++)
+        n += acl_command_at(id)->cmd && (acl_command_at(id)->categories & cat);
     reply_array(c, n);
     for (size_t id = 0; id < acl_command_total(); id++)
-        if (acl_command_at(id)->categories & cat) reply_bulk_cstr(c, acl_command_at(id)->fullname);
+        if (acl_command_at(id)->cmd && (acl_command_at(id)->categories & cat))
+            reply_bulk_cstr(c, acl_command_at(id)->fullname);
 }
 
 static void acl_genpass_cmd(client *c)
