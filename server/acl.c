@@ -297,8 +297,8 @@ static int key_perm_prefix(const char *op, size_t len, size_t *offset)
         else if (op[i] == '~') break;
         else return -1;
     }
-    if (i == len || !flags) return -1;
-    *offset = i + 1;
+    if (!flags) return -1;
+    *offset = i < len ? i + 1 : len;   /* "%RW" alone: an empty pattern, no key (Redis accepts it) */
     return flags;
 }
 
@@ -1462,28 +1462,56 @@ static const acl_cmd *checked_command(const command *cmd, const command *sub)
     return acl_command_of(sub ? sub : cmd);
 }
 
+/* Checks cmd (a container's subcommand looked up from argv) for c's user
+ * and logs a denial by logger with ctx: ACL_OK or the denial. */
+static int check_and_log(client *c, client *logger, const command *cmd, const command *sub, const resp_slice *argv,
+                         int argc, int ctx)
+{
+    if (!sub && (cmd->flags & CMD_CONTAINER) && argc >= 2) sub = subcommand_lookup(cmd, argv[1].ptr, argv[1].len);
+    const acl_cmd *e = checked_command(cmd, sub);
+    int pos = 0;
+    int rc = e ? acl_check(c->user, e, argv, argc, &pos) : ACL_OK;
+    if (rc == ACL_OK) return ACL_OK;
+    const char *obj = rc == ACL_DENIED_CMD ? e->fullname : argv[pos].ptr;
+    size_t objlen = rc == ACL_DENIED_CMD ? strlen(e->fullname) : argv[pos].len;
+    acl_log_add(logger, rc, ctx, obj, objlen, NULL, 0);
+    return rc;
+}
+
 int acl_admit(client *c, const command *cmd, const command *sub, int ctx)
 {
     if (cmd->flags & CMD_CONTAINER && !sub && c->argc >= 2) {
         sub = subcommand_lookup(cmd, c->argv[1].ptr, c->argv[1].len);
-        if (sub && !command_arity_ok(sub, c->argc)) return 1;   /* the container's error comes first */
-        if (!sub) return 1;
+        if (!sub || !command_arity_ok(sub, c->argc)) return 1;   /* the container's error comes first */
     }
-    const acl_cmd *e = checked_command(cmd, sub);
-    int pos = 0;
-    int rc = e ? acl_check(c->user, e, c->argv, c->argc, &pos) : ACL_OK;
-    if (rc == ACL_OK) return 1;
-    const char *obj = rc == ACL_DENIED_CMD ? e->fullname : c->argv[pos].ptr;
-    size_t objlen = rc == ACL_DENIED_CMD ? strlen(e->fullname) : c->argv[pos].len;
+    const command *last = c->last_cmd, *last_sub = c->last_sub;
     c->last_cmd = cmd;   /* Redis names the refused command in the log's client info */
     c->last_sub = sub;
-    acl_log_add(c, rc, ctx, obj, objlen, NULL, 0);
+    int rc = check_and_log(c, c, cmd, sub, c->argv, c->argc, ctx);
+    if (rc == ACL_OK) {
+        c->last_cmd = last;
+        c->last_sub = last_sub;
+        return 1;
+    }
+    const acl_cmd *e = checked_command(cmd, sub);
     if (rc == ACL_DENIED_CMD)
         reply_errorf(c, "NOPERM this user has no permissions to run the '%s' command", e->fullname);
     else if (rc == ACL_DENIED_KEY)
         reply_error(c, "NOPERM this user has no permissions to access one of the keys used as arguments");
     else
         reply_error(c, "NOPERM this user has no permissions to access one of the channels used as arguments");
+    return 0;
+}
+
+int acl_exec_admit(client *c)
+{
+    int rc = check_and_log(c, c, c->cmd, NULL, c->argv, c->argc, ACL_LOG_CTX_MULTI);
+    if (rc == ACL_OK) return 1;
+    reply_errorf(c, "NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC "
+                    "call. This command is no longer allowed for the following reason: %s",
+                 rc == ACL_DENIED_CMD ? "no permission to execute the command or subcommand"
+                 : rc == ACL_DENIED_KEY ? "no permission to touch the specified keys"
+                                        : "no permission to access one of the channels used as arguments");
     return 0;
 }
 
@@ -1499,16 +1527,7 @@ const char *acl_denial_text(int rc)
 
 int acl_script_check(client *caller, const command *cmd, const resp_slice *argv, int argc)
 {
-    const command *sub = NULL;
-    if ((cmd->flags & CMD_CONTAINER) && argc >= 2) sub = subcommand_lookup(cmd, argv[1].ptr, argv[1].len);
-    const acl_cmd *e = checked_command(cmd, sub);
-    int pos = 0;
-    int rc = e ? acl_check(caller->user, e, argv, argc, &pos) : ACL_OK;
-    if (rc == ACL_OK) return ACL_OK;
-    const char *obj = rc == ACL_DENIED_CMD ? e->fullname : argv[pos].ptr;
-    size_t objlen = rc == ACL_DENIED_CMD ? strlen(e->fullname) : argv[pos].len;
-    acl_log_add(caller, rc, ACL_LOG_CTX_LUA, obj, objlen, NULL, 0);
-    return rc;
+    return check_and_log(caller, caller, cmd, NULL, argv, argc, ACL_LOG_CTX_LUA);
 }
 
 /* ---- the ACL LOG ---- */

@@ -198,6 +198,9 @@ int acl_check(const acl_user *u, const acl_cmd *e, const resp_slice *argv, int a
  * with c->argv? Otherwise the NOPERM error is replied, logged with ctx,
  * and 0. */
 int acl_admit(client *c, const command *cmd, const command *sub, int ctx);
+/* EXEC: c's queued command (c->cmd, c->argv) checked again, as the rules
+ * may have changed since it was queued; 0 after Redis's NOPERM reply. */
+int acl_exec_admit(client *c);
 /* A script's redis.call by caller: ACL_OK, or the denial (logged with the
  * Lua context); acl_denial_text words it. */
 int acl_script_check(client *caller, const command *cmd, const resp_slice *argv, int argc);

@@ -145,6 +145,7 @@ static void client_execute(client *c)
     c->sub = NULL;
     if (!command_admitted(c, cmd)) {
         multi_refused(c, mark);
+        if (!(c->flags & CLIENT_AUTHENTICATED) && !client_output_within_limit(c)) client_close(c);
         return;
     }
     c->last_cmd = cmd;   /* before the call: CLIENT LIST shows itself running */

@@ -110,6 +110,8 @@ static int over_limit(client *c)
 {
     const obuf_limit *l = &c->srv->cfg.obuf_limits[client_type(c)];
     size_t used = client_output_memory(c);
+    /* a stranger who does not read its NOAUTH replies gets 1 KiB (Redis) */
+    if (!(c->flags & CLIENT_AUTHENTICATED) && used > 1024 && acl_auth_required(c->srv)) return 1;
     int hard = l->hard && used >= l->hard;
     if (!(l->soft && used >= l->soft)) {
         c->obuf_soft_since_ms = 0;

@@ -453,3 +453,32 @@ def test_latchd_only_categories_match_redis(latchd_factory, reference_redis):
     everything = set().union(*mine.values()) - extras
     for cat, names in mine.items():
         assert names - extras == set(theirs.call("ACL", "CAT", cat)) & everything, cat
+
+
+def test_exec_checks_again(server, acl):
+    acl.cmd("ACL", "SETUSER", "u", "on", ">pw", "~*", "+@all")
+    c = as_user(server, "u")
+    assert c.cmd("MULTI") == b"+OK\r\n"
+    assert c.cmd("SET", "k", "v") == b"+QUEUED\r\n"
+    assert c.cmd("GET", "k") == b"+QUEUED\r\n"
+    acl.cmd("ACL", "SETUSER", "u", "-set")
+    assert c.call("EXEC") == [
+        b"NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. "
+        b"This command is no longer allowed for the following reason: no permission to execute the command or "
+        b"subcommand", None]
+    entry = dict(zip(*[iter(acl.call("ACL", "LOG")[0])] * 2))
+    assert (entry[b"reason"], entry[b"context"], entry[b"object"]) == (b"command", b"multi", b"set")
+
+
+def test_key_rule_without_pattern_grants_no_key(server, acl):
+    assert acl.cmd("ACL", "SETUSER", "u", "on", ">pw", "%RW", "+@all") == b"+OK\r\n"
+    assert acl.call("ACL", "LIST")[1] == b"user u on #%s ~ resetchannels +@all" % hashlib.sha256(
+        b"pw").hexdigest().encode()
+    assert as_user(server, "u").cmd("SET", "x", "5") == NOPERM_KEY
+
+
+def test_unauthenticated_output_is_limited(server_factory):
+    srv = server_factory("--requirepass", "pw")
+    c = srv.raw()
+    c.send(b"SET x 5\r\n" * 20000)   # NOAUTH replies it does not read
+    assert c.is_closed(wait=5)
