@@ -1061,13 +1061,28 @@ char *acl_load_file(server *s, const char *path, client *current)
 }
 
 /* ACLSaveToFile: a temporary file renamed over path. */
-int acl_save_file(server *s, const char *path)
+static void users_text(server *s, resp_buf *b)
 {
     acl_state *st = state(s);
+    for (size_t i = 0; i < st->nusers; i++)
+        resp_buf_appendf(b, "user %s %s\n", st->users[i]->name, acl_describe_user(st->users[i]));
+}
+
+char *acl_users_text(server *s)
+{
     resp_buf b;
     resp_buf_init(&b);
-    for (size_t i = 0; i < st->nusers; i++)
-        resp_buf_appendf(&b, "user %s %s\n", st->users[i]->name, acl_describe_user(st->users[i]));
+    users_text(s, &b);
+    char *text = mem_strndup(b.data ? b.data : "", b.len);
+    resp_buf_free(&b);
+    return text;
+}
+
+int acl_save_file(server *s, const char *path)
+{
+    resp_buf b;
+    resp_buf_init(&b);
+    users_text(s, &b);
     char tmp[PATH_MAX];
     snprintf(tmp, sizeof(tmp), "%s.tmp-%d-%llu", path, (int)getpid(), (unsigned long long)server_real_ms(s));
     int rc = -1, fd = open(tmp, O_WRONLY | O_CREAT, 0644);

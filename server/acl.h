@@ -184,6 +184,8 @@ void acl_free_args(char **v, int n);
 /* ACL LOAD / SAVE: NULL or the errors (free it); 0 or -1 (logged). */
 char *acl_load_file(server *s, const char *path, client *current);
 int acl_save_file(server *s, const char *path);
+/* Every user as ACL LIST / SAVE write them, a line each (free it). */
+char *acl_users_text(server *s);
 
 /* Descriptions as ACL LIST / GETUSER show them. */
 const char *acl_describe_user(acl_user *u);

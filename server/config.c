@@ -1542,7 +1542,29 @@ static int write_all(const char *path, const text_lines *t, const resp_buf *tail
     return 0;
 }
 
-int config_rewrite_file(const latchd_config *cfg, char *err, size_t errlen)
+/* A user line of the file ("user ..."), whatever its rules. */
+static int is_user_line(const char *line)
+{
+    line += strspn(line, " \t");
+    return !strncasecmp(line, "user", 4) && (line[4] == ' ' || line[4] == '\t');
+}
+
+/* Redis's rewriteConfigUserOption: the file's user lines become users's
+ * lines in order, the rest blanked; leftovers go after the signature. */
+static void rewrite_users(const char *users, text_lines *t, resp_buf *tail)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        if (!is_user_line(t->v[i])) continue;
+        size_t len = users ? strcspn(users, "\n") : 0;
+        free(t->v[i]);
+        t->v[i] = mem_strndup(users ? users : "", len);
+        if (users) users = users[len] ? users + len + 1 : NULL;
+        if (users && !*users) users = NULL;
+    }
+    if (users) resp_buf_append(tail, users, strlen(users));
+}
+
+int config_rewrite_file(const latchd_config *cfg, const char *users, char *err, size_t errlen)
 {
     text_lines t = {NULL, 0, 0};
     resp_buf tail;
@@ -1564,6 +1586,7 @@ int config_rewrite_file(const latchd_config *cfg, char *err, size_t errlen)
     config_defaults(&def);
     resp_buf_init(&tail);
     for (size_t i = 0; i < NPARAMS; i++) rewrite_param(cfg, &def, &params[i], owner, &t, &tail);
+    rewrite_users(users, &t, &tail);
     config_free(&def);
     int rc = write_all(cfg->config_file, &t, &tail);
     if (rc != 0) snprintf(err, errlen, "Rewriting config file: %s", strerror(errno));

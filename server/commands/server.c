@@ -156,7 +156,10 @@ static void config_resetstat(client *c)
 static void config_rewrite(client *c)
 {
     char err[1024];
-    if (config_rewrite_file(&c->srv->cfg, err, sizeof(err)) != 0) {
+    char *users = c->srv->cfg.aclfile[0] ? NULL : acl_users_text(c->srv);
+    int rc = config_rewrite_file(&c->srv->cfg, users, err, sizeof(err));
+    free(users);
+    if (rc != 0) {
         reply_errorf(c, "ERR %s", err);
         return;
     }

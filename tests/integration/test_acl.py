@@ -482,3 +482,19 @@ def test_unauthenticated_output_is_limited(server_factory):
     c = srv.raw()
     c.send(b"SET x 5\r\n" * 20000)   # NOAUTH replies it does not read
     assert c.is_closed(wait=5)
+
+
+def test_config_rewrite_writes_the_users(server_factory, tmp_path):
+    conf = tmp_path / "server.conf"
+    conf.write_text("user alice on >pw ~k:* +@all\nhz 10\nuser bob on nopass ~* +@all\nuser carol off\n")
+    srv = server_factory(config=str(conf))
+    c = srv.raw()
+    assert c.cmd("ACL", "DELUSER", "carol") == b":1\r\n"
+    assert c.cmd("ACL", "SETUSER", "dave", "on", ">d", "+get") == b"+OK\r\n"
+    assert c.cmd("CONFIG", "REWRITE") == b"+OK\r\n"
+    lines = [l for l in conf.read_text().split("\n") if l.startswith("user ")]
+    assert lines == ["user " + l.decode()[5:] for l in c.call("ACL", "LIST")]
+    again = server_factory(config=str(conf)).raw()
+    assert again.call("ACL", "LIST")[:3] == c.call("ACL", "LIST")[:3]
+    # a default user line resets that user first: Redis's sanitize-payload shows up
+    assert again.call("ACL", "LIST")[3] == b"user default on nopass sanitize-payload ~* &* +@all"
