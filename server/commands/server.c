@@ -198,6 +198,20 @@ static void reply_flags(client *c, const command *cmd)
         if (cmd->flags & names[i].flag) reply_status(c, names[i].name);
 }
 
+/* addReplyCommandCategories: "@read" ... in Redis's category order. */
+static void reply_categories(client *c, const command *cmd)
+{
+    const acl_cmd *e = acl_command_of(cmd);
+    unsigned cats = e ? e->categories : 0;
+    reply_set(c, __builtin_popcount(cats));
+    for (int j = 0; j < ACL_CAT_COUNT; j++)
+        if (cats & (1u << j)) {
+            char name[32];
+            snprintf(name, sizeof(name), "@%s", acl_category_names[j]);
+            reply_status(c, name);
+        }
+}
+
 static long long count_subs(const command *cmd)
 {
     long long n = 0;
@@ -218,7 +232,7 @@ static void reply_command_info(client *c, const command *cmd, const command *con
     reply_int(c, cmd->first_key);
     reply_int(c, cmd->last_key);
     reply_int(c, cmd->key_step);
-    reply_set(c, 0);
+    reply_categories(c, cmd);
     reply_set(c, 0);
     reply_array(c, 0);
     reply_array(c, count_subs(cmd));
@@ -274,23 +288,25 @@ static void command_docs(client *c)
         if ((cmd = lookup_path(&c->argv[i], &container))) command_doc_reply(c, cmd, container);
 }
 
-/* COMMAND LIST's FILTERBY: a PATTERN (glob, any case) on the full name, or
- * nothing at all for MODULE and ACLCAT: latchd has no modules and gives its
- * commands no ACL categories (COMMAND INFO's are empty too). */
+/* COMMAND LIST's FILTERBY: a PATTERN (glob, any case) on the full name,
+ * an ACLCAT category (an unknown one matches nothing), or nothing at all
+ * for MODULE: latchd has no modules. */
 typedef struct {
     const resp_slice *pattern;
+    unsigned acl_cat;
     int match_none;
 } list_filter;
 
-static int list_filter_match(const list_filter *f, const char *name)
+static int list_filter_match(const list_filter *f, const command *cmd, const char *name)
 {
     if (f->match_none) return 0;
+    if (f->acl_cat) return (acl_command_of(cmd)->categories & f->acl_cat) != 0;
     return !f->pattern || glob_match(f->pattern->ptr, f->pattern->len, name, strlen(name), 1);
 }
 
-static long long list_name(client *c, const list_filter *f, const char *name, int emit)
+static long long list_name(client *c, const list_filter *f, const command *cmd, const char *name, int emit)
 {
-    if (!list_filter_match(f, name)) return 0;
+    if (!list_filter_match(f, cmd, name)) return 0;
     if (emit) reply_bulk_cstr(c, name);
     return 1;
 }
@@ -303,10 +319,10 @@ static long long command_list_walk(client *c, const list_filter *f, int emit)
     long long n = 0;
     for (size_t i = 0; i < command_count(); i++) {
         const command *cmd = command_at(i);
-        n += list_name(c, f, cmd->name, emit);
+        n += list_name(c, f, cmd, cmd->name, emit);
         for (const command *sub = cmd->subs; sub && sub->name; sub++) {
             command_fullname(cmd, sub, name, sizeof(name));
-            n += list_name(c, f, name, emit);
+            n += list_name(c, f, sub, name, emit);
         }
     }
     return n;
@@ -314,7 +330,7 @@ static long long command_list_walk(client *c, const list_filter *f, int emit)
 
 static void command_list(client *c)
 {
-    list_filter f = {NULL, 0};
+    list_filter f = {NULL, 0, 0};
     if (c->argc != 2) {
         if (c->argc != 5 || !arg_is(&c->argv[2], "FILTERBY")) {
             reply_syntax_error(c);
@@ -322,7 +338,10 @@ static void command_list(client *c)
         }
         if (arg_is(&c->argv[3], "PATTERN")) {
             f.pattern = &c->argv[4];
-        } else if (arg_is(&c->argv[3], "MODULE") || arg_is(&c->argv[3], "ACLCAT")) {
+        } else if (arg_is(&c->argv[3], "ACLCAT")) {
+            f.acl_cat = acl_category_flag(c->argv[4].ptr, c->argv[4].len);
+            f.match_none = !f.acl_cat;
+        } else if (arg_is(&c->argv[3], "MODULE")) {
             f.match_none = 1;
         } else {
             reply_syntax_error(c);

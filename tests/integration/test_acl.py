@@ -498,3 +498,13 @@ def test_config_rewrite_writes_the_users(server_factory, tmp_path):
     assert again.call("ACL", "LIST")[:3] == c.call("ACL", "LIST")[:3]
     # a default user line resets that user first: Redis's sanitize-payload shows up
     assert again.call("ACL", "LIST")[3] == b"user default on nopass sanitize-payload ~* &* +@all"
+
+
+def test_command_info_and_list_show_categories(acl):
+    info = acl.call("COMMAND", "INFO", "get", "client", "config|set")
+    assert info[0][6] == [b"@read", b"@string", b"@fast"]
+    assert info[1][6] == [b"@slow"]
+    assert info[2][6] == [b"@admin", b"@slow", b"@dangerous"]
+    assert sorted(acl.call("COMMAND", "LIST", "FILTERBY", "ACLCAT", "transaction")) == [
+        b"discard", b"exec", b"multi", b"unwatch", b"watch"]
+    assert acl.call("COMMAND", "LIST", "FILTERBY", "ACLCAT", "nosuch") == []
