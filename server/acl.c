@@ -25,41 +25,44 @@ const char *const acl_category_names[ACL_CAT_COUNT] = {
 
 /* ---- the command registry: ids for the permission bitmaps ---- */
 
-static acl_cmd registry[ACL_MAX_COMMANDS];
-static size_t nregistry;
-/* Each container's subcommand ids, in its sub_first .. + nsubs. */
-static unsigned sub_ids[ACL_MAX_COMMANDS];
-/* (command pointer, id) sorted by pointer: a command's id in O(log n). */
-static struct by_ptr { const command *cmd; unsigned id; } by_ptr[ACL_MAX_COMMANDS];
-static size_t nby_ptr;
+/* Process-wide, filled once (registry_once) and only read after, as the
+ * command table it describes (latchd.h). */
+struct by_ptr { const command *cmd; unsigned id; };
+static struct {
+    acl_cmd cmds[ACL_MAX_COMMANDS];
+    size_t n;
+    unsigned sub_ids[ACL_MAX_COMMANDS];   /* each container's subcommand ids, at its sub_first */
+    struct by_ptr by_ptr[ACL_MAX_COMMANDS];   /* sorted by pointer: a command's id in O(log n) */
+    size_t nby_ptr;
+} acl_registry;
 static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 
 static const acl_cmd *find_named(const char *name, size_t len)
 {
-    for (size_t id = 0; id < nregistry; id++)
-        if (strlen(registry[id].fullname) == len && !strncasecmp(registry[id].fullname, name, len))
-            return &registry[id];
+    for (size_t id = 0; id < acl_registry.n; id++)
+        if (strlen(acl_registry.cmds[id].fullname) == len && !strncasecmp(acl_registry.cmds[id].fullname, name, len))
+            return &acl_registry.cmds[id];
     return NULL;
 }
 
 /* cmd NULL: a Redis command latchd lacks, known by name only. */
 static void registry_add(const command *cmd, const char *fullname, const acl_command_spec *spec)
 {
-    if (nregistry == ACL_MAX_COMMANDS) return;
-    acl_cmd *e = &registry[nregistry];
+    if (acl_registry.n == ACL_MAX_COMMANDS) return;
+    acl_cmd *e = &acl_registry.cmds[acl_registry.n];
     const char *bar = strchr(fullname, '|');
     const acl_cmd *parent = bar ? find_named(fullname, (size_t)(bar - fullname)) : NULL;
     e->cmd = cmd;
     e->parent = parent ? (int)parent->id : -1;
-    e->id = (unsigned)nregistry;
+    e->id = (unsigned)acl_registry.n;
     snprintf(e->fullname, sizeof(e->fullname), "%s", fullname);
     e->spec = spec;
     e->categories = spec ? spec->categories : ACL_CAT_SLOW;
     if (cmd) {
-        by_ptr[nby_ptr].cmd = cmd;
-        by_ptr[nby_ptr++].id = e->id;
+        acl_registry.by_ptr[acl_registry.nby_ptr].cmd = cmd;
+        acl_registry.by_ptr[acl_registry.nby_ptr++].id = e->id;
     }
-    nregistry++;
+    acl_registry.n++;
 }
 
 static const acl_command_spec *spec_named(const char *name)
@@ -90,28 +93,28 @@ static void registry_build(void)
     }
     for (const acl_command_spec *s = acl_command_specs; s->name; s++)
         if (!find_named(s->name, strlen(s->name))) registry_add(NULL, s->name, s);
-    qsort(by_ptr, nby_ptr, sizeof(by_ptr[0]), by_ptr_cmp);
+    qsort(acl_registry.by_ptr, acl_registry.nby_ptr, sizeof(acl_registry.by_ptr[0]), by_ptr_cmp);
     size_t used = 0;
-    for (size_t id = 0; id < nregistry; id++) {
-        registry[id].sub_first = (unsigned)used;
-        for (size_t j = 0; j < nregistry; j++)
-            if (registry[j].parent == (int)id) sub_ids[used++] = (unsigned)j;
-        registry[id].nsubs = (unsigned)(used - registry[id].sub_first);
+    for (size_t id = 0; id < acl_registry.n; id++) {
+        acl_registry.cmds[id].sub_first = (unsigned)used;
+        for (size_t j = 0; j < acl_registry.n; j++)
+            if (acl_registry.cmds[j].parent == (int)id) acl_registry.sub_ids[used++] = (unsigned)j;
+        acl_registry.cmds[id].nsubs = (unsigned)(used - acl_registry.cmds[id].sub_first);
     }
 }
 
 void acl_table_init(void) { pthread_once(&registry_once, registry_build); }
 
-size_t acl_command_total(void) { return nregistry; }
-const acl_cmd *acl_command_at(size_t id) { return &registry[id]; }
+size_t acl_command_total(void) { return acl_registry.n; }
+const acl_cmd *acl_command_at(size_t id) { return &acl_registry.cmds[id]; }
 
 const acl_cmd *acl_command_of(const command *cmd)
 {
-    size_t lo = 0, hi = nby_ptr;
+    size_t lo = 0, hi = acl_registry.nby_ptr;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (by_ptr[mid].cmd == cmd) return &registry[by_ptr[mid].id];
-        if (by_ptr[mid].cmd < cmd) lo = mid + 1;
+        if (acl_registry.by_ptr[mid].cmd == cmd) return &acl_registry.cmds[acl_registry.by_ptr[mid].id];
+        if (acl_registry.by_ptr[mid].cmd < cmd) lo = mid + 1;
         else hi = mid;
     }
     return NULL;
@@ -234,15 +237,15 @@ static void change_perm(acl_selector *s, const acl_cmd *e, int allow)
 {
     bit_set(s, e->id, allow);
     firstargs_reset(s, e->id);
-    for (unsigned i = 0; i < e->nsubs; i++) bit_set(s, sub_ids[e->sub_first + i], allow);
+    for (unsigned i = 0; i < e->nsubs; i++) bit_set(s, acl_registry.sub_ids[e->sub_first + i], allow);
 }
 
 /* +@cat / -@cat: every command of the category, then each subcommand of
  * the category on its own (after its container, which set them all). */
 static void change_category(acl_selector *s, unsigned cat, int allow)
 {
-    for (size_t id = 0; id < nregistry; id++)
-        if (registry[id].categories & cat) change_perm(s, &registry[id], allow);
+    for (size_t id = 0; id < acl_registry.n; id++)
+        if (acl_registry.cmds[id].categories & cat) change_perm(s, &acl_registry.cmds[id], allow);
 }
 
 static int has_space(const char *p, size_t len)
@@ -577,8 +580,8 @@ const char *acl_error_text(int err)
 static size_t category_count(const acl_selector *s, unsigned cat, int on)
 {
     size_t n = 0;
-    for (size_t id = 0; id < nregistry; id++)
-        if ((registry[id].categories & cat) && bit_get(s, (unsigned)id) == on) n++;
+    for (size_t id = 0; id < acl_registry.n; id++)
+        if ((acl_registry.cmds[id].categories & cat) && bit_get(s, (unsigned)id) == on) n++;
     return n;
 }
 
@@ -616,14 +619,14 @@ void acl_describe_commands(const acl_selector *s, resp_buf *out)
         resp_buf_appendf(out, "%s@%s ", additive ? "+" : "-", acl_category_names[best]);
         applied[best] = 1;
     }
-    for (size_t id = 0; id < nregistry; id++) {
+    for (size_t id = 0; id < acl_registry.n; id++) {
         int userbit = bit_get(s, (unsigned)id), fakebit = bit_get(&fake, (unsigned)id);
         if (userbit != fakebit) {
-            resp_buf_appendf(out, "%c%s ", userbit ? '+' : '-', registry[id].fullname);
-            change_perm(&fake, &registry[id], userbit);
+            resp_buf_appendf(out, "%c%s ", userbit ? '+' : '-', acl_registry.cmds[id].fullname);
+            change_perm(&fake, &acl_registry.cmds[id], userbit);
         }
         const acl_firstargs *f = userbit ? NULL : firstargs_of(s, (unsigned)id);
-        for (size_t j = 0; f && j < f->n; j++) resp_buf_appendf(out, "+%s|%s ", registry[id].fullname, f->args[j]);
+        for (size_t j = 0; f && j < f->n; j++) resp_buf_appendf(out, "+%s|%s ", acl_registry.cmds[id].fullname, f->args[j]);
     }
     out->len--;   /* the last blank */
     firstargs_reset_all(&fake);
