@@ -1284,10 +1284,7 @@ static int keys_from_specs(const acl_command_spec *spec, int arity, const resp_s
         } else {
             return -1;
         }
-        if (last >= argc || last < first || first >= argc) {
-            if (ks->fk == ACL_FK_KEYNUM && last == first - 1) continue;   /* numkeys 0 */
-            return -1;
-        }
+        if (last >= argc || last < first || first >= argc) return -1;   /* numkeys 0 too, as Redis */
         for (int i = first; i <= last; i += step) {
             if (i >= argc || i < first) {
                 if (arity < 0) continue;
