@@ -514,7 +514,7 @@ static void set_flag_pair(acl_user *u, unsigned on, unsigned off)
 }
 
 /* ACLSetUser: one rule; 0 or an ACL_ERR_*. */
-int acl_user_op(server *s, acl_user *u, const char *op, size_t len)
+static int acl_user_op(server *s, acl_user *u, const char *op, size_t len)
 {
     int rc = 0;
     user_clear_desc(u);
@@ -555,7 +555,7 @@ int acl_user_op(server *s, acl_user *u, const char *op, size_t len)
     return rc;
 }
 
-const char *acl_error_text(int err)
+static const char *acl_error_text(int err)
 {
     switch (err) {
     case ACL_ERR_NOENT: return "Unknown command or category name in ACL";
@@ -749,13 +749,11 @@ int acl_auth_required(server *s)
     return !(d->flags & ACL_USER_NOPASS) || (d->flags & ACL_USER_DISABLED);
 }
 
-static void client_default_auth(client *c)
+void acl_client_reset_auth(client *c)
 {
     c->user = c->srv->acl->def;
     client_set_authenticated(c, !acl_auth_required(c->srv));
 }
-
-void acl_client_reset_auth(client *c) { client_default_auth(c); }
 
 /* ACLFreeUserAndKillClients: its connections go back to the default user,
  * unauthenticated, and are closed (the current one after its reply). */
@@ -797,7 +795,7 @@ void acl_set_requirepass(server *s, const char *pass)
 
 /* ACLMergeSelectorArguments: "(+get" "~x)" -> "(+get ~x)". NULL with
  * *bad the argument the unmatched parenthesis opens at. */
-char **acl_merge_selectors(char **argv, int argc, int *merged, int *bad)
+static char **acl_merge_selectors(char **argv, int argc, int *merged, int *bad)
 {
     char **out = mem_alloc(((size_t)argc + 1) * sizeof(char *));
     resp_buf sel;

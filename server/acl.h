@@ -79,7 +79,7 @@ enum {
     ACL_USER_ENABLED = 1 << 0, ACL_USER_DISABLED = 1 << 1, ACL_USER_NOPASS = 1 << 2,
     ACL_USER_SANITIZE = 1 << 3, ACL_USER_SKIP_SANITIZE = 1 << 4,
 };
-/* Why a rule was refused (Redis's errno values); acl_error_text. */
+/* Why a rule was refused (Redis's errno values), worded by acl.c. */
 enum {
     ACL_ERR_NOENT = 1, ACL_ERR_SYNTAX, ACL_ERR_KEYS_AFTER_ALL, ACL_ERR_CHANNELS_AFTER_ALL, ACL_ERR_NOPASS,
     ACL_ERR_BADHASH, ACL_ERR_DUPLICATE, ACL_ERR_CHILD,
@@ -170,16 +170,11 @@ void acl_set_requirepass(server *s, const char *pass);
 /* AUTH / HELLO AUTH: 1 and c is that user, else 0 (logged). */
 int acl_authenticate(client *c, const resp_slice *user, const resp_slice *pass);
 
-/* One rule applied to u: 0, or an ACL_ERR_* (acl_error_text). */
-int acl_user_op(server *s, acl_user *u, const char *op, size_t len);
-const char *acl_error_text(int err);
 /* ACL SETUSER: all rules or none; NULL, or the error (free it). current,
  * the client asking, is closed after its reply if its rules revoke it. */
 char *acl_setuser_on(server *s, client *current, const char *name, size_t namelen, char **argv, int argc);
 /* ACL DELUSER of one user: 1 if it existed (its clients are closed). */
 int acl_deluser(client *c, const char *name, size_t len);
-/* "(+get" "~x)" -> "(+get ~x)": NULL with *bad at an unmatched "(". */
-char **acl_merge_selectors(char **argv, int argc, int *merged, int *bad);
 void acl_free_args(char **v, int n);
 /* ACL LOAD / SAVE: NULL or the errors (free it); 0 or -1 (logged). */
 char *acl_load_file(server *s, const char *path, client *current);
