@@ -54,6 +54,7 @@ typedef enum latchd_status {
  *     process, so clients cannot aim keys at one bucket;
  *   - the command table's by-name index and its stats slots (where each
  *     subcommand's INFO commandstats line lives), the same for every server;
+ *   - the ACL's view of the commands (ids, categories, key specs);
  *   - the rate of the CPU's time-stamp counter commands are timed by.
  * Everything else (keys, config, clients, scripts, Lua states, clocks)
  * belongs to one server. */

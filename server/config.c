@@ -249,7 +249,7 @@ static const param params[] = {
     BOOL_("aof-disable-auto-gc", NULL, 0, "no"),
     BOOL_("replica-ignore-disk-write-errors", NULL, 0, "no"),
     BOOL_("lua-enable-deprecated-api", NULL, IMM | PF_HIDDEN, "no"),
-    STR_("aclfile", NULL, IMM, ""),
+    ROW("aclfile", NULL, P_STRING, IMM, aclfile, char *, 0, 0, NULL),
     STR_("replica-announce-ip", "slave-announce-ip", 0, ""),
     STR_("masteruser", NULL, 0, ""),
     STR_("cluster-announce-ip", NULL, 0, ""),
@@ -272,7 +272,7 @@ static const param params[] = {
     ENUM_("repl-diskless-load", NULL, 0, diskless_load_names, "disabled"),
     ENUM_("appendfsync", NULL, 0, fsync_names, "everysec"),
     {"oom-score-adj", NULL, P_ENUM, 0, INERT, 0, 0, oom_names, NULL, "no", NULL},
-    ENUM_("acl-pubsub-default", NULL, 0, pubsub_default_names, "resetchannels"),
+    ROW("acl-pubsub-default", NULL, P_ENUM, 0, acl_pubsub_default, int, 0, 0, pubsub_default_names),
     ENUM_("sanitize-dump-payload", NULL, 0, sanitize_names, "no"),
     ENUM_("enable-protected-configs", NULL, IMM, protected_names, "no"),
     ENUM_("enable-module-command", NULL, IMM, protected_names, "no"),
@@ -310,7 +310,7 @@ static const param params[] = {
     INT_("repl-diskless-sync-max-replicas", NULL, 0, 0, INT_MAX, "0"),
     INT_("socket-mark-id", NULL, IMM, 0, UINT_MAX, "0"),
     INT_("active-defrag-max-scan-fields", NULL, 0, 1, LONG_MAX, "1000"),
-    INT_("acllog-max-len", NULL, 0, 0, LONG_MAX, "128"),
+    ROW("acllog-max-len", NULL, P_INT64, 0, acllog_max_len, long long, 0, LONG_MAX, NULL),
     INT_("cluster-node-timeout", NULL, 0, 0, LLONG_MAX, "15000"),
     MEM_("repl-backlog-size", NULL, 0, 1, LLONG_MAX, "1048576"),
     {"cluster-link-sendbuf-limit", NULL, P_UMEMORY, PF_NOEFFECT, INERT, 0, 0, NULL, NULL, "0", NULL},
@@ -405,6 +405,10 @@ void config_defaults(latchd_config *cfg)
     cfg->logfile = mem_strdup("");
     cfg->pidfile = mem_strdup("");
     cfg->requirepass = mem_strdup("");
+    cfg->aclfile = mem_strdup("");
+    cfg->acl_pubsub_default = CONFIG_ACL_PUBSUB_RESETCHANNELS;
+    cfg->acllog_max_len = 128;
+    cfg->acl_users = mem_strdup("");
     cfg->proto_max_bulk_len = 512LL * 1024 * 1024;
     cfg->client_query_buffer_limit = 1024LL * 1024 * 1024;
     cfg->maxmemory_policy = CONFIG_MAXMEMORY_NOEVICTION;
@@ -457,6 +461,7 @@ void config_free(latchd_config *cfg)
     free(cfg->slots);
     free(cfg->given);
     free(cfg->config_file);
+    free(cfg->acl_users);
     memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -468,6 +473,7 @@ void config_copy(latchd_config *dst, const latchd_config *src)
     dst->given = mem_alloc(NPARAMS);
     memcpy(dst->given, src->given, NPARAMS);
     dst->config_file = mem_strdup(src->config_file);
+    dst->acl_users = mem_strdup(src->acl_users ? src->acl_users : "");
     for (int i = 0; i < src->nbind; i++) dst->bind[i] = mem_strdup(src->bind[i]);
     for (size_t i = 0; i < NPARAMS; i++) {
         if (!is_string(&params[i])) continue;
@@ -1034,18 +1040,16 @@ void config_get(const latchd_config *cfg, const char *pattern, size_t plen,
 
 /* Directives a redis.conf may hold that are no parameter: include is
  * followed; rename-command is accepted with a warning (every command keeps
- * its name); user (but a default user granting everything) and loadmodule
- * stop the start: ignoring an ACL user
- * would leave open what the file closes, and a module's commands would
- * be missing. */
+ * its name); user lines are kept for the ACL (acl.c reads them once the
+ * server starts, as Redis does); loadmodule stops the start: a module's
+ * commands would be missing. */
 static const char *const other_directives[] = {"rename-command"};
 #define NOTHER (sizeof(other_directives) / sizeof(other_directives[0]))
 static const char *const other_reasons[NOTHER] = {
     "every command keeps its name and stays available",
 };
-static const char *const refused_directives[] = {"user", "loadmodule"};
+static const char *const refused_directives[] = {"loadmodule"};
 static const char *const refused_reasons[] = {
-    "latchd has no ACL users: requirepass is the default user's password",
     "latchd loads no modules",
 };
 /* Redis 7.0 reads these and ignores them. */
@@ -1066,20 +1070,31 @@ static int name_in(const char *name, const char *const *list, size_t n)
     return -1;
 }
 
-/* A `user default ...` line that grants what latchd's one user has:
- * enabled, no password, every key, channel and command. Saying so
- * changes nothing, so it is accepted; any other rule closes something. */
-static int user_is_open_default(const char **w, int n)
+/* A user line, kept as "name rule rule..." on a line of its own. Redis
+ * refuses a user given twice, and a name with blanks. */
+static int add_user_line(latchd_config *cfg, const char **w, int n, char *err, size_t errlen)
 {
-    static const char *const rules[] = {"on", "nopass", "~*", "allkeys", "&*", "allchannels", "+@all", "allcommands"};
-    unsigned seen = 0;
-    if (strcmp(w[0], "default") != 0) return 0;
-    for (int i = 1; i < n; i++) {
-        int r = name_in(w[i], rules, sizeof(rules) / sizeof(rules[0]));
-        if (r < 0) return 0;
-        seen |= 1u << (r < 2 ? r : 2 + (r - 2) / 2);   /* a rule and its synonym share a bit */
+    size_t nlen = strlen(w[0]);
+    for (const char *line = cfg->acl_users; *line;) {
+        const char *end = strchr(line, '\n');
+        const char *sp = strchr(line, ' ');
+        size_t len = sp && (!end || sp < end) ? (size_t)(sp - line) : end ? (size_t)(end - line) : strlen(line);
+        if (len == nlen && !memcmp(line, w[0], nlen)) {
+            snprintf(err, errlen, "Error in user declaration '%s': Duplicate user found. A user can only be "
+                                  "defined once in config files", w[0]);
+            return -1;
+        }
+        line = end ? end + 1 : line + strlen(line);
     }
-    return seen == 0x1f;
+    resp_buf b;
+    resp_buf_init(&b);
+    resp_buf_append(&b, cfg->acl_users, strlen(cfg->acl_users));
+    for (int i = 0; i < n; i++) resp_buf_appendf(&b, "%s%s", i ? " " : "", w[i]);
+    resp_buf_append(&b, "\n", 1);
+    free(cfg->acl_users);
+    cfg->acl_users = mem_strndup(b.data, b.len);
+    resp_buf_free(&b);
+    return 0;
 }
 
 static int load_file(latchd_config *cfg, const char *path, load_ctx *ctx, char *err, size_t errlen);
@@ -1124,8 +1139,8 @@ static int apply_directive(latchd_config *cfg, int argc, const char **argv, load
         cfg->directives_ignored |= 1u << other;
         return 0;
     }
-    if (argc >= 2 && !strcasecmp(argv[0], "user") && user_is_open_default(argv + 1, argc - 1)) return 0;
-    if (argc >= 2 && (other = name_in(argv[0], refused_directives, 2)) >= 0) {
+    if (argc >= 2 && !strcasecmp(argv[0], "user")) return add_user_line(cfg, argv + 1, argc - 1, err, errlen);
+    if (argc >= 2 && (other = name_in(argv[0], refused_directives, 1)) >= 0) {
         snprintf(err, errlen, "%s", refused_reasons[other]);
         return -1;
     }
@@ -1528,7 +1543,29 @@ static int write_all(const char *path, const text_lines *t, const resp_buf *tail
     return 0;
 }
 
-int config_rewrite_file(const latchd_config *cfg, char *err, size_t errlen)
+/* A user line of the file ("user ..."), whatever its rules. */
+static int is_user_line(const char *line)
+{
+    line += strspn(line, " \t");
+    return !strncasecmp(line, "user", 4) && (line[4] == ' ' || line[4] == '\t');
+}
+
+/* Redis's rewriteConfigUserOption: the file's user lines become users's
+ * lines in order, the rest blanked; leftovers go after the signature. */
+static void rewrite_users(const char *users, text_lines *t, resp_buf *tail)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        if (!is_user_line(t->v[i])) continue;
+        size_t len = users ? strcspn(users, "\n") : 0;
+        free(t->v[i]);
+        t->v[i] = mem_strndup(users ? users : "", len);
+        if (users) users = users[len] ? users + len + 1 : NULL;
+        if (users && !*users) users = NULL;
+    }
+    if (users) resp_buf_append(tail, users, strlen(users));
+}
+
+int config_rewrite_file(const latchd_config *cfg, const char *users, char *err, size_t errlen)
 {
     text_lines t = {NULL, 0, 0};
     resp_buf tail;
@@ -1550,6 +1587,7 @@ int config_rewrite_file(const latchd_config *cfg, char *err, size_t errlen)
     config_defaults(&def);
     resp_buf_init(&tail);
     for (size_t i = 0; i < NPARAMS; i++) rewrite_param(cfg, &def, &params[i], owner, &t, &tail);
+    rewrite_users(users, &t, &tail);
     config_free(&def);
     int rc = write_all(cfg->config_file, &t, &tail);
     if (rc != 0) snprintf(err, errlen, "Rewriting config file: %s", strerror(errno));

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "acl.h"
 #include "commands/commands.h"
 #include "scripting/script.h"
 #include "server.h"
@@ -111,10 +112,14 @@ static int command_admitted(client *c, const command *cmd)
                        "configuration file, and then restart the server.");
         return 0;
     }
-    if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NOAUTH)) {
+    if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NOAUTH) && acl_auth_required(c->srv)) {
         reply_error(c, "NOAUTH Authentication required.");
         return 0;
     }
+    /* the default user with every permission costs this one test */
+    if (!c->user->unrestricted &&
+        !acl_admit(c, cmd, c->sub, (c->flags & CLIENT_MULTI) ? ACL_LOG_CTX_MULTI : ACL_LOG_CTX_TOPLEVEL))
+        return 0;
     if (oom_refuses(c, cmd)) return 0;
     if (!subscribed_mode_allows(c, cmd)) return 0;
     if (!monitor_may_run(c, cmd)) return 0;
@@ -153,6 +158,7 @@ static void client_execute(client *c, uint64_t *clock)
     if (!command_admitted(c, cmd)) {
         stats_rejected(c, mark);
         multi_refused(c, mark);
+        if (!(c->flags & CLIENT_AUTHENTICATED) && !client_output_within_limit(c)) client_close(c);
         return;
     }
     c->last_cmd = cmd;   /* before the call: CLIENT LIST shows itself running */

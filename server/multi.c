@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl.h"
 #include "commands/commands.h"
 #include "dict.h"
 #include "mem.h"
@@ -321,7 +322,7 @@ static void run_queued(client *c)
         c->sub = NULL;
         c->argv = argv;
         c->argc = h.argc;
-        command_call(c);
+        if (c->user->unrestricted || acl_exec_admit(c)) command_call(c);
         pos += h.size;
     }
     c->cmd = exec_cmd;

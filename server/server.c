@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "acl.h"
 #include "commands/commands.h"
 #include "dict.h"
 #include "mem.h"
@@ -353,6 +354,7 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     stats_init(s);
     slowlog_init(s);
     latency_init(s);
+    acl_init(s);
     server_env_sync(s);
     store_env_set_clock(&s->env, server_now_ms(s));
     s->ndbs = (int)cfg->databases;
@@ -535,7 +537,14 @@ int server_fit_maxclients(server *s)
  * TCP off): the first address picks it and the others reuse it. */
 int server_listen(server *s)
 {
+    char err[2048];
     if (server_fit_maxclients(s) < 0) return -1;
+    /* the users come before anyone can connect, and a bad one stops the
+     * start (Redis's ACLLoadUsersAtStartup) */
+    if (acl_load_users(s, err, sizeof(err)) != 0) {
+        log_msg(s, LOG_WARNING, "%s", err);
+        return -1;
+    }
     server_oom_apply(s);   /* as Redis at start: a failure is logged, not fatal */
     if (listen_all(s) != 0) return -1;
     if (s->cfg.unixsocket[0] && listen_unix(s) != 0) return -1;
@@ -609,6 +618,7 @@ void server_close(server *s)
     slowlog_free(s);
     latency_free(s);
     stats_free(s);
+    acl_free(s);
     config_free(&s->cfg);
 }
 

@@ -21,6 +21,8 @@ typedef struct client client;
 struct scripts;
 struct pubsub_client;   /* pubsub.c */
 struct pubsub_state;
+struct acl_user;        /* acl.h */
+struct acl_state;
 
 /* ---- commands ---- */
 
@@ -173,6 +175,7 @@ struct client {
     struct watch_entry *watched;   /* WATCHed keys, NULL when none */
     struct block_state *blk;       /* what a blocked command waits for; made on the first block, kept */
     /* identity */
+    struct acl_user *user;         /* never NULL: the default user until AUTH */
     char *name;
     char *lib_name;
     char *lib_ver;
@@ -307,6 +310,7 @@ struct server {
     struct latency_events *latency;
     char run_id[41];
     struct scripts *scripts;     /* script.h */
+    struct acl_state *acl;       /* users and the ACL LOG (acl.h) */
     /* Whoever runs the server (embed.c) closes its own handles with the
      * server's: called once, at the end of server_shutdown. */
     void (*on_shutdown)(server *s);

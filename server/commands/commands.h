@@ -45,6 +45,12 @@ void cmd_auth(client *c);
 void cmd_client(client *c);
 void cmd_reset(client *c);
 extern const command client_subcommands[];
+/* CLIENT INFO's line of c, '\n' ended (the ACL LOG's client-info too). */
+void client_info_line(const client *c, resp_buf *dst);
+
+/* acl.c */
+void cmd_acl(client *c);
+extern const command acl_subcommands[];
 
 /* server.c */
 void cmd_config(client *c);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl.h"
 #include "commands.h"
 #include "mem.h"
 #include "num.h"
@@ -45,22 +46,14 @@ void cmd_select(client *c)
 
 /* ---- authentication ---- */
 
-static int password_matches(client *c, const resp_slice *user, const resp_slice *pass)
-{
-    const char *want = c->srv->cfg.requirepass;
-    if (user && !arg_is(user, "default")) return 0;
-    if (!want[0]) return 1;   /* the default user is "nopass" */
-    return pass->len == strlen(want) && memcmp(pass->ptr, want, pass->len) == 0;
-}
-
 /* 1 when authenticated; otherwise the WRONGPASS reply has been sent. */
 static int try_auth(client *c, const resp_slice *user, const resp_slice *pass)
 {
-    if (!password_matches(c, user, pass)) {
+    static const resp_slice default_user = {"default", 7};
+    if (!acl_authenticate(c, user ? user : &default_user, pass)) {
         reply_error(c, "WRONGPASS invalid username-password pair or user is disabled.");
         return 0;
     }
-    client_set_authenticated(c, 1);
     return 1;
 }
 
@@ -70,7 +63,7 @@ void cmd_auth(client *c)
         reply_syntax_error(c);
         return;
     }
-    if (c->argc == 2 && !c->srv->cfg.requirepass[0]) {
+    if (c->argc == 2 && (acl_default_user(c->srv)->flags & ACL_USER_NOPASS)) {
         reply_error(c, "ERR AUTH <password> called without any password configured for the default user. "
                        "Are you sure your configuration is correct?");
         return;
@@ -180,7 +173,7 @@ void cmd_reset(client *c)
     free(c->name);
     c->name = NULL;
     c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT);
-    if (c->srv->cfg.requirepass[0]) client_set_authenticated(c, 0);
+    acl_client_reset_auth(c);
     reply_status(c, "RESET");
 }
 
@@ -231,7 +224,7 @@ static void client_describe(const client *c, resp_buf *dst, uint64_t now)
     int n = snprintf(line, sizeof(line),
                      "id=%llu addr=%s laddr=%s fd=%d name=%s age=%llu idle=%llu flags=%s db=%d sub=%zu psub=%zu "
                      "ssub=%zu multi=%lld qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=%zu rbs=%zu rbp=%zu obl=%zu "
-                     "oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d\n",
+                     "oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%s user=%s redir=-1 resp=%d\n",
                      (unsigned long long)c->id, c->addr, c->laddr, (int)fd, c->name ? c->name : "",
                      (unsigned long long)((now - c->ctime_ms) / 1000), (unsigned long long)((now - c->last_ms) / 1000),
                      flags, c->db, pubsub_client_count(c, PUBSUB_CHANNEL), pubsub_client_count(c, PUBSUB_PATTERN),
@@ -239,8 +232,13 @@ static void client_describe(const client *c, resp_buf *dst, uint64_t now)
                      qbuf, qfree, argv_bytes(c), multi_mem, c->out.cap, c->out.len, obl, oll,
                      client_output_memory(c),
                      sizeof(*c) + c->query.cap + c->out.cap + c->inflight.cap + c->mstate.queue.cap, writing ? "rw" : "r",
-                     cmd, c->proto);
+                     cmd, acl_user_name(c->user), c->proto);
     resp_buf_append(dst, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+void client_info_line(const client *c, resp_buf *dst)
+{
+    client_describe(c, dst, server_now_ms(c->srv));
 }
 
 static void reply_text(client *c, resp_buf *text)
@@ -341,6 +339,7 @@ static void client_reply(client *c)
 typedef struct kill_filter {
     int has_id, has_addr, has_laddr, skipme, type;   /* type -1: any */
     long long id;
+    const struct acl_user *user;                      /* NULL: any */
     const resp_slice *addr, *laddr;
 } kill_filter;
 
@@ -356,6 +355,7 @@ static int kill_matches(const kill_filter *f, client *self, client *o)
     if (f->has_addr && !slice_eq(f->addr, o->addr)) return 0;
     if (f->has_laddr && !slice_eq(f->laddr, o->laddr)) return 0;
     if (f->type >= 0 && client_type(o) != f->type) return 0;
+    if (f->user && o->user != f->user) return 0;
     return 1;
 }
 
@@ -380,8 +380,7 @@ static int parse_kill_filter(client *c, kill_filter *f)
         } else if (arg_is(&c->argv[i], "TYPE")) {
             if ((f->type = type_or_reply(c, v)) < 0) return 0;
         } else if (arg_is(&c->argv[i], "USER")) {
-            /* every connection is the "default" user: it matches them all */
-            if (!slice_eq(v, "default"))
+            if (!(f->user = acl_user_find(c->srv, v->ptr, v->len)))
                 return reply_errorf(c, "ERR No such user '%.*s'", (int)v->len, v->ptr), 0;
         } else {
             return reply_syntax_error(c), 0;

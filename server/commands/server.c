@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "acl.h"
 #include "commands.h"
 #include "persist/persist.h"
 #include "scripting/script.h"
@@ -98,6 +99,8 @@ static int config_take_effect(client *c, const latchd_config *old)
     server_idle_timer_update(s);
     rdb_save_points_update(s);
     server_env_sync(s);
+    /* requirepass is the default user's password (Redis's updateRequirePass) */
+    if (strcmp(s->cfg.requirepass, old->requirepass) != 0) acl_set_requirepass(s, s->cfg.requirepass);
     return 0;
 }
 
@@ -153,7 +156,10 @@ static void config_resetstat(client *c)
 static void config_rewrite(client *c)
 {
     char err[1024];
-    if (config_rewrite_file(&c->srv->cfg, err, sizeof(err)) != 0) {
+    char *users = c->srv->cfg.aclfile[0] ? NULL : acl_users_text(c->srv);
+    int rc = config_rewrite_file(&c->srv->cfg, users, err, sizeof(err));
+    free(users);
+    if (rc != 0) {
         reply_errorf(c, "ERR %s", err);
         return;
     }
@@ -192,6 +198,20 @@ static void reply_flags(client *c, const command *cmd)
         if (cmd->flags & names[i].flag) reply_status(c, names[i].name);
 }
 
+/* addReplyCommandCategories: "@read" ... in Redis's category order. */
+static void reply_categories(client *c, const command *cmd)
+{
+    const acl_cmd *e = acl_command_of(cmd);
+    unsigned cats = e ? e->categories : 0;
+    reply_set(c, __builtin_popcount(cats));
+    for (int j = 0; j < ACL_CAT_COUNT; j++)
+        if (cats & (1u << j)) {
+            char name[32];
+            snprintf(name, sizeof(name), "@%s", acl_category_names[j]);
+            reply_status(c, name);
+        }
+}
+
 static long long count_subs(const command *cmd)
 {
     long long n = 0;
@@ -212,7 +232,7 @@ static void reply_command_info(client *c, const command *cmd, const command *con
     reply_int(c, cmd->first_key);
     reply_int(c, cmd->last_key);
     reply_int(c, cmd->key_step);
-    reply_set(c, 0);
+    reply_categories(c, cmd);
     reply_set(c, 0);
     reply_array(c, 0);
     reply_array(c, count_subs(cmd));
@@ -268,23 +288,25 @@ static void command_docs(client *c)
         if ((cmd = lookup_path(&c->argv[i], &container))) command_doc_reply(c, cmd, container);
 }
 
-/* COMMAND LIST's FILTERBY: a PATTERN (glob, any case) on the full name, or
- * nothing at all for MODULE and ACLCAT: latchd has no modules and gives its
- * commands no ACL categories (COMMAND INFO's are empty too). */
+/* COMMAND LIST's FILTERBY: a PATTERN (glob, any case) on the full name,
+ * an ACLCAT category (an unknown one matches nothing), or nothing at all
+ * for MODULE: latchd has no modules. */
 typedef struct {
     const resp_slice *pattern;
+    unsigned acl_cat;
     int match_none;
 } list_filter;
 
-static int list_filter_match(const list_filter *f, const char *name)
+static int list_filter_match(const list_filter *f, const command *cmd, const char *name)
 {
     if (f->match_none) return 0;
+    if (f->acl_cat) return (acl_command_of(cmd)->categories & f->acl_cat) != 0;
     return !f->pattern || glob_match(f->pattern->ptr, f->pattern->len, name, strlen(name), 1);
 }
 
-static long long list_name(client *c, const list_filter *f, const char *name, int emit)
+static long long list_name(client *c, const list_filter *f, const command *cmd, const char *name, int emit)
 {
-    if (!list_filter_match(f, name)) return 0;
+    if (!list_filter_match(f, cmd, name)) return 0;
     if (emit) reply_bulk_cstr(c, name);
     return 1;
 }
@@ -297,10 +319,10 @@ static long long command_list_walk(client *c, const list_filter *f, int emit)
     long long n = 0;
     for (size_t i = 0; i < command_count(); i++) {
         const command *cmd = command_at(i);
-        n += list_name(c, f, cmd->name, emit);
+        n += list_name(c, f, cmd, cmd->name, emit);
         for (const command *sub = cmd->subs; sub && sub->name; sub++) {
             command_fullname(cmd, sub, name, sizeof(name));
-            n += list_name(c, f, name, emit);
+            n += list_name(c, f, sub, name, emit);
         }
     }
     return n;
@@ -308,7 +330,7 @@ static long long command_list_walk(client *c, const list_filter *f, int emit)
 
 static void command_list(client *c)
 {
-    list_filter f = {NULL, 0};
+    list_filter f = {NULL, 0, 0};
     if (c->argc != 2) {
         if (c->argc != 5 || !arg_is(&c->argv[2], "FILTERBY")) {
             reply_syntax_error(c);
@@ -316,7 +338,10 @@ static void command_list(client *c)
         }
         if (arg_is(&c->argv[3], "PATTERN")) {
             f.pattern = &c->argv[4];
-        } else if (arg_is(&c->argv[3], "MODULE") || arg_is(&c->argv[3], "ACLCAT")) {
+        } else if (arg_is(&c->argv[3], "ACLCAT")) {
+            f.acl_cat = acl_category_flag(c->argv[4].ptr, c->argv[4].len);
+            f.match_none = !f.acl_cat;
+        } else if (arg_is(&c->argv[3], "MODULE")) {
             f.match_none = 1;
         } else {
             reply_syntax_error(c);

@@ -36,6 +36,7 @@ static const command table[] = {
     {"select", cmd_select, 2, F | L | S, 0, 0, 0, "connection", "1.0.0", "Change the selected database for the current connection", "index", NULL},
     {"hello", cmd_hello, -1, AB | NA | F | L | S | NS, 0, 0, 0, "connection", "6.0.0", "Handshake with Redis", "[protover [AUTH username password] [SETNAME clientname]]", NULL},
     {"auth", cmd_auth, -2, AB | NA | F | L | S | NS, 0, 0, 0, "connection", "1.0.0", "Authenticate to the server", "[username] password", NULL},
+    {"acl", cmd_acl, -2, CT, 0, 0, 0, "server", "6.0.0", "A container for Access List Control commands ", NULL, acl_subcommands},
     {"client", cmd_client, -2, CT | L | S | NS, 0, 0, 0, "connection", "2.4.0", "A container for client connection commands", NULL, client_subcommands},
     {"reset", cmd_reset, 1, AB | NA | F | SB | L | S | NS | TX, 0, 0, 0, "connection", "6.2.0", "Reset the connection", NULL, NULL},
     /* server */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl.h"
 #include "commands/commands.h"
 #include "mem.h"
 #include "script.h"
@@ -242,9 +243,10 @@ void script_run(const script_call *call)
     st->busy_since_ms = server_real_ms(s);
     st->running = call;
     st->self->db = call->c->db;
-    /* While someone monitors, Lua runs it: monitors see each redis.call. */
+    /* While someone monitors, Lua runs it: monitors see each redis.call;
+     * and a user with limits, whose every redis.call is checked. */
     int done = call->sc->native && s->cfg.native_scripts && !call->readonly && !s->monitors &&
-               call->sc->native->run(call);
+               call->c->user->unrestricted && call->sc->native->run(call);
     if (done) {
         st->native_runs++;
     } else {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl.h"
 #include "commands/commands.h"
 #include "mem.h"
 #include "script.h"
@@ -559,6 +560,14 @@ static int redis_call_generic(lua_State *L, int raise)
     if (refusal) {
         stats_script_refused(e->srv, cmd);
         push_error_cstr(L, refusal);
+        mark_counted(L);
+        return raise ? lua_error(L) : 1;
+    }
+    int denied = run->c->user->unrestricted ? ACL_OK : acl_script_check(run->c, cmd, e->argv, argc);
+    if (denied != ACL_OK) {
+        char text[160];
+        snprintf(text, sizeof(text), "The user executing the script %s", acl_denial_text(denied));
+        push_error_cstr(L, text);
         mark_counted(L);
         return raise ? lua_error(L) : 1;
     }

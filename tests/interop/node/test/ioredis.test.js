@@ -79,6 +79,19 @@ for (const kind of KINDS) {
         await waitFor('nobody blocked', blocked(0));
       });
 
+      it('ACL user (username option)', async () => {
+        assert.equal(await admin.call('ACL', 'SETUSER', 'io-app', 'on', '>pw', '~app:*', '+@all', '-flushall'), 'OK');
+        try {
+          const app = await connect({ username: 'io-app', password: 'pw' });
+          assert.equal(await app.call('ACL', 'WHOAMI'), 'io-app');
+          assert.equal(await app.set('app:1', 'v'), 'OK');
+          await assert.rejects(app.get('other'), /NOPERM this user has no permissions to access one of the keys/);
+          await assert.rejects(app.flushall(), /NOPERM this user has no permissions to run the 'flushall' command/);
+        } finally {
+          await admin.call('ACL', 'DELUSER', 'io-app');
+        }
+      });
+
       it('SET NX PX', async () => {
         assert.equal(await client.set('k-nx', 'one', 'PX', 2000, 'NX'), 'OK');
         assert.equal(await client.set('k-nx', 'two', 'PX', 2000, 'NX'), null);

@@ -85,6 +85,23 @@ for (const kind of KINDS) {
         await waitFor('nobody blocked', blocked(0));
       });
 
+      it('ACL user (username option)', async () => {
+        const name = `nr-app-${RESP}`;
+        assert.equal(await admin.sendCommand(['ACL', 'SETUSER', name, 'on', '>pw', '~app:*', '+@all', '-flushall']), 'OK');
+        try {
+          const app = await connect({ username: name, password: 'pw' });
+          assert.equal(String(await app.sendCommand(['ACL', 'WHOAMI'])), name);
+          assert.equal(await app.set('app:1', 'v'), 'OK');
+          await assert.rejects(app.get('other'), /NOPERM this user has no permissions to access one of the keys/);
+          await assert.rejects(app.flushAll(), /NOPERM this user has no permissions to run the 'flushall' command/);
+          const wrong = createClient({ socket: { ...server.options, reconnectStrategy: false }, RESP, username: name, password: 'bad' });
+          wrong.on('error', () => {});
+          await assert.rejects(wrong.connect(), /WRONGPASS/);
+        } finally {
+          await admin.sendCommand(['ACL', 'DELUSER', name]);
+        }
+      });
+
       it('SET NX PX', async () => {
         const nxPx = { condition: 'NX', expiration: { type: 'PX', value: 2000 } };
         assert.equal(await client.set('k-nx', 'one', nxPx), 'OK');
