@@ -43,15 +43,19 @@ typedef enum latchd_status {
     LATCHD_ERR_WRONGTYPE = -2,   /* the lock key (or its token key) holds a value that is
                                   * not a lock (not a hash / not an integer counter) */
     LATCHD_ERR_STATE = -3,       /* not allowed now: not started, already started, stopped */
-    LATCHD_ERR_SYSTEM = -4,      /* the OS said no (bind, listen, thread, loop) */
+    LATCHD_ERR_SYSTEM = -4,      /* the OS said no (bind, listen, thread, loop), or the
+                                  * dump file there does not load */
 } latchd_status;
 
-/* Servers share nothing but two process-wide tables, each filled in once
+/* Servers share nothing but three process-wide tables, each filled in once
  * (pthread_once) by the first latchd_start / latchd_start_thread and only
  * read after, so any number of servers on any threads may run at once:
  *   - the SipHash key every server's hash tables hash with: random per
  *     process, so clients cannot aim keys at one bucket;
- *   - the command table's by-name index, the same for every server.
+ *   - the command table's by-name index and its stats slots (where each
+ *     subcommand's INFO commandstats line lives), the same for every server;
+ *   - the ACL's view of the commands (ids, categories, key specs);
+ *   - the rate of the CPU's time-stamp counter commands are timed by.
  * Everything else (keys, config, clients, scripts, Lua states, clocks)
  * belongs to one server. */
 typedef struct latchd_server latchd_server;
@@ -84,8 +88,8 @@ LATCHD_API latchd_status latchd_set(latchd_server *srv, const char *name, const 
  * (truncated to len). Before start, or on the server's loop thread. */
 LATCHD_API latchd_status latchd_get(const latchd_server *srv, const char *name, char *buf, size_t len);
 
-/* Bind and listen on the caller's loop, then return: the caller runs the
- * loop (uv_run). Every latchd_* call but latchd_stop and latchd_port must
+/* Bind and listen on the caller's loop, load the dump file ("dbfilename"
+ * in "dir") if there is one, then return: the caller runs the loop (uv_run). Every latchd_* call but latchd_stop and latchd_port must
  * then be made on the thread running that loop. */
 LATCHD_API latchd_status latchd_start(latchd_server *srv, uv_loop_t *loop);
 

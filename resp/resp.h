@@ -111,6 +111,7 @@ void resp_add_map_len(resp_buf *b, int proto, long long n);    /* %n / *2n */
 void resp_add_set_len(resp_buf *b, int proto, long long n);    /* ~n / *n */
 void resp_add_push_len(resp_buf *b, int proto, long long n);   /* >n / *n */
 void resp_add_double(resp_buf *b, int proto, double d);       /* ,d / $ bulk, Redis's %.17g formatting, inf/-inf/nan */
+void resp_add_double_text(resp_buf *b, int proto, const char *s, size_t len); /* ,s / $ bulk: a double already formatted */
 void resp_add_bool(resp_buf *b, int proto, int v);            /* #t/#f / :1/:0 */
 void resp_add_verbatim(resp_buf *b, int proto, const char *fmt3, const char *p, size_t len); /* =len+4 fmt: / $ */
 void resp_add_bignum(resp_buf *b, int proto, const char *digits, size_t len); /* (n / $ */

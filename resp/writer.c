@@ -211,10 +211,15 @@ void resp_add_double(resp_buf *b, int proto, double d)
         n = snprintf(dbuf, sizeof(dbuf), "%s", d > 0 ? "inf" : "-inf");
     else
         n = snprintf(dbuf, sizeof(dbuf), "%.17g", d);
+    resp_add_double_text(b, proto, dbuf, (size_t)n);
+}
+
+void resp_add_double_text(resp_buf *b, int proto, const char *s, size_t len)
+{
     if (proto >= 3)
-        add_line(b, ',', dbuf, (size_t)n);
+        add_line(b, ',', s, len);
     else
-        resp_add_bulk(b, dbuf, (size_t)n);
+        resp_add_bulk(b, s, len);
 }
 
 void resp_add_bool(resp_buf *b, int proto, int v)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "embed/embed.h"
+#include "persist/persist.h"
 #include "mem.h"
 
 #define LATCHD_DEFAULT_PIDFILE "/var/run/latchd.pid"
@@ -51,7 +52,11 @@ static int informational(int argc, char **argv)
 static void on_signal(uv_signal_t *h, int signum)
 {
     latchd_server *srv = h->data;
+    static int stopping;   /* saved already: a later signal just waits for the exit */
+    if (stopping) return;
     log_msg(&srv->s, LOG_WARNING, "Received %s scheduling shutdown...", signum == SIGINT ? "SIGINT" : "SIGTERM");
+    if (rdb_shutdown_save(&srv->s, 0, 0, 0) != 0) return;   /* as Redis: no exit while the save fails */
+    stopping = 1;
     latchd_stop(srv);
 }
 
@@ -69,7 +74,7 @@ static void watch_signal(uv_signal_t *h, uv_loop_t *loop, latchd_server *srv, in
 static int serve(latchd_server *srv, uv_loop_t *loop)
 {
     if (latchd_start(srv, loop) != LATCHD_OK) {
-        log_msg(&srv->s, LOG_WARNING, "Failed listening on port %d, aborting.", srv->s.cfg.port);
+        if (!srv->load_failed) log_msg(&srv->s, LOG_WARNING, "Failed listening on port %d, aborting.", srv->s.cfg.port);
         return 1;
     }
     if (announce_port(&srv->s) != 0) {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "num.h"
 #include "server.h"
 
 /* Pushes (pub/sub confirmations) go out even with CLIENT REPLY OFF/SKIP,
@@ -87,6 +88,14 @@ void reply_double(client *c, double d)
 {
     OUT_OR_RETURN(c);
     resp_add_double(b, c->proto, d);
+}
+
+void reply_human_double(client *c, long double d)
+{
+    char buf[STORE_LD_STR_MAX];
+    size_t n = store_ld2str(buf, d);
+    OUT_OR_RETURN(c);
+    resp_add_double_text(b, c->proto, buf, n);
 }
 
 void reply_array(client *c, long long n)

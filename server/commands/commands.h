@@ -45,6 +45,12 @@ void cmd_auth(client *c);
 void cmd_client(client *c);
 void cmd_reset(client *c);
 extern const command client_subcommands[];
+/* CLIENT INFO's line of c, '\n' ended (the ACL LOG's client-info too). */
+void client_info_line(const client *c, resp_buf *dst);
+
+/* acl.c */
+void cmd_acl(client *c);
+extern const command acl_subcommands[];
 
 /* server.c */
 void cmd_config(client *c);
@@ -57,6 +63,9 @@ void cmd_swapdb(client *c);
 void cmd_function(client *c);
 void cmd_wait(client *c);
 void cmd_lastsave(client *c);
+void cmd_save(client *c);
+void cmd_bgsave(client *c);
+void cmd_role(client *c);
 void cmd_shutdown(client *c);
 extern const command config_subcommands[];
 extern const command command_subcommands[];
@@ -67,6 +76,12 @@ extern const command function_subcommands[];
 void command_doc_reply(client *c, const command *cmd, const command *container);
 /* "get" or "client|setname" */
 void command_fullname(const command *container, const command *cmd, char *dst, size_t len);
+
+/* slowlog.c, latency.c (at the top of server/: their state is theirs) */
+void cmd_slowlog(client *c);
+extern const command slowlog_subcommands[];
+void cmd_latency(client *c);
+extern const command latency_subcommands[];
 
 /* clock.c */
 void cmd_latchd_clock(client *c);
@@ -230,10 +245,17 @@ void cmd_lmove(client *c);
 void cmd_rpoplpush(client *c);
 void cmd_lpos(client *c);
 void cmd_lmpop(client *c);
-/* LMPOP/ZMPOP's "numkeys key ... END [COUNT count]" with Redis's errors:
- * the END word's index (*end 0 for end0, 1 for end1) and *count (1 if not
+/* LMPOP/ZMPOP's "numkeys key ... END [COUNT count]" (numkeys at
+ * argv[numkeys_idx]) with Redis's errors: the END word's index (*end 0 for end0, 1 for end1) and *count (1 if not
  * given), or 0 after the error reply. */
-int list_mpop_parse_or_reply(client *c, const char *end0, const char *end1, int *end, long long *count);
+int list_mpop_parse_or_reply(client *c, int numkeys_idx, const char *end0, const char *end1, int *end,
+                             long long *count);
+/* The blocking forms (block.c parks the client). */
+void cmd_blpop(client *c);
+void cmd_brpop(client *c);
+void cmd_blmpop(client *c);
+void cmd_blmove(client *c);
+void cmd_brpoplpush(client *c);
 
 /* set.c */
 void cmd_sadd(client *c);
@@ -275,9 +297,18 @@ void cmd_zremrangebyscore(client *c);
 void cmd_zremrangebylex(client *c);
 void cmd_zpopmin(client *c);
 void cmd_zpopmax(client *c);
+void cmd_bzpopmin(client *c);
+void cmd_bzpopmax(client *c);
+void cmd_bzmpop(client *c);
 void cmd_zlexcount(client *c);
 void cmd_zrangestore(client *c);
 void cmd_zmpop(client *c);
+/* ZADD's work once its arguments are checked (GEOADD's too): from
+ * argv[first], every stride arguments make one member, the last of them,
+ * whose score score_of reads from the first ones; flags and ch as ZADD's
+ * options. Replies and sends the "zadd" / "zincr" event. */
+typedef int (*zset_score_fn)(const resp_slice *args, double *score);
+void zset_add_members(client *c, int flags, int ch, int first, int stride, zset_score_fn score_of);
 
 /* zset_ops.c */
 void cmd_zunion(client *c);
@@ -317,6 +348,18 @@ void zset_result_free(zset_result *r);
  * value and TTL go) with `event`, replying its size; an empty one deletes
  * dst ("del" if it existed) and replies 0. */
 void zset_result_store(client *c, const resp_slice *dst, const zset_result *r, const char *event);
+
+/* geo.c */
+void cmd_geoadd(client *c);
+void cmd_geopos(client *c);
+void cmd_geodist(client *c);
+void cmd_geohash(client *c);
+void cmd_georadius(client *c);
+void cmd_georadius_ro(client *c);
+void cmd_georadiusbymember(client *c);
+void cmd_georadiusbymember_ro(client *c);
+void cmd_geosearch(client *c);
+void cmd_geosearchstore(client *c);
 
 /* The commands that are the interface of one core module's state live
  * with it, at the top of server/. */

@@ -1,12 +1,14 @@
-/* debug.c - the DEBUG subcommands test suites use (SLEEP,
- * SET-ACTIVE-EXPIRE, OBJECT, LISTPACK, QUICKLIST-PACKED-THRESHOLD, HELP),
- * allowed as enable-debug-command says. */
+/* debug.c - the DEBUG subcommands test suites use (SLEEP, RELOAD, DIGEST,
+ * DIGEST-VALUE, SET-ACTIVE-EXPIRE, OBJECT, LISTPACK,
+ * QUICKLIST-PACKED-THRESHOLD, HELP), allowed as enable-debug-command says. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "commands.h"
+#include "persist/persist.h"
+#include "scripting/script.h"
 #include "list.h"
 #include "num.h"
 #include "set.h"
@@ -35,6 +37,146 @@ static void debug_sleep(client *c)
     struct timespec ts = {(time_t)(usec / 1000000), (long)(usec % 1000000) * 1000};
     if (usec > 0) nanosleep(&ts, NULL);
     reply_ok(c);
+}
+
+/* Redis's DEBUG RELOAD: the dump file saved (unless NOSAVE), the
+ * databases emptied (unless NOFLUSH) and the file loaded back. A key
+ * loaded over one that is there replaces it, which is what MERGE asks. */
+static void debug_reload(client *c)
+{
+    int flush = 1, save = 1;
+    for (int i = 2; i < c->argc; i++) {
+        if (arg_is(&c->argv[i], "NOFLUSH")) flush = 0;
+        else if (arg_is(&c->argv[i], "NOSAVE")) save = 0;
+        else if (!arg_is(&c->argv[i], "MERGE")) {
+            reply_error(c, "ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+            return;
+        }
+    }
+    server *s = c->srv;
+    if (save && rdb_save(s) != 0) {
+        reply_error(c, "ERR");
+        return;
+    }
+    if (flush) server_flush_all(s);
+    if (rdb_load(s) != 0) {
+        reply_error(c, "ERR Error trying to load the RDB dump, check server logs.");
+        return;
+    }
+    log_msg(s, LOG_WARNING, "DB reloaded by DEBUG RELOAD");
+    reply_ok(c);
+}
+
+/* ---- DIGEST and DIGEST-VALUE: Redis's dataset digest, to the bit ---- */
+
+/* xorDigest: digest ^= SHA1(data) (order does not matter). */
+static void digest_xor(unsigned char *d, const void *p, size_t len)
+{
+    unsigned char h[SHA1_DIGEST_LEN];
+    sha1_digest(p, len, h);
+    for (int i = 0; i < SHA1_DIGEST_LEN; i++) d[i] ^= h[i];
+}
+
+/* mixDigest: digest = SHA1(digest ^ SHA1(data)) (order matters). */
+static void digest_mix(unsigned char *d, const void *p, size_t len)
+{
+    digest_xor(d, p, len);
+    sha1_digest(d, SHA1_DIGEST_LEN, d);
+}
+
+static void mix_elem(const char *v, size_t len, void *ctx) { digest_mix(ctx, v, len); }
+
+static void xor_member(const char *m, size_t len, void *ctx) { digest_xor(ctx, m, len); }
+
+/* a member and its score ("%.17g"), or a field and its value, mixed in a
+ * digest of their own that is xored in: the pairs' order does not matter */
+static void xor_pair(unsigned char *d, const char *a, size_t alen, const char *b, size_t blen)
+{
+    unsigned char e[SHA1_DIGEST_LEN] = {0};
+    digest_mix(e, a, alen);
+    digest_mix(e, b, blen);
+    digest_xor(d, e, sizeof e);
+}
+
+static void xor_scored(const char *m, size_t mlen, double score, void *ctx)
+{
+    char buf[128];
+    int n = snprintf(buf, sizeof buf, "%.17g", score);
+    xor_pair(ctx, m, mlen, buf, (size_t)n);
+}
+
+static void xor_field(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    xor_pair(ctx, f, flen, v, vlen);
+}
+
+/* Redis's xorObjectDigest: the type (network order), the value, and a
+ * mark when the key has a deadline. */
+static void digest_value(store_key *k, unsigned char *d)
+{
+    static const uint32_t rdb_type[] = {[STORE_STRING] = 0, [STORE_LIST] = 1, [STORE_SET] = 2,
+                                        [STORE_ZSET] = 3, [STORE_HASH] = 4};
+    uint32_t t = rdb_type[store_key_type(k)];
+    unsigned char be[4] = {(unsigned char)(t >> 24), (unsigned char)(t >> 16), (unsigned char)(t >> 8),
+                           (unsigned char)t};
+    digest_mix(d, be, sizeof be);
+    size_t len;
+    switch (store_key_type(k)) {
+    case STORE_STRING: {
+        const char *v = store_string_get(k, &len);
+        digest_mix(d, v, len);
+        break;
+    }
+    case STORE_LIST: store_list_range(k, 0, store_list_len(k), 0, mix_elem, d); break;
+    case STORE_SET: store_set_foreach(store_set_of(k), xor_member, d); break;
+    case STORE_ZSET: store_zset_visit(k, 0, store_zset_len(k), 0, xor_scored, d); break;
+    case STORE_HASH: store_hash_foreach(k, xor_field, d); break;
+    }
+    if (store_key_deadline(k) != STORE_NO_DEADLINE) digest_xor(d, "!!expire!!", 10);
+}
+
+static void reply_digest(client *c, const unsigned char *d)
+{
+    char hex[2 * SHA1_DIGEST_LEN + 1];
+    for (int i = 0; i < SHA1_DIGEST_LEN; i++) snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    reply_status(c, hex);
+}
+
+static void digest_key(store_key *k, void *ctx)
+{
+    unsigned char d[SHA1_DIGEST_LEN] = {0};
+    size_t len;
+    const char *name = store_key_name(k, &len);
+    digest_mix(d, name, len);
+    digest_value(k, d);
+    digest_xor(ctx, d, sizeof d);
+}
+
+static void debug_digest(client *c)
+{
+    unsigned char final[SHA1_DIGEST_LEN] = {0};
+    for (int i = 0; i < c->srv->ndbs; i++) {
+        store *db = server_db_if_used(c->srv, i);
+        if (!db || !store_size(db)) continue;
+        unsigned char be[4] = {(unsigned char)(i >> 24), (unsigned char)(i >> 16), (unsigned char)(i >> 8),
+                               (unsigned char)i};
+        digest_mix(final, be, sizeof be);
+        store_foreach(db, digest_key, final);
+    }
+    reply_digest(c, final);
+}
+
+/* (Redis digests a key past its deadline that is not reclaimed yet; here
+ * looking it up reclaims it, and it digests as missing: zeros.) */
+static void debug_digest_value(client *c)
+{
+    reply_array(c, c->argc - 2);
+    for (int i = 2; i < c->argc; i++) {
+        unsigned char d[SHA1_DIGEST_LEN] = {0};
+        store_key *k = store_lookup(client_db(c), c->argv[i].ptr, c->argv[i].len);
+        if (k) digest_value(k, d);
+        reply_digest(c, d);
+    }
 }
 
 /* 0 leaves expired keys to lazy expiry on access; the wheel stops firing. */
@@ -202,6 +344,9 @@ static void debug_help(client *c)
  * count alike. */
 static const command debug_subcommands[] = {
     {"help", debug_help, 2, 0, 0, 0, 0, "server", "1.0.0", "Show helpful text about the different subcommands", NULL, NULL},
+    {"digest", debug_digest, 2, 0, 0, 0, 0, "server", "1.0.0", "The digest of the whole dataset, as Redis computes it", NULL, NULL},
+    {"digest-value", debug_digest_value, -2, 0, 0, 0, 0, "server", "1.0.0", "The digest of each key's value", "key [key ...]", NULL},
+    {"reload", debug_reload, -2, 0, 0, 0, 0, "server", "1.0.0", "Save the dataset, empty it and load it back", "[MERGE] [NOFLUSH] [NOSAVE]", NULL},
     {"sleep", debug_sleep, 3, 0, 0, 0, 0, "server", "1.0.0", "Stop the server for some seconds", "seconds", NULL},
     {"object", debug_object, 3, 0, 0, 0, 0, "server", "1.0.0", "Show low-level information about a key", "key", NULL},
     {"listpack", debug_listpack, 3, 0, 0, 0, 0, "server", "1.0.0", "Show a listpack encoded value's structure", "key", NULL},

@@ -5,18 +5,6 @@
 #include "commands.h"
 #include "persist/persist.h"
 
-static persist_opts dump_opts(const client *c)
-{
-    const latchd_config *cfg = &c->srv->cfg;
-    return (persist_opts){
-        .hash_max_listpack_entries = cfg->hash_max_listpack_entries,
-        .hash_max_listpack_value = cfg->hash_max_listpack_value,
-        .zset_max_listpack_entries = cfg->zset_max_listpack_entries,
-        .zset_max_listpack_value = cfg->zset_max_listpack_value,
-        .list_max_listpack_size = cfg->list_max_listpack_size,
-        .rdbcompression = 1,   /* Redis's default; latchd has no rdbcompression parameter yet */
-    };
-}
 
 void cmd_dump(client *c)
 {
@@ -25,7 +13,7 @@ void cmd_dump(client *c)
         reply_null(c);
         return;
     }
-    persist_opts o = dump_opts(c);
+    persist_opts o = rdb_opts(c->srv);
     persist_buf b = {0};
     persist_dump(k, &o, &b);
     reply_bulk(c, b.p, b.len);

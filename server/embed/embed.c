@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "embed.h"
+#include "persist/persist.h"
 #include "mem.h"
 
 static latchd_server *embed_new(void)
@@ -199,6 +200,11 @@ static latchd_status start_on(latchd_server *srv, uv_loop_t *loop)
     }
     log_banner(&srv->s, srv->s.port);
     log_msg(&srv->s, LOG_NOTICE, "Server initialized");
+    if (rdb_load(&srv->s) != 0) {   /* logged; as Redis, no start on a file that does not load */
+        srv->load_failed = 1;
+        server_shutdown(&srv->s);
+        return LATCHD_ERR_SYSTEM;
+    }
     log_msg(&srv->s, LOG_NOTICE, "Ready to accept connections tcp port %d", srv->s.port);
     return LATCHD_OK;
 }

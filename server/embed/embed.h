@@ -21,6 +21,7 @@ struct latchd_server {
     latchd_config cfg;          /* until latchd_start hands it to s */
     server s;
     int started;
+    int load_failed;            /* latchd_start: the dump file did not load (logged) */
     int threaded;
     uv_loop_t own_loop;         /* latchd_start_thread's loop */
     pthread_t thread;

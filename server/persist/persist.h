@@ -1,7 +1,8 @@
-/* persist.h - Redis 7.0's RDB value encoding (DUMP/RESTORE payloads now,
- * RDB files and the AOF preamble later) and the pure codecs under it:
+/* persist.h - Redis 7.0's RDB format: values (DUMP/RESTORE payloads),
+ * whole files (SAVE, BGSAVE, loading), and the pure codecs under them:
  * CRC64 (Jones), LZF, listpack. Works on store/'s API and on memory only:
- * no I/O, no server state (options come in as arguments). */
+ * no I/O, no server state (options come in as arguments, bytes leave
+ * through a sink) — but for rdb_file.c: the server's dump file, at the end. */
 #ifndef LATCHD_PERSIST_H
 #define LATCHD_PERSIST_H
 
@@ -37,6 +38,7 @@ enum {
     PERSIST_OK = 0,
     PERSIST_ERR_FORMAT = -1,    /* malformed, truncated, or a type latchd has not */
     PERSIST_ERR_CHECKSUM = -2,  /* payload too short, newer RDB version, CRC mismatch */
+    PERSIST_ERR_IO = -3,        /* a writer's sink failed */
 };
 
 /* A growing byte buffer (mem_oom on allocation failure, like every module). */
@@ -105,6 +107,7 @@ typedef struct persist_opts {
     long long zset_max_listpack_entries, zset_max_listpack_value;
     int list_max_listpack_size;   /* list-max-listpack-size: <0 size class, >0 count */
     int rdbcompression;           /* LZF-compress strings over 20 bytes when it saves */
+    int rdbchecksum;              /* files: write the CRC64 (else zero), check it on load */
 } persist_opts;
 
 /* Append k's value as Redis 7.0's rdbSaveObjectType + rdbSaveObject. */
@@ -132,5 +135,88 @@ store_type persist_value_type(const persist_value *v);
 /* Put v under key, which must not exist, and free v. Cannot fail. */
 store_key *persist_value_store(persist_value *v, store *s, const char *key, size_t klen);
 void persist_value_free(persist_value *v);
+
+/* ---- whole RDB files (rdbSaveRio / rdbLoadRio) ---- */
+
+/* Takes n bytes of the file, in order: 0, or nonzero if they could not be
+ * written (the writer then stops passing bytes on). */
+typedef int (*persist_rdb_sink)(const void *p, size_t n, void *ctx);
+
+/* The AUX fields a file starts with. */
+typedef struct persist_rdb_aux {
+    const char *redis_ver;
+    long long ctime;       /* seconds */
+    long long used_mem;
+} persist_rdb_aux;
+
+/* A file in the making: bytes are buffered (64 KiB) and checksummed on
+ * their way to the sink, so no file is held whole in memory. */
+typedef struct persist_rdb_writer {
+    persist_buf buf, value;
+    persist_lzf_table *lzf;   /* made on the first string worth compressing */
+    uint64_t crc;
+    persist_opts opts;
+    persist_rdb_sink sink;
+    void *sink_ctx;
+    void (*after_key)(void *sink_ctx);   /* NULL, or called after each key */
+    int failed;
+} persist_rdb_writer;
+
+/* Magic, version and AUX fields; then one persist_rdb_db per database
+ * (an empty one writes nothing); then persist_rdb_end: the EOF opcode and
+ * the CRC64. end frees the writer's buffers and returns PERSIST_OK or
+ * PERSIST_ERR_IO if the sink failed anywhere. */
+void persist_rdb_begin(persist_rdb_writer *w, const persist_opts *o, const persist_rdb_aux *aux,
+                       persist_rdb_sink sink, void *sink_ctx);
+void persist_rdb_db(persist_rdb_writer *w, int id, store *st);
+int persist_rdb_end(persist_rdb_writer *w);
+
+/* Each key of a file, as read: its database number (not checked against
+ * any limit), name (valid only during the call), value (the callee's, to
+ * store or free) and deadline (STORE_NO_DEADLINE or absolute ms, maybe
+ * past). Returns PERSIST_OK to go on; anything else stops the load and is
+ * what persist_rdb_load returns. */
+typedef int (*persist_rdb_key_fn)(int db, const char *key, size_t klen, persist_value *v,
+                                  int64_t deadline_ms, void *ctx);
+/* Read a whole file held in memory: RDB versions 1 to 10, every value type
+ * persist_value_decode takes, AUX/RESIZEDB/IDLE/FREQ skipped; the trailer's
+ * CRC64 checked when check_crc and it is not zero. Returns
+ * PERSIST_OK, PERSIST_ERR_FORMAT (malformed, truncated, functions or
+ * module data), PERSIST_ERR_CHECKSUM, or fn's error. Keys before an error
+ * have been handed to fn. */
+int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_rdb_key_fn fn, void *ctx);
+
+/* ---- rdb_file.c: the server's dump file (dbfilename, in dir, which is
+ * the working directory) ---- */
+#include "server.h"
+
+/* The value encoding options a server's configuration gives. */
+persist_opts rdb_opts(const server *s);
+/* SAVE: every database, now, into a temp file renamed over the dump file
+ * (the old one stays if anything fails). 0, or -1 logged. Updates LASTSAVE,
+ * the change count and INFO persistence. */
+int rdb_save(server *s);
+/* BGSAVE: a forked child saves while the server goes on; 0 when started,
+ * -1 if a child runs already or fork failed (logged). Its end is noticed
+ * on SIGCHLD and counted as rdb_save counts. */
+int rdb_bgsave(server *s);
+/* Before a shutdown (SHUTDOWN's flags; a signal passes none): a running
+ * child is stopped, then the file saved if SAVE, or if save points are set
+ * and not NOSAVE. -1 when that save failed and not FORCE: the server must
+ * not exit (logged as Redis logs it). */
+int rdb_shutdown_save(server *s, int save, int nosave, int force);
+/* Stop a running child and remove its temp file. */
+void rdb_wait_child(server *s);
+/* The save points changed (or at start): the once-a-second check runs
+ * only while there are some. */
+void rdb_save_points_update(server *s);
+/* BGSAVE inside MULTI, or SCHEDULE while one runs: started from the loop
+ * as soon as no child runs. */
+void rdb_schedule_bgsave(server *s);
+void rdb_close(server *s);
+/* Load the dump file into the (empty) databases if it exists: 0 when
+ * loaded or absent, -1 (logged as Redis logs it) for a file that does not
+ * load; keys read before the error stay. */
+int rdb_load(server *s);
 
 #endif

@@ -1,6 +1,7 @@
 /* rdb_load.c - decoding one RDB value (every string, hash, list, set and zset
  * encoding Redis 7.0's rdbLoadObject reads, ziplist and zipmap included)
  * into a checked persist_value, then into a store. Input is untrusted. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,15 @@ static char *arena_alloc(persist_value *v, size_t n)
     char *p = b->data + b->used;
     b->used += n;
     return p;
+}
+
+static void arena_free(persist_value *v)
+{
+    while (v->arena) {
+        arena_block *next = v->arena->next;
+        free(v->arena);
+        v->arena = next;
+    }
 }
 
 static void push_item(persist_value *v, const char *p, size_t len)
@@ -533,16 +543,22 @@ static int load_body(reader *r, unsigned type)
     return FAIL;   /* streams, modules: latchd has no such values yet */
 }
 
+/* What every decoded value must be, whatever carried it. */
+static int value_check(const persist_value *v, int rc)
+{
+    if (rc == PERSIST_OK && v->n == 0) rc = FAIL;   /* Redis refuses empty keys */
+    if (rc == PERSIST_OK && v->type == STORE_HASH) rc = check_unique(v, 2);
+    if (rc == PERSIST_OK && v->type == STORE_ZSET) rc = check_unique(v, 1);
+    if (rc == PERSIST_OK && v->type == STORE_SET && !v->intset) rc = check_unique(v, 1);
+    return rc;
+}
+
 int persist_value_decode(const unsigned char *p, size_t len, persist_value **out)
 {
     persist_value *v = mem_calloc(1, sizeof *v);
     reader r = {p, len, 0, v};
     const unsigned char *t;
-    int rc = rd_bytes(&r, 1, &t) ? FAIL : load_body(&r, t[0]) ? FAIL : PERSIST_OK;
-    if (rc == PERSIST_OK && v->n == 0) rc = FAIL;   /* Redis refuses empty keys */
-    if (rc == PERSIST_OK && v->type == STORE_HASH) rc = check_unique(v, 2);
-    if (rc == PERSIST_OK && v->type == STORE_ZSET) rc = check_unique(v, 1);
-    if (rc == PERSIST_OK && v->type == STORE_SET && !v->intset) rc = check_unique(v, 1);
+    int rc = value_check(v, rd_bytes(&r, 1, &t) ? FAIL : load_body(&r, t[0]) ? FAIL : PERSIST_OK);
     if (rc != PERSIST_OK) {
         persist_value_free(v);
         return rc;
@@ -592,12 +608,114 @@ store_key *persist_value_store(persist_value *v, store *s, const char *key, size
 void persist_value_free(persist_value *v)
 {
     if (!v) return;
-    while (v->arena) {
-        arena_block *next = v->arena->next;
-        free(v->arena);
-        v->arena = next;
-    }
+    arena_free(v);
     free(v->items);
     free(v->scores);
     free(v);
+}
+
+/* ---- whole files: rdbLoadRio ---- */
+
+enum {
+    RDB_OP_FUNCTION = 0xF5,
+    RDB_OP_MODULE_AUX = 0xF7,
+    RDB_OP_IDLE = 0xF8,
+    RDB_OP_FREQ = 0xF9,
+    RDB_OP_AUX = 0xFA,
+    RDB_OP_RESIZEDB = 0xFB,
+    RDB_OP_EXPIRETIME_MS = 0xFC,
+    RDB_OP_EXPIRETIME = 0xFD,
+    RDB_OP_SELECTDB = 0xFE,
+    RDB_OP_EOF = 0xFF,
+};
+
+/* One key: its name and value read into a new persist_value, handed on. */
+static int load_key(reader *r, unsigned type, int db, int64_t deadline, persist_rdb_key_fn fn, void *ctx)
+{
+    persist_value *v = mem_calloc(1, sizeof *v);
+    pstr key;
+    r->v = v;
+    int rc = rd_string(r, &key) ? FAIL : value_check(v, load_body(r, type) ? FAIL : PERSIST_OK);
+    r->v = NULL;
+    if (rc != PERSIST_OK) {
+        persist_value_free(v);
+        return rc;
+    }
+    return fn(db, key.p, key.len, v, deadline, ctx);   /* fn owns v, and copies key first */
+}
+
+/* The trailer: 8 bytes of CRC64 over everything up to and including the
+ * EOF opcode; zero means the writer had rdbchecksum off. */
+static int load_trailer(reader *r, unsigned version, int check_crc)
+{
+    const unsigned char *b;
+    if (version < 5) return PERSIST_OK;
+    size_t covered = r->pos;
+    if (rd_bytes(r, 8, &b)) return FAIL;
+    uint64_t want = le(b, 8);
+    if (check_crc && want && want != persist_crc64(0, r->p, covered)) return PERSIST_ERR_CHECKSUM;
+    return PERSIST_OK;
+}
+
+int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_rdb_key_fn fn, void *ctx)
+{
+    reader r = {p, len, 0, NULL};
+    persist_value scratch = {0};   /* where AUX strings that need memory go */
+    const unsigned char *b;
+    if (rd_bytes(&r, 9, &b) || memcmp(b, "REDIS", 5)) return FAIL;
+    unsigned version = 0;
+    for (int i = 5; i < 9; i++) {
+        if (b[i] < '0' || b[i] > '9') return FAIL;
+        version = version * 10 + (unsigned)(b[i] - '0');
+    }
+    if (version < 1 || version > PERSIST_RDB_VERSION) return FAIL;
+    int db = 0, rc = PERSIST_OK;
+    int64_t deadline = STORE_NO_DEADLINE;
+    uint64_t n;
+    pstr a, v;
+    while (rc == PERSIST_OK) {
+        if (rd_bytes(&r, 1, &b)) {
+            rc = FAIL;
+            break;
+        }
+        switch (b[0]) {
+        case RDB_OP_EOF:
+            rc = load_trailer(&r, version, check_crc);
+            goto done;
+        case RDB_OP_SELECTDB:
+            rc = rd_count(&r, &n) || n > INT_MAX ? FAIL : PERSIST_OK;
+            db = (int)n;
+            break;
+        case RDB_OP_RESIZEDB:
+            rc = rd_count(&r, &n) || rd_count(&r, &n) ? FAIL : PERSIST_OK;
+            break;
+        case RDB_OP_AUX:
+            r.v = &scratch;
+            rc = rd_string(&r, &a) || rd_string(&r, &v) ? FAIL : PERSIST_OK;
+            r.v = NULL;
+            break;
+        case RDB_OP_EXPIRETIME_MS:
+        case RDB_OP_EXPIRETIME: {
+            int ms = b[0] == RDB_OP_EXPIRETIME_MS;
+            if (rd_bytes(&r, ms ? 8 : 4, &b)) {
+                rc = FAIL;
+                break;
+            }
+            deadline = ms ? (int64_t)le(b, 8) : (int64_t)le(b, 4) * 1000;
+            continue;   /* it belongs to the key that follows */
+        }
+        case RDB_OP_IDLE: rc = rd_count(&r, &n) ? FAIL : PERSIST_OK; continue;
+        case RDB_OP_FREQ: rc = rd_bytes(&r, 1, &b) ? FAIL : PERSIST_OK; continue;
+        case RDB_OP_FUNCTION:
+        case RDB_OP_MODULE_AUX:
+            rc = FAIL;   /* functions and modules: latchd has neither */
+            break;
+        default:
+            rc = load_key(&r, b[0], db, deadline, fn, ctx);
+        }
+        deadline = STORE_NO_DEADLINE;
+    }
+done:
+    arena_free(&scratch);
+    return rc;
 }

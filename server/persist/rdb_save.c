@@ -327,22 +327,27 @@ static void encode_list(const store_key *k, saver *sv, persist_buf *b)
     persist_buf_free(&l.lp);
 }
 
-void persist_value_encode(const store_key *k, const persist_opts *o, persist_buf *out)
+static void encode_value(const store_key *k, saver *sv, persist_buf *out)
 {
-    saver sv = {o, NULL};
     switch (store_key_type(k)) {
     case STORE_STRING: {
         size_t len;
         const char *v = store_string_get(k, &len);
         put_byte(out, PERSIST_TYPE_STRING);
-        put_string(out, &sv, v, len);
+        put_string(out, sv, v, len);
         break;
     }
-    case STORE_HASH: encode_hash(k, &sv, out); break;
-    case STORE_LIST: encode_list(k, &sv, out); break;
-    case STORE_ZSET: encode_zset(k, &sv, out); break;
-    case STORE_SET: encode_set(k, &sv, out); break;
+    case STORE_HASH: encode_hash(k, sv, out); break;
+    case STORE_LIST: encode_list(k, sv, out); break;
+    case STORE_ZSET: encode_zset(k, sv, out); break;
+    case STORE_SET: encode_set(k, sv, out); break;
     }
+}
+
+void persist_value_encode(const store_key *k, const persist_opts *o, persist_buf *out)
+{
+    saver sv = {o, NULL};
+    encode_value(k, &sv, out);
     persist_lzf_table_free(sv.lzf);
 }
 
@@ -366,4 +371,100 @@ int persist_payload_check(const unsigned char *p, size_t len)
     uint64_t crc = persist_crc64(0, p, len - 8), got = 0;
     for (int i = 0; i < 8; i++) got |= (uint64_t)footer[2 + i] << (8 * i);
     return crc == got ? PERSIST_OK : PERSIST_ERR_CHECKSUM;
+}
+
+/* ---- whole files: rdbSaveRio's layout ---- */
+
+enum {
+    RDB_OP_AUX = 0xFA,
+    RDB_OP_RESIZEDB = 0xFB,
+    RDB_OP_EXPIRETIME_MS = 0xFC,
+    RDB_OP_SELECTDB = 0xFE,
+    RDB_OP_EOF = 0xFF,
+    RDB_FLUSH_AT = 64 * 1024,   /* bytes buffered before the sink gets them */
+};
+
+/* The CRC runs over every byte as it leaves, so the file is never held
+ * whole in memory. */
+static void rdb_flush(persist_rdb_writer *w)
+{
+    if (!w->buf.len) return;
+    if (w->opts.rdbchecksum) w->crc = persist_crc64(w->crc, w->buf.p, w->buf.len);
+    if (!w->failed && w->sink(w->buf.p, w->buf.len, w->sink_ctx) != 0) w->failed = 1;
+    w->buf.len = 0;
+}
+
+static void put_aux(persist_rdb_writer *w, saver *sv, const char *name, const char *value)
+{
+    put_byte(&w->buf, RDB_OP_AUX);
+    put_string(&w->buf, sv, name, strlen(name));
+    put_string(&w->buf, sv, value, strlen(value));
+}
+
+void persist_rdb_begin(persist_rdb_writer *w, const persist_opts *o, const persist_rdb_aux *aux,
+                       persist_rdb_sink sink, void *sink_ctx)
+{
+    *w = (persist_rdb_writer){.opts = *o, .sink = sink, .sink_ctx = sink_ctx};
+    char magic[16], num[32];
+    snprintf(magic, sizeof magic, "REDIS%04d", PERSIST_RDB_VERSION);
+    persist_buf_put(&w->buf, magic, strlen(magic));
+    saver sv = {&w->opts, NULL};   /* AUX values are short: never compressed */
+    put_aux(w, &sv, "redis-ver", aux->redis_ver);
+    put_aux(w, &sv, "redis-bits", sizeof(void *) == 8 ? "64" : "32");
+    snprintf(num, sizeof num, "%lld", aux->ctime);
+    put_aux(w, &sv, "ctime", num);
+    snprintf(num, sizeof num, "%lld", aux->used_mem);
+    put_aux(w, &sv, "used-mem", num);
+    put_aux(w, &sv, "aof-base", "0");
+}
+
+static void put_key(store_key *k, void *ctx)
+{
+    persist_rdb_writer *w = ctx;
+    int64_t deadline = store_key_deadline(k);
+    if (deadline != STORE_NO_DEADLINE) {
+        unsigned char ms[9] = {RDB_OP_EXPIRETIME_MS};
+        for (int i = 0; i < 8; i++) ms[1 + i] = (unsigned char)((uint64_t)deadline >> (8 * i));
+        persist_buf_put(&w->buf, ms, sizeof ms);
+    }
+    /* the value's type byte goes before the key, its body after; one LZF
+     * table serves the whole file */
+    saver sv = {&w->opts, w->lzf};
+    w->value.len = 0;
+    encode_value(k, &sv, &w->value);
+    size_t klen;
+    const char *name = store_key_name(k, &klen);
+    put_byte(&w->buf, w->value.p[0]);
+    put_string(&w->buf, &sv, name, klen);
+    w->lzf = sv.lzf;
+    persist_buf_put(&w->buf, w->value.p + 1, w->value.len - 1);
+    if (w->buf.len >= RDB_FLUSH_AT) rdb_flush(w);
+    if (w->after_key) w->after_key(w->sink_ctx);
+}
+
+void persist_rdb_db(persist_rdb_writer *w, int id, store *st)
+{
+    size_t n = store_size(st);
+    if (!n) return;
+    put_byte(&w->buf, RDB_OP_SELECTDB);
+    put_len(&w->buf, (uint64_t)id);
+    put_byte(&w->buf, RDB_OP_RESIZEDB);
+    put_len(&w->buf, n);
+    put_len(&w->buf, store_expires_count(st));
+    store_foreach(st, put_key, w);
+}
+
+int persist_rdb_end(persist_rdb_writer *w)
+{
+    put_byte(&w->buf, RDB_OP_EOF);
+    w->crc = w->opts.rdbchecksum ? persist_crc64(w->crc, w->buf.p, w->buf.len) : 0;
+    unsigned char crc[8];
+    for (int i = 0; i < 8; i++) crc[i] = (unsigned char)(w->crc >> (8 * i));
+    if (!w->failed && w->sink(w->buf.p, w->buf.len, w->sink_ctx) != 0) w->failed = 1;
+    if (!w->failed && w->sink(crc, sizeof crc, w->sink_ctx) != 0) w->failed = 1;
+    persist_buf_free(&w->buf);
+    persist_buf_free(&w->value);
+    persist_lzf_table_free(w->lzf);
+    w->lzf = NULL;
+    return w->failed ? PERSIST_ERR_IO : PERSIST_OK;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl.h"
 #include "commands/commands.h"
 #include "mem.h"
 #include "script.h"
@@ -127,6 +128,23 @@ static int parse_shebang(const char *body, size_t len, int *flags, char *err, si
     return rc;
 }
 
+unsigned script_command_flags(client *c, const command *cmd)
+{
+    int by_sha = cmd->proc == cmd_evalsha || cmd->proc == cmd_evalsha_ro;
+    if ((!by_sha && cmd->proc != cmd_eval && cmd->proc != cmd_eval_ro) || c->argc < 2) return cmd->flags;
+    const resp_slice *a = &c->argv[1];
+    const script *sc = by_sha ? script_lookup(c->srv, a->ptr, a->len) : NULL;
+    char err[64];
+    int sflags = 0;
+    if (sc)
+        sflags = sc->flags;
+    else if (by_sha || parse_shebang(a->ptr, a->len, &sflags, err, sizeof(err)) != 0)
+        return cmd->flags;
+    if (!(sflags & SCRIPT_DECLARED)) return cmd->flags;
+    unsigned f = cmd->flags & ~(unsigned)(CMD_WRITE | CMD_MAY_REPLICATE);
+    return (sflags & SCRIPT_NO_WRITES) ? f : f | CMD_WRITE;
+}
+
 script *script_create(client *c, const char *body, size_t len, const char sha[41])
 {
     scripts *st = c->srv->scripts;
@@ -191,12 +209,15 @@ void script_exec(server *s, const command *cmd, resp_slice *argv, int argc)
     self->argc = argc;
     self->cmd = cmd;
     self->sub = NULL;
+    size_t mark = self->out.len;
+    uint64_t t0 = stats_ticks();
     cmd->proc(self);
     /* Redis tracks a script's declared keys for its caller once it reads */
     client *caller = s->scripts->running ? s->scripts->running->c : NULL;
     if (caller && (caller->flags & CLIENT_TRACKING) && (cmd->flags & CMD_READONLY)) tracking_remember_keys(caller);
     monitor_command(self);
     s->stat_commands++;
+    stats_record(self, mark, stats_ticks() - t0);
     self->argv = NULL;
     self->argc = 0;
 }
@@ -225,10 +246,11 @@ void script_run(const script_call *call)
     st->busy_since_ms = server_real_ms(s);
     st->running = call;
     st->self->db = call->c->db;
-    /* While someone monitors, Lua runs it: monitors see each redis.call. */
-    /* ... and a tracking caller's reads are Lua's redis.calls too */
+    /* While someone monitors, Lua runs it: monitors see each redis.call;
+     * and a user with limits, whose every redis.call is checked;
+     * and a tracking caller's reads are Lua's redis.calls too. */
     int done = call->sc->native && s->cfg.native_scripts && !call->readonly && !s->monitors &&
-               !(call->c->flags & CLIENT_TRACKING) && call->sc->native->run(call);
+               call->c->user->unrestricted && !(call->c->flags & CLIENT_TRACKING) && call->sc->native->run(call);
     if (done) {
         st->native_runs++;
     } else {

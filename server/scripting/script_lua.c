@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl.h"
 #include "commands/commands.h"
 #include "mem.h"
 #include "script.h"
@@ -557,7 +558,16 @@ static int redis_call_generic(lua_State *L, int raise)
     const command *cmd = command_lookup(e->argv[0].ptr, e->argv[0].len);
     const char *refusal = call_refusal(run, cmd, argc);
     if (refusal) {
+        stats_script_refused(e->srv, cmd);
         push_error_cstr(L, refusal);
+        mark_counted(L);
+        return raise ? lua_error(L) : 1;
+    }
+    int denied = run->c->user->unrestricted ? ACL_OK : acl_script_check(run->c, cmd, e->argv, argc);
+    if (denied != ACL_OK) {
+        char text[160];
+        snprintf(text, sizeof(text), "The user executing the script %s", acl_denial_text(denied));
+        push_error_cstr(L, text);
         mark_counted(L);
         return raise ? lua_error(L) : 1;
     }
@@ -981,7 +991,12 @@ static void reply_table(script_engine *e, client *c, resp_buf *b)
     int kind = table_kind(L);
     switch (kind) {
     case T_ARRAY: reply_array_table(e, c, b); return;
-    case T_ERR: reply_error_text(b, lua_tostring(L, -1)); break;
+    case T_ERR:
+        lua_getfield(L, -2, "ignore_error_stats_update");
+        if (lua_toboolean(L, -1)) e->srv->stat_error_counted = 1;   /* a redis.pcall's, counted then */
+        lua_pop(L, 1);
+        reply_error_text(b, lua_tostring(L, -1));
+        break;
     case T_OK: s = lua_tostring(L, -1); resp_add_simple(b, s, strlen(s)); break;
     case T_DOUBLE: resp_add_double(b, c->proto, lua_tonumber(L, -1)); break;
     case T_BIGNUM:
@@ -1038,6 +1053,9 @@ static void reply_script_error(script_engine *e, const script_call *call, resp_b
         resp_add_errorf(b, "ERR Error running script %s, %.100s", call->sc->sha, msg);
         return;
     }
+    lua_getfield(L, -1, "ignore_error_stats_update");
+    if (lua_toboolean(L, -1)) e->srv->stat_error_counted = 1;   /* the redis.call counted it */
+    lua_pop(L, 1);
     lua_getfield(L, -1, "err");
     lua_getfield(L, -2, "source");
     lua_getfield(L, -3, "line");

@@ -2,7 +2,9 @@
  * is an RDB value (type byte and body; the CRC is checked before the parser
  * and would stop the fuzzer at the door). Whatever decodes must store into
  * a consistent keyspace, DUMP again, and decode back to the same DUMP; the
- * input also goes through the payload check and an LZF round trip. */
+ * input also goes through the payload check and an LZF round trip, and,
+ * after "REDIS0010", through the whole-file loader: what loads is written
+ * as a file again and loads back to as many keys. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +18,7 @@ static uint64_t frozen_clock(void *ctx)
     return FUZZ_T0;
 }
 
-static const persist_opts opts = {512, 64, 128, 64, -2, 1};
+static const persist_opts opts = {512, 64, 128, 64, -2, 1, 1};
 
 static void dump_key(store *s, const char *key, persist_buf *out)
 {
@@ -55,8 +57,52 @@ static void lzf_round_trip(const uint8_t *data, size_t size)
     free(d);
 }
 
+static int load_into(int db, const char *key, size_t klen, persist_value *v, int64_t deadline, void *ctx)
+{
+    if (db != 0) {
+        persist_value_free(v);
+        return PERSIST_ERR_FORMAT;
+    }
+    store *s = ctx;
+    store_key *old = store_lookup(s, key, klen);
+    if (old) store_delete_key(s, old);
+    store_key *k = persist_value_store(v, s, key, klen);
+    if (deadline != STORE_NO_DEADLINE) store_key_set_deadline(s, k, deadline);
+    return PERSIST_OK;
+}
+
+static int to_buf(const void *p, size_t n, void *ctx)
+{
+    persist_buf_put(ctx, p, n);
+    return 0;
+}
+
+static void file_round_trip(const uint8_t *data, size_t size)
+{
+    unsigned char *file = malloc(size + 9);
+    memcpy(file, "REDIS0010", 9);
+    memcpy(file + 9, data, size);
+    store *s = store_create(frozen_clock, NULL), *again = store_create(frozen_clock, NULL);
+    if (persist_rdb_load(file, size + 9, 1, load_into, s) == PERSIST_OK) {
+        FUZZ_CHECK(fuzz_check_store(s) == store_size(s));
+        persist_buf out = {0};
+        persist_rdb_writer w;
+        persist_rdb_aux aux = {"7.0.15", 0, 0};
+        persist_rdb_begin(&w, &opts, &aux, to_buf, &out);
+        persist_rdb_db(&w, 0, s);
+        FUZZ_CHECK(persist_rdb_end(&w) == PERSIST_OK);
+        FUZZ_CHECK(persist_rdb_load(out.p, out.len, 1, load_into, again) == PERSIST_OK);
+        FUZZ_CHECK(store_size(again) == store_size(s));
+        persist_buf_free(&out);
+    }
+    store_destroy(s);
+    store_destroy(again);
+    free(file);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    file_round_trip(data, size);
     (void)persist_payload_check(data, size);
     lzf_round_trip(data, size);
     persist_value *v;

@@ -118,3 +118,34 @@ def test_debug_local_refuses_a_remote_client(server_factory):
     with RawConn(ip, srv.port) as remote:
         assert remote.cmd("DEBUG", "SLEEP", "0") == REFUSED
     assert srv.raw().cmd("DEBUG", "SLEEP", "0") == b"+OK\r\n"
+
+
+def _digest_fill(r):
+    r.flushall()
+    r.set("s", "v")
+    r.set("n", 42)
+    r.set("t", "x", px=100000)
+    r.rpush("l", "a", "b", 3)
+    r.sadd("i", 1, 2, 3)
+    r.sadd("st", "a", "b")
+    r.zadd("zl", {"a": 1.5, "7": -2})
+    r.zadd("zs", {"m%d" % i: i / 7 for i in range(200)})
+    r.hset("h", mapping={"f": "v", "g": 1})
+    r.execute_command("SELECT", 2)
+    r.set("other", "db")
+    r.execute_command("SELECT", 0)
+
+
+def test_debug_digest_is_redis_digest(server, reference_redis):
+    """DEBUG DIGEST and DIGEST-VALUE give redis-server's exact hex for the
+    same data (Redis's SHA1 mixing of keys, types, values and deadlines)."""
+    mine, ref = server.client(), reference_redis.client()
+    for r in (mine, ref):
+        _digest_fill(r)
+    assert mine.execute_command("DEBUG", "DIGEST") == ref.execute_command("DEBUG", "DIGEST")
+    keys = ["s", "n", "t", "l", "i", "st", "zl", "zs", "h", "missing"]
+    got = mine.execute_command("DEBUG", "DIGEST-VALUE", *keys)
+    assert got == ref.execute_command("DEBUG", "DIGEST-VALUE", *keys)
+    assert got[-1] == b"0" * 40
+    mine.flushall()
+    assert mine.execute_command("DEBUG", "DIGEST") == b"0" * 40

@@ -201,7 +201,7 @@ static uint64_t clock_fn(void *ctx)
     return 1000;
 }
 
-static const persist_opts opts = {512, 64, 128, 64, -2, 1};
+static const persist_opts opts = {512, 64, 128, 64, -2, 1, 1};
 
 static void restore_as(store *s, const unsigned char *p, size_t len, const char *key)
 {
@@ -271,6 +271,83 @@ static void test_value_round_trip(void **state)
     store_destroy(s);
 }
 
+/* ---- whole files ---- */
+
+static int to_buf(const void *p, size_t n, void *ctx)
+{
+    persist_buf_put(ctx, p, n);
+    return 0;
+}
+
+static int failing_sink(const void *p, size_t n, void *ctx)
+{
+    (void)p, (void)n, (void)ctx;
+    return -1;
+}
+
+typedef struct loaded {
+    store *st;
+    int db;
+    int64_t deadline;
+    int keys;
+} loaded;
+
+static int load_into(int db, const char *key, size_t klen, persist_value *v, int64_t deadline, void *ctx)
+{
+    loaded *l = ctx;
+    l->db = db;
+    if (deadline != STORE_NO_DEADLINE) l->deadline = deadline;
+    l->keys++;
+    persist_value_store(v, l->st, key, klen);
+    return PERSIST_OK;
+}
+
+static void test_file_round_trip(void **state)
+{
+    (void)state;
+    store *s = store_create(clock_fn, NULL);
+    store_put_string(s, "plain", 5, "v", 1);
+    store_key *k = store_put_string(s, "long", 4, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", 40);
+    store_key_set_deadline(s, k, 99999);
+    persist_buf file = {0};
+    persist_rdb_writer w;
+    persist_rdb_aux aux = {"7.0.15", 1, 2};
+    persist_rdb_begin(&w, &opts, &aux, to_buf, &file);
+    persist_rdb_db(&w, 5, s);
+    assert_int_equal(persist_rdb_end(&w), PERSIST_OK);
+    assert_memory_equal(file.p, "REDIS0010", 9);
+    assert_int_equal(file.p[file.len - 9], 0xFF);   /* EOF, then the CRC */
+
+    loaded l = {store_create(clock_fn, NULL), -1, 0, 0};
+    assert_int_equal(persist_rdb_load(file.p, file.len, 1, load_into, &l), PERSIST_OK);
+    assert_int_equal(l.keys, 2);
+    assert_int_equal(l.db, 5);
+    assert_int_equal(l.deadline, 99999);
+    size_t len;
+    assert_memory_equal(store_string_get(store_lookup(l.st, "long", 4), &len), "xxxxxxxx", 8);
+    assert_int_equal(len, 40);
+
+    /* a flipped CRC byte: refused when checked, loaded when not */
+    file.p[file.len - 1] ^= 1;
+    loaded l2 = {store_create(clock_fn, NULL), -1, 0, 0};
+    assert_int_equal(persist_rdb_load(file.p, file.len, 1, load_into, &l2), PERSIST_ERR_CHECKSUM);
+    assert_int_equal(persist_rdb_load(file.p, file.len, 0, load_into, &l2), PERSIST_OK);
+    /* cut anywhere: refused */
+    for (size_t cut = 0; cut < file.len - 8; cut++) {
+        loaded l3 = {store_create(clock_fn, NULL), -1, 0, 0};
+        assert_int_equal(persist_rdb_load(file.p, cut, 1, load_into, &l3), PERSIST_ERR_FORMAT);
+        store_destroy(l3.st);
+    }
+    /* a sink that fails makes end say so */
+    persist_rdb_begin(&w, &opts, &aux, failing_sink, NULL);
+    persist_rdb_db(&w, 0, s);
+    assert_int_equal(persist_rdb_end(&w), PERSIST_ERR_IO);
+    persist_buf_free(&file);
+    store_destroy(l.st);
+    store_destroy(l2.st);
+    store_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -282,6 +359,7 @@ int main(void)
         cmocka_unit_test(test_listpack_long_strings_and_validation),
         cmocka_unit_test(test_redis_payloads_restore_and_dump_back),
         cmocka_unit_test(test_value_round_trip),
+        cmocka_unit_test(test_file_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
