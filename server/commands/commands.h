@@ -54,13 +54,11 @@ void cmd_dbsize(client *c);
 void cmd_flushall(client *c);
 void cmd_flushdb(client *c);
 void cmd_swapdb(client *c);
-void cmd_function(client *c);
 void cmd_wait(client *c);
 void cmd_lastsave(client *c);
 void cmd_shutdown(client *c);
 extern const command config_subcommands[];
 extern const command command_subcommands[];
-extern const command function_subcommands[];
 
 /* docs.c: "name" => {summary, since, group, arguments, subcommands};
  * container is the parent of a subcommand, else NULL. */
@@ -84,6 +82,12 @@ void cmd_evalsha(client *c);
 void cmd_evalsha_ro(client *c);
 void cmd_script(client *c);
 extern const command script_subcommands[];
+
+/* function.c */
+void cmd_function(client *c);
+void cmd_fcall(client *c);
+void cmd_fcall_ro(client *c);
+extern const command function_subcommands[];
 
 /* dump.c */
 void cmd_dump(client *c);

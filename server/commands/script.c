@@ -101,20 +101,7 @@ static void cmd_script_flush(client *c)
 /* Only reachable while a script is busy (script_busy.c serves it from the
  * script's hook); a script that wrote must finish, or it would leave its
  * writes half done. */
-static void cmd_script_kill(client *c)
-{
-    scripts *st = c->srv->scripts;
-    if (!st->running) {
-        reply_error(c, "NOTBUSY No scripts in execution right now.");
-    } else if (st->wrote) {
-        reply_error(c, "UNKILLABLE Sorry the script already executed write commands against the dataset. "
-                       "You can either wait the script termination or kill the server in a hard way "
-                       "using the SHUTDOWN NOSAVE command.");
-    } else {
-        st->kill = 1;
-        reply_ok(c);
-    }
-}
+static void cmd_script_kill(client *c) { script_kill_reply(c, 1); }
 
 static void cmd_script_help(client *c)
 {

@@ -28,6 +28,7 @@ void scripts_init(server *s)
     client_set_authenticated(st->self, 1);
     s->scripts = st;
     st->lua = script_engine_new(s);
+    functions_init(s);
 }
 
 static void free_script(store_dict_node *n, void *ctx)
@@ -52,6 +53,7 @@ void scripts_free(server *s)
     scripts *st = s->scripts;
     if (!st) return;
     scripts_flush(s);
+    functions_free(s);
     script_engine_free(st->lua);
     free(st->pfds);
     free(st->pclients);
@@ -75,19 +77,27 @@ script *script_lookup(server *s, const char *sha, size_t len)
     return sc;
 }
 
+const char *const script_flag_names[SCRIPT_FLAG_COUNT] = {
+    "no-writes", "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys",
+};
+
+int script_flag_bit(const char *name, int (*cmp)(const char *, const char *))
+{
+    for (int i = 0; i < SCRIPT_FLAG_COUNT; i++)
+        if (cmp(name, script_flag_names[i]) == 0) return SCRIPT_NO_WRITES << i;
+    return 0;
+}
+
 /* One "flags=a,b" list of a shebang (parsed in place); 0, or -1 with err. */
 static int parse_shebang_flags(char *list, int *flags, char *err, size_t errlen)
 {
-    static const char *known[] = {"no-writes", "allow-oom", "allow-stale", "no-cluster",
-                                  "allow-cross-slot-keys"};
     for (char *save = NULL, *f = strtok_r(list, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
-        size_t i = 0;
-        while (i < sizeof(known) / sizeof(known[0]) && strcmp(f, known[i]) != 0) i++;
-        if (i == sizeof(known) / sizeof(known[0])) {
+        int bit = script_flag_bit(f, strcmp);
+        if (!bit) {
             snprintf(err, errlen, "ERR Unexpected flag in script shebang: %s", f);
             return -1;
         }
-        if (i == 0) *flags |= SCRIPT_NO_WRITES;
+        *flags |= bit;
     }
     return 0;
 }
@@ -214,6 +224,11 @@ void script_publish(server *s, const command *pub, const resp_slice *name,
     s->scripts->self->out.len = 0;   /* the receiver count is not wanted */
 }
 
+const char *script_call_name(const script_call *call)
+{
+    return call->fn ? call->fn->name : call->sc->sha;
+}
+
 void script_run(const script_call *call)
 {
     server *s = call->c->srv;
@@ -223,7 +238,7 @@ void script_run(const script_call *call)
     st->running = call;
     st->self->db = call->c->db;
     /* While someone monitors, Lua runs it: monitors see each redis.call. */
-    int done = call->sc->native && s->cfg.native_scripts && !call->readonly && !s->monitors &&
+    int done = call->sc && call->sc->native && s->cfg.native_scripts && !call->readonly && !s->monitors &&
                call->sc->native->run(call);
     if (done) {
         st->native_runs++;
