@@ -282,11 +282,7 @@ static void fcall_generic(client *c, int ro)
         reply_error(c, "ERR Can not execute a script with write flag using *_ro command.");
         return;
     }
-    if (!no_writes && !(fn->flags & SCRIPT_ALLOW_OOM) && c->srv->cfg.maxmemory > 0 &&
-        server_used_memory(c->srv) > c->srv->cfg.maxmemory) {
-        reply_error(c, "OOM command not allowed when used memory > 'maxmemory'.");
-        return;
-    }
+    if (script_oom_refuses(c, fn->flags)) return;
     script_call call = {
         .c = c,
         .fn = fn,

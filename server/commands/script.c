@@ -29,6 +29,7 @@ static void run_call(client *c, const script *sc, long long numkeys, int readonl
             return;
         }
         readonly = (sc->flags & SCRIPT_NO_WRITES) != 0;
+        if (script_oom_refuses(c, sc->flags)) return;
     }
     script_call call = {
         .c = c,

@@ -224,6 +224,15 @@ void script_publish(server *s, const command *pub, const resp_slice *name,
     s->scripts->self->out.len = 0;   /* the receiver count is not wanted */
 }
 
+int script_oom_refuses(client *c, int flags)
+{
+    server *s = c->srv;
+    if (s->cfg.maxmemory <= 0 || (flags & (SCRIPT_NO_WRITES | SCRIPT_ALLOW_OOM))) return 0;
+    if (server_used_memory(s) <= s->cfg.maxmemory) return 0;
+    reply_error(c, "OOM command not allowed when used memory > 'maxmemory'.");
+    return 1;
+}
+
 const char *script_call_name(const script_call *call)
 {
     return call->fn ? call->fn->name : call->sc->sha;

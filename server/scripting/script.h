@@ -126,6 +126,10 @@ script *script_create(client *c, const char *body, size_t len, const char sha[41
 script *script_for_body(client *c, const char *body, size_t len);
 void scripts_flush(server *s);
 void script_run(const script_call *call);
+/* A script that declared its flags (a shebang, a function) and may write
+ * is refused over maxmemory unless allow-oom, as Redis's processCommand
+ * refuses it by the flags it declared: 1 after replying OOM. */
+int script_oom_refuses(client *c, int flags);
 /* The running call's name as Redis prints it: the SHA1, or the function. */
 const char *script_call_name(const script_call *call);
 /* A "#!lua flags=..." or register_function flag name (case as cmp says);

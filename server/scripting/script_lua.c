@@ -347,6 +347,30 @@ static int guarded_setmetatable(lua_State *L)
     return 1;
 }
 
+/* The metatable on top gets a __metatable field: a read-only view of
+ * itself, which is what getmetatable() then returns, so no script can
+ * rewire a proxy (getmetatable(_G).__index = ...) or a basic type's
+ * metatable for the scripts after it. */
+static void seal_metatable(script_engine *e)
+{
+    lua_State *L = e->L;
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_pushvalue(L, -3);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, readonly_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, e->readonly_ref);
+    lua_pushvalue(L, -2);
+    lua_pushvalue(L, -4);   /* view -> the metatable, for pairs/next */
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    lua_setfield(L, -2, "__metatable");
+}
+
 /* Pushes an empty table that reads through to the table at idx and
  * refuses writes; index_fn (if any) decides what a missing name does. */
 static void push_proxy(script_engine *e, int idx, lua_CFunction index_fn)
@@ -364,6 +388,7 @@ static void push_proxy(script_engine *e, int idx, lua_CFunction index_fn)
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, readonly_newindex);
     lua_setfield(L, -2, "__newindex");
+    seal_metatable(e);
     lua_setmetatable(L, -2);
     lua_rawgeti(L, LUA_REGISTRYINDEX, e->readonly_ref);
     lua_pushvalue(L, -2);
@@ -436,6 +461,15 @@ static const char *call_refusal(const script_call *run, const command *cmd, int 
     if (run->readonly && (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)))
         return "Write commands are not allowed from read-only scripts.";
     return NULL;
+}
+
+/* scriptVerifyOOM: over maxmemory, a script that has not written yet may
+ * not start with a command that can grow memory, unless it is allow-oom. */
+static int oom_refuses(server *s, const script_call *run, const command *cmd)
+{
+    if (s->cfg.maxmemory <= 0 || !(cmd->flags & CMD_DENYOOM) || s->scripts->wrote) return 0;
+    int flags = run->fn ? run->fn->flags : run->sc->flags;
+    return !(flags & SCRIPT_ALLOW_OOM) && server_used_memory(s) > s->cfg.maxmemory;
 }
 
 static int push_reply(lua_State *L, const char **pos, const char *end);
@@ -563,6 +597,8 @@ static int redis_call_generic(lua_State *L, int raise)
     }
     const command *cmd = command_lookup(e->argv[0].ptr, e->argv[0].len);
     const char *refusal = call_refusal(run, cmd, argc);
+    if (!refusal && oom_refuses(e->srv, run, cmd))
+        refusal = "-OOM command not allowed when used memory > 'maxmemory'.";
     if (refusal) {
         push_error_cstr(L, refusal);
         mark_counted(L);
@@ -902,6 +938,7 @@ static void make_library_env(script_engine *e)
     lua_setfield(L, -2, "__newindex");
     lua_pushvalue(L, -1);
     e->lib_meta_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    seal_metatable(e);
     lua_setmetatable(L, -2);
     lua_rawgeti(L, LUA_REGISTRYINDEX, e->readonly_ref);
     lua_pushvalue(L, -2);
@@ -991,6 +1028,10 @@ script_engine *script_engine_new(server *s)
     set_global_fn(e, "unpack", safe_unpack);
     register_redis_api(e);
     protect_globals(e);
+    lua_pushliteral(L, "");   /* strings are the one basic type with a metatable */
+    lua_getmetatable(L, -1);
+    seal_metatable(e);
+    lua_pop(L, 2);
     make_library_env(e);
     return e;
 }
