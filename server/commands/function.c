@@ -205,7 +205,7 @@ static void function_stats_cmd(client *c)
     reply_bulk_cstr(c, "libraries_count");
     reply_int(c, (long long)store_dict_size(&st->libs));
     reply_bulk_cstr(c, "functions_count");
-    reply_int(c, (long long)store_dict_size(&st->functions));
+    reply_int(c, (long long)functions_count(c->srv));
 }
 
 static void function_help_cmd(client *c)

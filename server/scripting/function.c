@@ -16,7 +16,7 @@
 void functions_init(server *s)
 {
     scripts *st = s->scripts;
-    store_dict_init(&st->libs, STORE_DICT_KEY_OFF(function_lib, node, key), STORE_DICT_KEY_POINTER);
+    store_dict_init(&st->libs, STORE_DICT_KEY_OFF(function_lib, node, name), STORE_DICT_KEY_POINTER);
     store_dict_init(&st->functions, STORE_DICT_KEY_OFF(function, node, key), STORE_DICT_KEY_POINTER);
 }
 
@@ -57,11 +57,10 @@ function *function_lookup(server *s, const char *name, size_t len)
     return k ? (function *)store_dict_find(&s->scripts->functions, k, len) : NULL;
 }
 
+/* Library names, unlike function names, are case-sensitive in Redis. */
 function_lib *function_lib_lookup(server *s, const char *name, size_t len)
 {
-    char buf[256];
-    const char *k = lookup_key(buf, sizeof(buf), name, len);
-    return k ? (function_lib *)store_dict_find(&s->scripts->libs, k, len) : NULL;
+    return (function_lib *)store_dict_find(&s->scripts->libs, name, len);
 }
 
 int function_lib_add(function_lib *lib, const char *name, size_t len, const char *desc,
@@ -71,17 +70,15 @@ int function_lib_add(function_lib *lib, const char *name, size_t len, const char
         snprintf(err, errlen, "%s", LIB_NAME_ERR);
         return -1;
     }
-    char *key = lower_dup(name, len);
     function **tail = &lib->fns;
     for (; *tail; tail = &(*tail)->next) {
-        if (strcmp((*tail)->key, key) == 0) {
-            free(key);
+        if (strcmp((*tail)->name, name) == 0) {   /* case-sensitive here, as Redis */
             snprintf(err, errlen, "Function already exists in the library");
             return -1;
         }
     }
     function *fn = mem_calloc(1, sizeof(*fn));
-    fn->key = key;
+    fn->key = lower_dup(name, len);
     fn->node.keylen = (uint32_t)len;
     fn->name = mem_strndup(name, len);
     fn->desc = desc ? mem_strndup(desc, desclen) : NULL;
@@ -103,23 +100,29 @@ static void lib_free(server *s, function_lib *lib)
         free(fn->desc);
         free(fn);
     }
-    free(lib->key);
     free(lib->name);
     free(lib->code);
     free(lib);
 }
 
+/* A library's "f" and "F" are two functions to Redis but one FCALL name:
+ * only the first is reachable (Redis's dictAdd of the second fails too). */
 static void lib_link(server *s, function_lib *lib)
 {
     store_dict_insert(&s->scripts->libs, &lib->node);
-    for (function *fn = lib->fns; fn; fn = fn->next) store_dict_insert(&s->scripts->functions, &fn->node);
+    for (function *fn = lib->fns; fn; fn = fn->next) {
+        fn->linked = !store_dict_find(&s->scripts->functions, fn->key, fn->node.keylen);
+        if (fn->linked) store_dict_insert(&s->scripts->functions, &fn->node);
+    }
 }
 
 static void lib_unlink(server *s, function_lib *lib)
 {
     store_dict_unlink(&s->scripts->libs, &lib->node);
-    for (function *fn = lib->fns; fn; fn = fn->next) store_dict_unlink(&s->scripts->functions, &fn->node);
+    for (function *fn = lib->fns; fn; fn = fn->next)
+        if (fn->linked) store_dict_unlink(&s->scripts->functions, &fn->node);
 }
+
 
 void function_lib_delete(server *s, function_lib *lib)
 {
@@ -141,6 +144,15 @@ static function_lib **all_libs(server *s, size_t *n)
     function_lib **v = mem_alloc((*n ? *n : 1) * sizeof(*v)), **at = v;
     store_dict_foreach(&s->scripts->libs, collect_lib, &at);
     return v;
+}
+
+size_t functions_count(server *s)
+{
+    size_t n, total = 0;
+    function_lib **v = all_libs(s, &n);
+    for (size_t i = 0; i < n; i++) total += v[i]->nfns;
+    free(v);
+    return total;
 }
 
 void functions_flush(server *s)
@@ -302,7 +314,6 @@ const char *function_load(server *s, const char *code, size_t len, int replace,
     }
     if (old) lib_unlink(s, old);
     function_lib *lib = mem_calloc(1, sizeof(*lib));
-    lib->key = lower_dup(md.name, md.name_len);
     lib->node.keylen = (uint32_t)md.name_len;
     lib->name = mem_strndup(md.name, md.name_len);
     lib->code = mem_alloc(len + 1);

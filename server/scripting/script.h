@@ -42,13 +42,13 @@ typedef struct function {
     char *desc;                    /* NULL: none given */
     int flags;                     /* SCRIPT_* */
     int lua_ref;                   /* the callback in the Lua registry */
+    int linked;                    /* in scripts.functions (see lib_link) */
     function_lib *lib;
     struct function *next;         /* the library's next function */
 } function;
 
 struct function_lib {
-    store_dict_node node;          /* keyed by key, in scripts.libs */
-    char *key;                     /* the name in lower case */
+    store_dict_node node;          /* keyed by name (case counts), in scripts.libs */
     char *name;
     char *code;                    /* the whole FUNCTION LOAD payload */
     size_t code_len;
@@ -157,6 +157,8 @@ const char *function_load(server *s, const char *code, size_t len, int replace,
                           char *err, size_t errlen);
 void function_lib_delete(server *s, function_lib *lib);
 void functions_flush(server *s);
+/* FUNCTION STATS's functions_count: every library's functions. */
+size_t functions_count(server *s);
 /* FUNCTION DUMP's payload (FUNCTION2 opcodes, RDB version, CRC64). */
 void functions_dump(server *s, int rdbcompression, unsigned char **out, size_t *outlen);
 /* FUNCTION RESTORE; policy 'f'lush, 'a'ppend or 'r'eplace. 0, or -1 with err. */
