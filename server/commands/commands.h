@@ -82,6 +82,16 @@ void cmd_evalsha(client *c);
 void cmd_evalsha_ro(client *c);
 void cmd_script(client *c);
 extern const command script_subcommands[];
+/* EVAL's and FCALL's numkeys (argv[2]) as Redis checks it: an integer
+ * (else not_int, or the generic text when NULL), not beyond the
+ * arguments, not negative. 0 after the error reply. */
+int scripting_parse_numkeys(client *c, const char *not_int, long long *numkeys);
+/* Run EVAL's script sc or FCALL's function fn with argv[3..] split at
+ * numkeys (script.h's types: commands.h only names them). */
+struct script;
+struct function;
+void scripting_run_call(client *c, const struct script *sc, const struct function *fn,
+                        long long numkeys, int readonly);
 
 /* function.c */
 void cmd_function(client *c);

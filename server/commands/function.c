@@ -5,7 +5,6 @@
 
 #include "commands.h"
 #include "mem.h"
-#include "num.h"
 #include "scripting/script.h"
 
 /* FUNCTION LOAD [REPLACE] code */
@@ -265,34 +264,14 @@ static void fcall_generic(client *c, int ro)
         return;
     }
     long long numkeys;
-    if (!store_str2ll(c->argv[2].ptr, c->argv[2].len, &numkeys)) {
-        reply_error(c, "ERR Bad number of keys provided");
-        return;
-    }
-    if (numkeys > c->argc - 3) {
-        reply_error(c, "ERR Number of keys can't be greater than number of args");
-        return;
-    }
-    if (numkeys < 0) {
-        reply_error(c, "ERR Number of keys can't be negative");
-        return;
-    }
+    if (!scripting_parse_numkeys(c, "ERR Bad number of keys provided", &numkeys)) return;
     int no_writes = (fn->flags & SCRIPT_NO_WRITES) != 0;
     if (!no_writes && ro) {
         reply_error(c, "ERR Can not execute a script with write flag using *_ro command.");
         return;
     }
     if (script_oom_refuses(c, fn->flags)) return;
-    script_call call = {
-        .c = c,
-        .fn = fn,
-        .keys = c->argv + 3,
-        .nkeys = (int)numkeys,
-        .args = c->argv + 3 + numkeys,
-        .nargs = c->argc - 3 - (int)numkeys,
-        .readonly = no_writes,
-    };
-    script_run(&call);
+    scripting_run_call(c, NULL, fn, numkeys, no_writes);
 }
 
 void cmd_fcall(client *c) { fcall_generic(c, 0); }
