@@ -53,6 +53,12 @@ static const char *lookup_key(char *buf, size_t cap, const char *p, size_t len)
 function *function_lookup(server *s, const char *name, size_t len)
 {
     char buf[256];
+    if (len >= sizeof(buf)) {   /* a long name: rare, so a copy of its own */
+        char *k = name_ok(name, len) ? lower_dup(name, len) : NULL;
+        function *fn = k ? (function *)store_dict_find(&s->scripts->functions, k, len) : NULL;
+        free(k);
+        return fn;
+    }
     const char *k = lookup_key(buf, sizeof(buf), name, len);
     return k ? (function *)store_dict_find(&s->scripts->functions, k, len) : NULL;
 }
@@ -234,7 +240,7 @@ static int split_word(const char **pp, const char *end, char *out, size_t cap, s
 
 typedef struct lib_meta {
     char engine[1024];
-    char name[256];
+    char name[1024];   /* split_word keeps 1023 bytes of a word */
     size_t name_len;
     size_t body_off;   /* where the code after the shebang line starts (its '\n') */
 } lib_meta;

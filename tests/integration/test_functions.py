@@ -105,6 +105,12 @@ def test_load_metadata_and_body_errors(fc, code, expected):
     assert fc.cmd("FUNCTION", "LIST") == b"*0\r\n"
 
 
+def test_long_names(fc):
+    name = "F" * 300
+    assert fc.cmd("FUNCTION", "LOAD", fn_lib("L" + name, name, "return 5")) == bulk("L" + name)
+    assert fc.cmd("FCALL", name.lower(), "0") == b":5\r\n"
+
+
 def test_load_option_errors(fc):
     assert fc.cmd("FUNCTION", "LOAD", "bad", "x") == err("ERR Unknown option given: bad")
     assert fc.cmd("FUNCTION", "LOAD") == err("ERR wrong number of arguments for 'function|load' command")
