@@ -89,6 +89,10 @@ static int oom_refuses(client *c, const command *cmd)
 {
     if (c->srv->cfg.maxmemory <= 0) return 0;   /* the common case: one test */
     unsigned flags = cmd->flags | multi_oom_flags(c, cmd);
+    if ((cmd->flags & CMD_CONTAINER) && c->argc > 1) {   /* FUNCTION LOAD/RESTORE deny, LIST does not */
+        const command *sub = subcommand_lookup(cmd, c->argv[1].ptr, c->argv[1].len);
+        if (sub) flags |= sub->flags;
+    }
     if (!(flags & CMD_DENYOOM) || !over_maxmemory(c->srv)) return 0;
     reply_error(c, "OOM command not allowed when used memory > 'maxmemory'.");
     return 1;

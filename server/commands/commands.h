@@ -60,7 +60,6 @@ void cmd_dbsize(client *c);
 void cmd_flushall(client *c);
 void cmd_flushdb(client *c);
 void cmd_swapdb(client *c);
-void cmd_function(client *c);
 void cmd_wait(client *c);
 void cmd_lastsave(client *c);
 void cmd_save(client *c);
@@ -69,7 +68,6 @@ void cmd_role(client *c);
 void cmd_shutdown(client *c);
 extern const command config_subcommands[];
 extern const command command_subcommands[];
-extern const command function_subcommands[];
 
 /* docs.c: "name" => {summary, since, group, arguments, subcommands};
  * container is the parent of a subcommand, else NULL. */
@@ -99,6 +97,22 @@ void cmd_evalsha(client *c);
 void cmd_evalsha_ro(client *c);
 void cmd_script(client *c);
 extern const command script_subcommands[];
+/* EVAL's and FCALL's numkeys (argv[2]) as Redis checks it: an integer
+ * (else not_int, or the generic text when NULL), not beyond the
+ * arguments, not negative. 0 after the error reply. */
+int scripting_parse_numkeys(client *c, const char *not_int, long long *numkeys);
+/* Run EVAL's script sc or FCALL's function fn with argv[3..] split at
+ * numkeys (script.h's types: commands.h only names them). */
+struct script;
+struct function;
+void scripting_run_call(client *c, const struct script *sc, const struct function *fn,
+                        long long numkeys, int readonly);
+
+/* function.c */
+void cmd_function(client *c);
+void cmd_fcall(client *c);
+void cmd_fcall_ro(client *c);
+extern const command function_subcommands[];
 
 /* dump.c */
 void cmd_dump(client *c);

@@ -531,24 +531,6 @@ void cmd_swapdb(client *c)
     reply_ok(c);
 }
 
-static void function_flush(client *c)
-{
-    if (flush_mode_ok(c, 2)) reply_ok(c);
-}
-
-static void function_list(client *c) { reply_array(c, 0); }
-
-const command function_subcommands[] = {
-    {"flush", function_flush, -2, W | NS, 0, 0, 0, "scripting", "7.0.0", "Deleting all functions", "[ASYNC|SYNC]", NULL},
-    {"list", function_list, -2, NS, 0, 0, 0, "scripting", "7.0.0", "List information about all the functions", "[LIBRARYNAME library-name-pattern] [WITHCODE]", NULL},
-    {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
-};
-
-void cmd_function(client *c)
-{
-    subcommand_dispatch(c);
-}
-
 void cmd_wait(client *c)
 {
     long long replicas, timeout;

@@ -48,7 +48,6 @@ static const command table[] = {
     {"flushall", cmd_flushall, -1, W, 0, 0, 0, "server", "1.0.0", "Remove all keys from all databases", "[ASYNC|SYNC]", NULL},
     {"flushdb", cmd_flushdb, -1, W, 0, 0, 0, "server", "1.0.0", "Remove all keys from the current database", "[ASYNC|SYNC]", NULL},
     {"swapdb", cmd_swapdb, 3, W | F, 0, 0, 0, "server", "4.0.0", "Swaps two Redis databases", "index1 index2", NULL},
-    {"function", cmd_function, -2, CT | NS, 0, 0, 0, "scripting", "7.0.0", "A container for function commands", NULL, function_subcommands},
     {"wait", cmd_wait, 3, NS, 0, 0, 0, "generic", "3.0.0", "Wait for the synchronous replication of all the write commands sent in the context of the current connection", "numreplicas timeout", NULL},
     {"save", cmd_save, 1, A | NS | NM, 0, 0, 0, "server", "1.0.0", "Synchronously save the dataset to disk", NULL, NULL},
     {"bgsave", cmd_bgsave, -1, A | NS, 0, 0, 0, "server", "1.0.0", "Asynchronously save the dataset to disk", "[SCHEDULE]", NULL},
@@ -72,6 +71,9 @@ static const command table[] = {
     {"evalsha", cmd_evalsha, -3, NS | S | MR | ME | MK, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},
     {"eval_ro", cmd_eval_ro, -3, R | NS | S | ME | MK, 0, 0, 0, "scripting", "7.0.0", "Execute a read-only Lua script server side", "script numkeys [key [key ...]] [arg [arg ...]]", NULL},
     {"evalsha_ro", cmd_evalsha_ro, -3, R | NS | S | ME | MK, 0, 0, 0, "scripting", "7.0.0", "Execute a read-only Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"fcall", cmd_fcall, -3, NS | S | MR | ME | MK, 0, 0, 0, "scripting", "7.0.0", "Invoke a function", "function numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"fcall_ro", cmd_fcall_ro, -3, R | NS | S | ME | MK, 0, 0, 0, "scripting", "7.0.0", "Invoke a read-only function", "function numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"function", cmd_function, -2, CT | NS, 0, 0, 0, "scripting", "7.0.0", "A container for function commands", NULL, function_subcommands},
     {"script", cmd_script, -2, CT | NS, 0, 0, 0, "scripting", "2.6.0", "A container for Lua scripts management commands", NULL, script_subcommands},
     /* keys */
     {"exists", cmd_exists, -2, R | F, 1, -1, 1, "generic", "1.0.0", "Determine if a key exists", "key [key ...]", NULL},

@@ -33,12 +33,16 @@ enum {
     PERSIST_TYPE_LIST_QUICKLIST_2 = 18,
 };
 
+/* RDB opcodes of function libraries: 7.0 GA's, and 7.0-rc's. */
+enum { PERSIST_OPCODE_FUNCTION2 = 245, PERSIST_OPCODE_FUNCTION = 246 };
+
 /* Errors are values: 0 is success, these are the failures. */
 enum {
     PERSIST_OK = 0,
     PERSIST_ERR_FORMAT = -1,    /* malformed, truncated, or a type latchd has not */
     PERSIST_ERR_CHECKSUM = -2,  /* payload too short, newer RDB version, CRC mismatch */
     PERSIST_ERR_IO = -3,        /* a writer's sink failed */
+    PERSIST_ERR_NOT_FUNCTION = -4,  /* a functions payload holding another record */
 };
 
 /* A growing byte buffer (mem_oom on allocation failure, like every module). */
@@ -135,6 +139,25 @@ store_type persist_value_type(const persist_value *v);
 /* Put v under key, which must not exist, and free v. Cannot fail. */
 store_key *persist_value_store(persist_value *v, store *s, const char *key, size_t klen);
 void persist_value_free(persist_value *v);
+
+/* ---- function libraries (FUNCTION DUMP/RESTORE, the RDB's records) ---- */
+
+typedef struct persist_pstr {
+    const char *p;
+    size_t len;
+} persist_pstr;
+
+/* FUNCTION DUMP's payload: each library's code as an RDB_OPCODE_FUNCTION2
+ * record, then the RDB version and CRC64 as persist_dump's trailer. */
+void persist_functions_dump(const persist_pstr *codes, size_t n, int rdbcompression,
+                            persist_buf *out);
+/* The library codes of a checked FUNCTION DUMP payload (records up to its
+ * 10-byte trailer; 7.0-rc RDB_OPCODE_FUNCTION records are turned into
+ * the GA form, as Redis does). PERSIST_OK with *out (items: the codes),
+ * PERSIST_ERR_NOT_FUNCTION, or PERSIST_ERR_FORMAT. */
+int persist_functions_decode(const unsigned char *p, size_t len, persist_value **out);
+size_t persist_value_count(const persist_value *v);
+void persist_value_item(const persist_value *v, size_t i, const char **p, size_t *len);
 
 /* ---- whole RDB files (rdbSaveRio / rdbLoadRio) ---- */
 

@@ -13,10 +13,7 @@
 #include "set.h"
 #include "zset.h"
 
-typedef struct pstr {
-    const char *p;
-    size_t len;
-} pstr;
+typedef persist_pstr pstr;
 
 /* Bytes decoded out of the payload (integers as text, LZF output): small
  * ones bump-allocated in blocks, large ones in blocks of their own. */
@@ -718,4 +715,57 @@ int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_
 done:
     arena_free(&scratch);
     return rc;
+}
+
+/* ---- function libraries ---- */
+
+/* One 7.0-rc record (name, engine, optional description, code) as the
+ * GA payload "#!<engine> name=<name>\n<code>", as rdbFunctionLoad does. */
+static int load_old_function(reader *r)
+{
+    pstr name, engine, desc, blob;
+    uint64_t has_desc;
+    if (rd_string(r, &name) || rd_string(r, &engine) || rd_count(r, &has_desc)) return FAIL;
+    if (has_desc && rd_string(r, &desc)) return FAIL;
+    if (rd_string(r, &blob)) return FAIL;
+    size_t n = 2 + engine.len + 6 + name.len + 1 + blob.len;
+    char *code = arena_alloc(r->v, n), *at = code;
+    memcpy(at, "#!", 2), at += 2;
+    memcpy(at, engine.p, engine.len), at += engine.len;
+    memcpy(at, " name=", 6), at += 6;
+    memcpy(at, name.p, name.len), at += name.len;
+    *at++ = '\n';
+    memcpy(at, blob.p, blob.len);
+    push_item(r->v, code, n);
+    return PERSIST_OK;
+}
+
+int persist_functions_decode(const unsigned char *p, size_t len, persist_value **out)
+{
+    persist_value *v = mem_calloc(1, sizeof *v);
+    reader r = {p, len, 0, v};
+    int rc = PERSIST_OK;
+    while (rc == PERSIST_OK && len - r.pos > 10) {
+        const unsigned char *t;
+        pstr code;
+        if (rd_bytes(&r, 1, &t)) rc = FAIL;
+        else if (t[0] == PERSIST_OPCODE_FUNCTION) rc = load_old_function(&r);
+        else if (t[0] != PERSIST_OPCODE_FUNCTION2) rc = PERSIST_ERR_NOT_FUNCTION;
+        else if (rd_string(&r, &code)) rc = FAIL;
+        else push_item(v, code.p, code.len);
+    }
+    if (rc != PERSIST_OK) {
+        persist_value_free(v);
+        return rc;
+    }
+    *out = v;
+    return PERSIST_OK;
+}
+
+size_t persist_value_count(const persist_value *v) { return v->n; }
+
+void persist_value_item(const persist_value *v, size_t i, const char **p, size_t *len)
+{
+    *p = v->items[i].p;
+    *len = v->items[i].len;
 }

@@ -351,15 +351,35 @@ void persist_value_encode(const store_key *k, const persist_opts *o, persist_buf
     persist_lzf_table_free(sv.lzf);
 }
 
-void persist_dump(const store_key *k, const persist_opts *o, persist_buf *out)
+/* The DUMP trailer over out[start..]: RDB version and CRC64. */
+static void put_trailer(persist_buf *out, size_t start)
 {
-    size_t start = out->len;
-    persist_value_encode(k, o, out);
     unsigned char trailer[10] = {PERSIST_RDB_VERSION & 0xff, PERSIST_RDB_VERSION >> 8};
     persist_buf_put(out, trailer, 2);
     uint64_t crc = persist_crc64(0, out->p + start, out->len - start);
     for (int i = 0; i < 8; i++) trailer[2 + i] = (unsigned char)(crc >> (8 * i));
     persist_buf_put(out, trailer + 2, 8);
+}
+
+void persist_dump(const store_key *k, const persist_opts *o, persist_buf *out)
+{
+    size_t start = out->len;
+    persist_value_encode(k, o, out);
+    put_trailer(out, start);
+}
+
+void persist_functions_dump(const persist_pstr *codes, size_t n, int rdbcompression,
+                            persist_buf *out)
+{
+    persist_opts o = {.rdbcompression = rdbcompression};
+    saver sv = {&o, NULL};
+    size_t start = out->len;
+    for (size_t i = 0; i < n; i++) {
+        put_byte(out, PERSIST_OPCODE_FUNCTION2);
+        put_string(out, &sv, codes[i].p, codes[i].len);
+    }
+    persist_lzf_table_free(sv.lzf);
+    put_trailer(out, start);
 }
 
 int persist_payload_check(const unsigned char *p, size_t len)

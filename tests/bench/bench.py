@@ -62,6 +62,9 @@ VECTORS = os.environ.get("LATCHD_SCRIPT_VECTORS") or os.path.join(ROOT, "..", "s
 LOCK_SHA = "149c5a8bf18676fd99e9e6e24923bd64d9b62f94"
 UNLOCK_SHA = "3ffe249c16dee540ac8ab32e39bd408626b9aff7"
 LUA_ONLY = "return redis.call('hexists', KEYS[1], ARGV[1])"   # no native path
+# The same body as a function, for FCALL beside "EVALSHA Lua-only".
+FCALL_LIB = ("#!lua name=benchlib\nredis.register_function('hexists_fn', function(KEYS, ARGV) "
+             "return redis.call('hexists', KEYS[1], ARGV[1]) end)")
 TICK = os.sysconf("SC_CLK_TCK")
 SERVER_CORE, LOAD_CORE = 0, 1
 KINDS = ("latchd", "redis")
@@ -103,6 +106,7 @@ def workloads():
                             "30000", "owner:1"]),
         ("EVAL lock text", ["eval", lock, "1", "lock:__rand_int__", "30000", "owner:1"]),
         ("EVALSHA Lua-only", ["evalsha", lua_sha, "1", "lock:__rand_int__", "owner:1"]),
+        ("FCALL", ["fcall", "hexists_fn", "1", "lock:__rand_int__", "owner:1"]),
         ("SCRIPT LOAD", ["script", "load", lock]),
     ] + [(t.upper(), ["-t", t]) for t in DEFAULT_TESTS if t not in ("set", "get", "hset", "ping_mbulk")] + \
         GEO_WORKLOADS, [lock, vector(UNLOCK_SHA), LUA_ONLY]
@@ -324,6 +328,7 @@ def section_throughput(servers, opt, res):
     for s in servers.values():
         for body in scripts:
             cli(s.port, "SCRIPT", "LOAD", body)
+        cli(s.port, "FUNCTION", "LOAD", "REPLACE", FCALL_LIB)   # FLUSHALL keeps functions
     for name, args in work:
         for pipeline in (1, 16):
             got = {k: [] for k in KINDS}
@@ -736,6 +741,10 @@ def target_rows(res, opt, labels):
         got = [g for g in got if g[0] is not None]
         row("GEOADD/GEOSEARCH -P%d (worse)" % p, "%.2f× (%s)" % min(got) if got else None, "≥ 1.0×",
             min(got)[0] >= 1.0 if got else None)
+    f = rps("FCALL -P16")
+    row("FCALL -P16 (vs the EVALSHA Lua-path ratio)", None if f is None or r is None else
+        "%.2f× (EVALSHA Lua-only %.2f×)" % (f, r), "FCALL ≥ 1.0× the EVALSHA Lua-path ratio",
+        None if f is None or r is None else f >= r)
     l, rr = res.get("RSS per held lock (%dk held locks)" % (opt.memory_locks // 1000))
     row("RSS per held lock", None if l is None else "%.0f B (%.2f×)" % (l, l / rr),
         "≤ 0.5× redis-server and ≤ 96 B", None if l is None else l / rr <= 0.5 and l <= 96)
