@@ -192,6 +192,9 @@ typedef struct persist_rdb_writer {
 void persist_rdb_begin(persist_rdb_writer *w, const persist_opts *o, const persist_rdb_aux *aux,
                        persist_rdb_sink sink, void *sink_ctx);
 void persist_rdb_db(persist_rdb_writer *w, int id, store *st);
+/* The function libraries' codes, as FUNCTION2 records: after begin and
+ * before the databases, where Redis writes them. */
+void persist_rdb_functions(persist_rdb_writer *w, const persist_pstr *codes, size_t n);
 int persist_rdb_end(persist_rdb_writer *w);
 
 /* Each key of a file, as read: its database number (not checked against
@@ -201,13 +204,18 @@ int persist_rdb_end(persist_rdb_writer *w);
  * what persist_rdb_load returns. */
 typedef int (*persist_rdb_key_fn)(int db, const char *key, size_t klen, persist_value *v,
                                   int64_t deadline_ms, void *ctx);
+/* Each function library's code (valid only during the call); returns as
+ * persist_rdb_key_fn does. */
+typedef int (*persist_rdb_lib_fn)(const char *code, size_t len, void *ctx);
 /* Read a whole file held in memory: RDB versions 1 to 10, every value type
- * persist_value_decode takes, AUX/RESIZEDB/IDLE/FREQ skipped; the trailer's
- * CRC64 checked when check_crc and it is not zero. Returns
- * PERSIST_OK, PERSIST_ERR_FORMAT (malformed, truncated, functions or
- * module data), PERSIST_ERR_CHECKSUM, or fn's error. Keys before an error
- * have been handed to fn. */
-int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_rdb_key_fn fn, void *ctx);
+ * persist_value_decode takes, function libraries to lib (NULL: a file with
+ * any is PERSIST_ERR_FORMAT), AUX/RESIZEDB/IDLE/FREQ skipped; the trailer's
+ * CRC64 checked when check_crc and it is not zero. Returns PERSIST_OK,
+ * PERSIST_ERR_FORMAT (malformed, truncated, module data),
+ * PERSIST_ERR_CHECKSUM, or fn's or lib's error. Keys and libraries before
+ * an error have been handed on. */
+int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_rdb_key_fn fn,
+                     persist_rdb_lib_fn lib, void *ctx);
 
 /* ---- rdb_file.c: the server's dump file (dbfilename, in dir, which is
  * the working directory) ---- */
@@ -237,9 +245,10 @@ void rdb_save_points_update(server *s);
  * as soon as no child runs. */
 void rdb_schedule_bgsave(server *s);
 void rdb_close(server *s);
-/* Load the dump file into the (empty) databases if it exists: 0 when
- * loaded or absent, -1 (logged as Redis logs it) for a file that does not
- * load; keys read before the error stay. */
-int rdb_load(server *s);
+/* Load the dump file if it exists: 0 when loaded or absent, -1 (logged as
+ * Redis logs it) for a file that does not load; what was read before the
+ * error stays. A key or library that is there already is an error, unless
+ * merge (DEBUG RELOAD MERGE): then the file's replaces it. */
+int rdb_load(server *s, int merge);
 
 #endif

@@ -614,7 +614,6 @@ void persist_value_free(persist_value *v)
 /* ---- whole files: rdbLoadRio ---- */
 
 enum {
-    RDB_OP_FUNCTION = 0xF5,
     RDB_OP_MODULE_AUX = 0xF7,
     RDB_OP_IDLE = 0xF8,
     RDB_OP_FREQ = 0xF9,
@@ -654,7 +653,8 @@ static int load_trailer(reader *r, unsigned version, int check_crc)
     return PERSIST_OK;
 }
 
-int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_rdb_key_fn fn, void *ctx)
+int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_rdb_key_fn fn,
+                     persist_rdb_lib_fn lib, void *ctx)
 {
     reader r = {p, len, 0, NULL};
     persist_value scratch = {0};   /* where AUX strings that need memory go */
@@ -703,9 +703,14 @@ int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_
         }
         case RDB_OP_IDLE: rc = rd_count(&r, &n) ? FAIL : PERSIST_OK; continue;
         case RDB_OP_FREQ: rc = rd_bytes(&r, 1, &b) ? FAIL : PERSIST_OK; continue;
-        case RDB_OP_FUNCTION:
+        case PERSIST_OPCODE_FUNCTION2:
+            r.v = &scratch;
+            rc = rd_string(&r, &a) ? FAIL : lib ? lib(a.p, a.len, ctx) : FAIL;
+            r.v = NULL;
+            break;
+        case PERSIST_OPCODE_FUNCTION:   /* 7.0-rc's records: never in a GA file */
         case RDB_OP_MODULE_AUX:
-            rc = FAIL;   /* functions and modules: latchd has neither */
+            rc = FAIL;
             break;
         default:
             rc = load_key(&r, b[0], db, deadline, fn, ctx);

@@ -462,6 +462,16 @@ static void put_key(store_key *k, void *ctx)
     if (w->after_key) w->after_key(w->sink_ctx);
 }
 
+void persist_rdb_functions(persist_rdb_writer *w, const persist_pstr *codes, size_t n)
+{
+    saver sv = {&w->opts, w->lzf};
+    for (size_t i = 0; i < n; i++) {
+        put_byte(&w->buf, PERSIST_OPCODE_FUNCTION2);
+        put_string(&w->buf, &sv, codes[i].p, codes[i].len);
+    }
+    w->lzf = sv.lzf;
+}
+
 void persist_rdb_db(persist_rdb_writer *w, int id, store *st)
 {
     size_t n = store_size(st);

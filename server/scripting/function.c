@@ -350,16 +350,22 @@ const char *function_load(server *s, const char *code, size_t len, int replace,
     return lib->name;
 }
 
+persist_pstr *functions_codes(server *s, size_t *n)
+{
+    function_lib **v = all_libs(s, n);
+    persist_pstr *codes = mem_alloc((*n ? *n : 1) * sizeof(*codes));
+    for (size_t i = 0; i < *n; i++) codes[i] = (persist_pstr){v[i]->code, v[i]->code_len};
+    free(v);
+    return codes;
+}
+
 void functions_dump(server *s, int rdbcompression, unsigned char **out, size_t *outlen)
 {
     size_t n;
-    function_lib **v = all_libs(s, &n);
-    persist_pstr *codes = mem_alloc((n ? n : 1) * sizeof(*codes));
-    for (size_t i = 0; i < n; i++) codes[i] = (persist_pstr){v[i]->code, v[i]->code_len};
+    persist_pstr *codes = functions_codes(s, &n);
     persist_buf b = {0};
     persist_functions_dump(codes, n, rdbcompression, &b);
     free(codes);
-    free(v);
     *out = b.p;
     *outlen = b.len;
 }

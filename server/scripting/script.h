@@ -163,6 +163,9 @@ void function_lib_delete(server *s, function_lib *lib);
 void functions_flush(server *s);
 /* FUNCTION STATS's functions_count: every library's functions. */
 size_t functions_count(server *s);
+/* Every library's code (pointers into the registry, valid until it
+ * changes), in an array the caller frees; *n of them. */
+struct persist_pstr *functions_codes(server *s, size_t *n);
 /* FUNCTION DUMP's payload (FUNCTION2 opcodes, RDB version, CRC64). */
 void functions_dump(server *s, int rdbcompression, unsigned char **out, size_t *outlen);
 /* FUNCTION RESTORE; policy 'f'lush, 'a'ppend or 'r'eplace. 0, or -1 with err. */
