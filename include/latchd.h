@@ -47,12 +47,15 @@ typedef enum latchd_status {
                                   * dump file there does not load */
 } latchd_status;
 
-/* Servers share nothing but two process-wide tables, each filled in once
+/* Servers share nothing but three process-wide tables, each filled in once
  * (pthread_once) by the first latchd_start / latchd_start_thread and only
  * read after, so any number of servers on any threads may run at once:
  *   - the SipHash key every server's hash tables hash with: random per
  *     process, so clients cannot aim keys at one bucket;
- *   - the command table's by-name index, the same for every server.
+ *   - the command table's by-name index and its stats slots (where each
+ *     subcommand's INFO commandstats line lives), the same for every server;
+ *   - the ACL's view of the commands (ids, categories, key specs);
+ *   - the rate of the CPU's time-stamp counter commands are timed by.
  * Everything else (keys, config, clients, scripts, Lua states, clocks)
  * belongs to one server. */
 typedef struct latchd_server latchd_server;

@@ -169,6 +169,7 @@ static const param params[] = {
     ROW("client-output-buffer-limit", NULL, P_OBUF, 0, obuf_limits, obuf_limit[CLIENT_TYPE_OBUF_COUNT], 0, 0,
         NULL),
     ROW("notify-keyspace-events", NULL, P_NOTIFY, 0, notify_keyspace_events, int, 0, 0, NULL),
+    ROW("tracking-table-max-keys", NULL, P_INT64, 0, tracking_table_max_keys, long long, 0, LONG_MAX, NULL),
     ROW("enable-debug-command", NULL, P_ENUM, IMM, enable_debug_command, int, 0, 0, protected_names),
     ROW("always-show-logo", NULL, P_BOOL, IMM, always_show_logo, int, 0, 0, NULL),
     ROW("supervised", NULL, P_ENUM, IMM, supervised, int, 0, 0, supervised_names),
@@ -195,10 +196,10 @@ static const param params[] = {
     ROW("stream-node-max-entries", NULL, P_INT64, PF_NOEFFECT, stream_node_max_entries, long long, 0, LLONG_MAX,
         NULL),
     ROW("stream-node-max-bytes", NULL, P_MEMORY, PF_NOEFFECT, stream_node_max_bytes, long long, 0, LONG_MAX, NULL),
-    ROW("slowlog-log-slower-than", NULL, P_INT64, PF_NOEFFECT, slowlog_log_slower_than, long long, -1, LLONG_MAX,
+    ROW("slowlog-log-slower-than", NULL, P_INT64, 0, slowlog_log_slower_than, long long, -1, LLONG_MAX,
         NULL),
-    ROW("slowlog-max-len", NULL, P_INT64, PF_NOEFFECT, slowlog_max_len, long long, 0, LONG_MAX, NULL),
-    ROW("latency-monitor-threshold", NULL, P_INT64, PF_NOEFFECT, latency_monitor_threshold, long long, 0,
+    ROW("slowlog-max-len", NULL, P_INT64, 0, slowlog_max_len, long long, 0, LONG_MAX, NULL),
+    ROW("latency-monitor-threshold", NULL, P_INT64, 0, latency_monitor_threshold, long long, 0,
         LLONG_MAX, NULL),
     ROW("aof-use-rdb-preamble", NULL, P_BOOL, PF_NOEFFECT, aof_use_rdb_preamble, int, 0, 0, NULL),
     /* latchd's own, shown only when named: CONFIG GET * lists Redis's. */
@@ -245,11 +246,11 @@ static const param params[] = {
     BOOL_("disable-thp", NULL, IMM, "yes"),
     BOOL_("cluster-allow-replica-migration", NULL, 0, "yes"),
     BOOL_("replica-announced", NULL, 0, "yes"),
-    BOOL_("latency-tracking", NULL, 0, "yes"),
+    ROW("latency-tracking", NULL, P_BOOL, 0, latency_tracking, int, 0, 0, NULL),
     BOOL_("aof-disable-auto-gc", NULL, 0, "no"),
     BOOL_("replica-ignore-disk-write-errors", NULL, 0, "no"),
     BOOL_("lua-enable-deprecated-api", NULL, IMM | PF_HIDDEN, "no"),
-    STR_("aclfile", NULL, IMM, ""),
+    ROW("aclfile", NULL, P_STRING, IMM, aclfile, char *, 0, 0, NULL),
     STR_("replica-announce-ip", "slave-announce-ip", 0, ""),
     STR_("masteruser", NULL, 0, ""),
     STR_("cluster-announce-ip", NULL, 0, ""),
@@ -272,7 +273,7 @@ static const param params[] = {
     ENUM_("repl-diskless-load", NULL, 0, diskless_load_names, "disabled"),
     ENUM_("appendfsync", NULL, 0, fsync_names, "everysec"),
     {"oom-score-adj", NULL, P_ENUM, 0, INERT, 0, 0, oom_names, NULL, "no", NULL},
-    ENUM_("acl-pubsub-default", NULL, 0, pubsub_default_names, "resetchannels"),
+    ROW("acl-pubsub-default", NULL, P_ENUM, 0, acl_pubsub_default, int, 0, 0, pubsub_default_names),
     ENUM_("sanitize-dump-payload", NULL, 0, sanitize_names, "no"),
     ENUM_("enable-protected-configs", NULL, IMM, protected_names, "no"),
     ENUM_("enable-module-command", NULL, IMM, protected_names, "no"),
@@ -310,11 +311,10 @@ static const param params[] = {
     INT_("repl-diskless-sync-max-replicas", NULL, 0, 0, INT_MAX, "0"),
     INT_("socket-mark-id", NULL, IMM, 0, UINT_MAX, "0"),
     INT_("active-defrag-max-scan-fields", NULL, 0, 1, LONG_MAX, "1000"),
-    INT_("acllog-max-len", NULL, 0, 0, LONG_MAX, "128"),
+    ROW("acllog-max-len", NULL, P_INT64, 0, acllog_max_len, long long, 0, LONG_MAX, NULL),
     INT_("cluster-node-timeout", NULL, 0, 0, LLONG_MAX, "15000"),
     MEM_("repl-backlog-size", NULL, 0, 1, LLONG_MAX, "1048576"),
     {"cluster-link-sendbuf-limit", NULL, P_UMEMORY, PF_NOEFFECT, INERT, 0, 0, NULL, NULL, "0", NULL},
-    INT_("tracking-table-max-keys", NULL, 0, 0, LONG_MAX, "1000000"),
     MEM_("active-defrag-ignore-bytes", NULL, 0, 1, LLONG_MAX, "104857600"),
     {"maxmemory-clients", NULL, P_PERCENT, PF_NOEFFECT, INERT, -100, LONG_MAX, NULL, NULL, "0", NULL},
     INT_("repl-backlog-ttl", NULL, 0, 0, LONG_MAX, "3600"),
@@ -342,7 +342,7 @@ static const param params[] = {
     STR_("tls-ciphersuites", NULL, 0, ""),
     {"oom-score-adj-values", NULL, P_WORDS, 0, INERT, 0, 0, NULL, oom_values_words, "0 200 800", NULL},
     WORDS_("replicaof", "slaveof", IMM, replicaof_words, ""),
-    WORDS_("latency-tracking-info-percentiles", NULL, 0, percentiles_words, "50 99 99.9"),
+    {"latency-tracking-info-percentiles", NULL, P_WORDS, 0, INERT, 0, 0, NULL, percentiles_words, "50 99 99.9", NULL},
 };
 #define NPARAMS (sizeof(params) / sizeof(params[0]))
 
@@ -405,6 +405,10 @@ void config_defaults(latchd_config *cfg)
     cfg->logfile = mem_strdup("");
     cfg->pidfile = mem_strdup("");
     cfg->requirepass = mem_strdup("");
+    cfg->aclfile = mem_strdup("");
+    cfg->acl_pubsub_default = CONFIG_ACL_PUBSUB_RESETCHANNELS;
+    cfg->acllog_max_len = 128;
+    cfg->acl_users = mem_strdup("");
     cfg->proto_max_bulk_len = 512LL * 1024 * 1024;
     cfg->client_query_buffer_limit = 1024LL * 1024 * 1024;
     cfg->maxmemory_policy = CONFIG_MAXMEMORY_NOEVICTION;
@@ -427,11 +431,13 @@ void config_defaults(latchd_config *cfg)
     cfg->zset_max_listpack_value = 64;
     cfg->lfu_log_factor = 10;
     cfg->lfu_decay_time = 1;
+    cfg->tracking_table_max_keys = 1000000;
     cfg->hll_sparse_max_bytes = 3000;
     cfg->stream_node_max_entries = 100;
     cfg->stream_node_max_bytes = 4096;
     cfg->slowlog_log_slower_than = 10000;
     cfg->slowlog_max_len = 128;
+    cfg->latency_tracking = 1;
     cfg->aof_use_rdb_preamble = 1;
     cfg->native_scripts = 1;
     cfg->port_file = mem_strdup("");
@@ -456,6 +462,7 @@ void config_free(latchd_config *cfg)
     free(cfg->slots);
     free(cfg->given);
     free(cfg->config_file);
+    free(cfg->acl_users);
     memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -467,6 +474,7 @@ void config_copy(latchd_config *dst, const latchd_config *src)
     dst->given = mem_alloc(NPARAMS);
     memcpy(dst->given, src->given, NPARAMS);
     dst->config_file = mem_strdup(src->config_file);
+    dst->acl_users = mem_strdup(src->acl_users ? src->acl_users : "");
     for (int i = 0; i < src->nbind; i++) dst->bind[i] = mem_strdup(src->bind[i]);
     for (size_t i = 0; i < NPARAMS; i++) {
         if (!is_string(&params[i])) continue;
@@ -1033,18 +1041,16 @@ void config_get(const latchd_config *cfg, const char *pattern, size_t plen,
 
 /* Directives a redis.conf may hold that are no parameter: include is
  * followed; rename-command is accepted with a warning (every command keeps
- * its name); user (but a default user granting everything) and loadmodule
- * stop the start: ignoring an ACL user
- * would leave open what the file closes, and a module's commands would
- * be missing. */
+ * its name); user lines are kept for the ACL (acl.c reads them once the
+ * server starts, as Redis does); loadmodule stops the start: a module's
+ * commands would be missing. */
 static const char *const other_directives[] = {"rename-command"};
 #define NOTHER (sizeof(other_directives) / sizeof(other_directives[0]))
 static const char *const other_reasons[NOTHER] = {
     "every command keeps its name and stays available",
 };
-static const char *const refused_directives[] = {"user", "loadmodule"};
+static const char *const refused_directives[] = {"loadmodule"};
 static const char *const refused_reasons[] = {
-    "latchd has no ACL users: requirepass is the default user's password",
     "latchd loads no modules",
 };
 /* Redis 7.0 reads these and ignores them. */
@@ -1065,20 +1071,31 @@ static int name_in(const char *name, const char *const *list, size_t n)
     return -1;
 }
 
-/* A `user default ...` line that grants what latchd's one user has:
- * enabled, no password, every key, channel and command. Saying so
- * changes nothing, so it is accepted; any other rule closes something. */
-static int user_is_open_default(const char **w, int n)
+/* A user line, kept as "name rule rule..." on a line of its own. Redis
+ * refuses a user given twice, and a name with blanks. */
+static int add_user_line(latchd_config *cfg, const char **w, int n, char *err, size_t errlen)
 {
-    static const char *const rules[] = {"on", "nopass", "~*", "allkeys", "&*", "allchannels", "+@all", "allcommands"};
-    unsigned seen = 0;
-    if (strcmp(w[0], "default") != 0) return 0;
-    for (int i = 1; i < n; i++) {
-        int r = name_in(w[i], rules, sizeof(rules) / sizeof(rules[0]));
-        if (r < 0) return 0;
-        seen |= 1u << (r < 2 ? r : 2 + (r - 2) / 2);   /* a rule and its synonym share a bit */
+    size_t nlen = strlen(w[0]);
+    for (const char *line = cfg->acl_users; *line;) {
+        const char *end = strchr(line, '\n');
+        const char *sp = strchr(line, ' ');
+        size_t len = sp && (!end || sp < end) ? (size_t)(sp - line) : end ? (size_t)(end - line) : strlen(line);
+        if (len == nlen && !memcmp(line, w[0], nlen)) {
+            snprintf(err, errlen, "Error in user declaration '%s': Duplicate user found. A user can only be "
+                                  "defined once in config files", w[0]);
+            return -1;
+        }
+        line = end ? end + 1 : line + strlen(line);
     }
-    return seen == 0x1f;
+    resp_buf b;
+    resp_buf_init(&b);
+    resp_buf_append(&b, cfg->acl_users, strlen(cfg->acl_users));
+    for (int i = 0; i < n; i++) resp_buf_appendf(&b, "%s%s", i ? " " : "", w[i]);
+    resp_buf_append(&b, "\n", 1);
+    free(cfg->acl_users);
+    cfg->acl_users = mem_strndup(b.data, b.len);
+    resp_buf_free(&b);
+    return 0;
 }
 
 static int load_file(latchd_config *cfg, const char *path, load_ctx *ctx, char *err, size_t errlen);
@@ -1123,8 +1140,8 @@ static int apply_directive(latchd_config *cfg, int argc, const char **argv, load
         cfg->directives_ignored |= 1u << other;
         return 0;
     }
-    if (argc >= 2 && !strcasecmp(argv[0], "user") && user_is_open_default(argv + 1, argc - 1)) return 0;
-    if (argc >= 2 && (other = name_in(argv[0], refused_directives, 2)) >= 0) {
+    if (argc >= 2 && !strcasecmp(argv[0], "user")) return add_user_line(cfg, argv + 1, argc - 1, err, errlen);
+    if (argc >= 2 && (other = name_in(argv[0], refused_directives, 1)) >= 0) {
         snprintf(err, errlen, "%s", refused_reasons[other]);
         return -1;
     }
@@ -1527,7 +1544,29 @@ static int write_all(const char *path, const text_lines *t, const resp_buf *tail
     return 0;
 }
 
-int config_rewrite_file(const latchd_config *cfg, char *err, size_t errlen)
+/* A user line of the file ("user ..."), whatever its rules. */
+static int is_user_line(const char *line)
+{
+    line += strspn(line, " \t");
+    return !strncasecmp(line, "user", 4) && (line[4] == ' ' || line[4] == '\t');
+}
+
+/* Redis's rewriteConfigUserOption: the file's user lines become users's
+ * lines in order, the rest blanked; leftovers go after the signature. */
+static void rewrite_users(const char *users, text_lines *t, resp_buf *tail)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        if (!is_user_line(t->v[i])) continue;
+        size_t len = users ? strcspn(users, "\n") : 0;
+        free(t->v[i]);
+        t->v[i] = mem_strndup(users ? users : "", len);
+        if (users) users = users[len] ? users + len + 1 : NULL;
+        if (users && !*users) users = NULL;
+    }
+    if (users) resp_buf_append(tail, users, strlen(users));
+}
+
+int config_rewrite_file(const latchd_config *cfg, const char *users, char *err, size_t errlen)
 {
     text_lines t = {NULL, 0, 0};
     resp_buf tail;
@@ -1549,6 +1588,7 @@ int config_rewrite_file(const latchd_config *cfg, char *err, size_t errlen)
     config_defaults(&def);
     resp_buf_init(&tail);
     for (size_t i = 0; i < NPARAMS; i++) rewrite_param(cfg, &def, &params[i], owner, &t, &tail);
+    rewrite_users(users, &t, &tail);
     config_free(&def);
     int rc = write_all(cfg->config_file, &t, &tail);
     if (rc != 0) snprintf(err, errlen, "Rewriting config file: %s", strerror(errno));

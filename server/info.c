@@ -46,21 +46,29 @@ static void section_server(server *s, resp_buf *b)
     uint64_t up = (now - s->start_ms) / 1000;
     resp_buf_appendf(b, "# Server\r\nredis_version:%s\r\nredis_git_sha1:00000000\r\nredis_git_dirty:0\r\n", LATCHD_REDIS_VERSION);
     resp_buf_appendf(b, "redis_build_id:0\r\nredis_mode:standalone\r\nlatchd_version:%s\r\n", LATCHD_VERSION);
-    resp_buf_appendf(b, "os:Linux\r\narch_bits:%d\r\nmultiplexing_api:libuv\r\nlibuv_version:%s\r\n", (int)sizeof(void *) * 8,
-        uv_version_string());
+#if defined(__x86_64__) || defined(__i386__)
+    resp_buf_appendf(b, "os:Linux\r\narch_bits:%d\r\nmonotonic_clock:X86 TSC @ %ld ticks/us\r\n", (int)sizeof(void *) * 8,
+        (long)(1000.0 / stats_ns_per_tick()));
+#else
+    resp_buf_appendf(b, "os:Linux\r\narch_bits:%d\r\nmonotonic_clock:POSIX clock_gettime\r\n", (int)sizeof(void *) * 8);
+#endif
+    resp_buf_appendf(b, "multiplexing_api:libuv\r\nlibuv_version:%s\r\natomicvar_api:c11-builtin\r\ngcc_version:%d.%d.%d\r\n",
+        uv_version_string(), __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
     resp_buf_appendf(b, "process_id:%d\r\nprocess_supervised:no\r\nrun_id:%s\r\ntcp_port:%d\r\n", (int)getpid(), s->run_id, s->port);
     resp_buf_appendf(b, "server_time_usec:%llu\r\nuptime_in_seconds:%llu\r\nuptime_in_days:%llu\r\n",
         (unsigned long long)now * 1000u, (unsigned long long)up, (unsigned long long)up / 86400);
-    resp_buf_appendf(b, "hz:%lld\r\nconfigured_hz:%lld\r\nexecutable:latchd\r\nconfig_file:%s\r\nio_threads_active:0\r\n",
-        s->cfg.hz, s->cfg.hz, s->cfg.config_file);
+    resp_buf_appendf(b, "hz:%lld\r\nconfigured_hz:%lld\r\nlru_clock:%llu\r\nexecutable:latchd\r\nconfig_file:%s\r\n"
+        "io_threads_active:0\r\n", s->cfg.hz, s->cfg.hz, (unsigned long long)((now / 1000) & ((1u << 24) - 1)),
+        s->cfg.config_file);
 }
 
 static void section_clients(server *s, resp_buf *b)
 {
     resp_buf_appendf(b, "# Clients\r\nconnected_clients:%zu\r\ncluster_connections:0\r\nmaxclients:%lld\r\n", s->nclients,
         s->cfg.maxclients);
-    resp_buf_appendf(b, "client_recent_max_input_buffer:0\r\nclient_recent_max_output_buffer:0\r\nblocked_clients:0\r\n");
-    resp_buf_appendf(b, "tracking_clients:0\r\nclients_in_timeout_table:0\r\n");
+    resp_buf_appendf(b, "client_recent_max_input_buffer:0\r\nclient_recent_max_output_buffer:0\r\nblocked_clients:%zu\r\n",
+        s->blocked_clients);
+    resp_buf_appendf(b, "tracking_clients:%zu\r\nclients_in_timeout_table:%zu\r\n", s->tracking_clients, block_timeout_clients(s));
 }
 
 static void section_memory(server *s, resp_buf *b)
@@ -71,11 +79,45 @@ static void section_memory(server *s, resp_buf *b)
     human_bytes(used_h, sizeof(used_h), used);
     human_bytes(rss_h, sizeof(rss_h), rss);
     human_bytes(max_h, sizeof(max_h), s->cfg.maxmemory);
+    char peak_h[32], sys_h[32], scripts_h[32];
+    if (used > s->stat_peak_memory) s->stat_peak_memory = used;   /* as Redis's INFO also does */
+    size_t peak = s->stat_peak_memory, startup = s->startup_memory < used ? s->startup_memory : used;
+    size_t sysmem = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+    size_t script_bytes = s->scripts->body_bytes;
+    human_bytes(peak_h, sizeof(peak_h), peak);
+    human_bytes(sys_h, sizeof(sys_h), sysmem);
+    human_bytes(scripts_h, sizeof(scripts_h), script_bytes);
     resp_buf_appendf(b, "# Memory\r\nused_memory:%zu\r\nused_memory_human:%s\r\n", used, used_h);
     resp_buf_appendf(b, "used_memory_rss:%zu\r\nused_memory_rss_human:%s\r\n", rss, rss_h);
+    resp_buf_appendf(b, "used_memory_peak:%zu\r\nused_memory_peak_human:%s\r\nused_memory_peak_perc:%.2f%%\r\n", peak,
+        peak_h, peak ? (float)used * 100 / (float)peak : 0.0);
+    /* the overhead is what latchd uses with no keys (startup) and for its
+     * clients; the dataset the rest, as Redis divides it */
+    size_t overhead = startup + s->client_structs * sizeof(client);
+    if (overhead > used) overhead = used;
+    size_t net = used > startup ? used - startup : 0;
+    resp_buf_appendf(b, "used_memory_overhead:%zu\r\nused_memory_startup:%zu\r\nused_memory_dataset:%zu\r\n"
+        "used_memory_dataset_perc:%.2f%%\r\n", overhead, startup, used - overhead,
+        net ? (float)(used - overhead) * 100 / (float)net : 0.0);
+    resp_buf_appendf(b, "allocator_allocated:%zu\r\nallocator_active:%zu\r\nallocator_resident:%zu\r\n", used, used, rss);
+    resp_buf_appendf(b, "total_system_memory:%zu\r\ntotal_system_memory_human:%s\r\n", sysmem, sys_h);
+    resp_buf_appendf(b, "used_memory_lua:0\r\nused_memory_vm_eval:0\r\nused_memory_lua_human:0B\r\n"
+        "used_memory_scripts_eval:%zu\r\nnumber_of_cached_scripts:%zu\r\nnumber_of_functions:0\r\n"
+        "number_of_libraries:0\r\nused_memory_vm_functions:0\r\nused_memory_vm_total:0\r\n"
+        "used_memory_vm_total_human:0B\r\nused_memory_functions:0\r\nused_memory_scripts:%zu\r\n"
+        "used_memory_scripts_human:%s\r\n", script_bytes, store_dict_size(&s->scripts->cache), script_bytes, scripts_h);
     /* Redis prints its unsigned maxmemory with %lld: 2^64-1 shows as -1 */
-    resp_buf_appendf(b, "maxmemory:%lld\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\nmem_allocator:libc\r\n",
+    resp_buf_appendf(b, "maxmemory:%lld\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\n",
         (long long)s->cfg.maxmemory, max_h, config_maxmemory_policies[s->cfg.maxmemory_policy]);
+    double frag = used ? (double)rss / (double)used : 0;
+    resp_buf_appendf(b, "allocator_frag_ratio:1.00\r\nallocator_frag_bytes:0\r\nallocator_rss_ratio:%.2f\r\n"
+        "allocator_rss_bytes:%lld\r\nrss_overhead_ratio:1.00\r\nrss_overhead_bytes:0\r\n"
+        "mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%lld\r\n", frag, (long long)rss - (long long)used,
+        frag, (long long)rss - (long long)used);
+    resp_buf_appendf(b, "mem_not_counted_for_evict:0\r\nmem_replication_backlog:0\r\nmem_total_replication_buffers:0\r\n"
+        "mem_clients_slaves:0\r\nmem_clients_normal:%zu\r\nmem_cluster_links:0\r\nmem_aof_buffer:0\r\n"
+        "mem_allocator:libc\r\nactive_defrag_running:0\r\nlazyfree_pending_objects:0\r\nlazyfreed_objects:0\r\n",
+        s->client_structs * sizeof(client));
 }
 
 /* Redis 7.0.15's fields in its order; the copy-on-write and AOF ones
@@ -107,12 +149,28 @@ static void section_stats(server *s, resp_buf *b)
         (unsigned long long)s->stat_conns, (unsigned long long)s->stat_commands);
     resp_buf_appendf(b, "instantaneous_ops_per_sec:0\r\ntotal_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n",
         (unsigned long long)s->stat_net_in, (unsigned long long)s->stat_net_out);
-    resp_buf_appendf(b, "rejected_connections:%llu\r\nexpired_keys:%llu\r\nevicted_keys:0\r\n",
+    resp_buf_appendf(b, "total_net_repl_input_bytes:0\r\ntotal_net_repl_output_bytes:0\r\n"
+        "instantaneous_input_kbps:0.00\r\ninstantaneous_output_kbps:0.00\r\ninstantaneous_input_repl_kbps:0.00\r\n"
+        "instantaneous_output_repl_kbps:0.00\r\n");
+    resp_buf_appendf(b, "rejected_connections:%llu\r\nsync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\n"
+        "expired_keys:%llu\r\nexpired_stale_perc:0.00\r\nexpired_time_cap_reached_count:0\r\n"
+        "expire_cycle_cpu_milliseconds:0\r\nevicted_keys:0\r\nevicted_clients:0\r\n"
+        "total_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\n",
         (unsigned long long)s->stat_rejected_conns, (unsigned long long)s->stat_expired);
     resp_buf_appendf(b, "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n", (unsigned long long)s->stat_keyspace_hits,
         (unsigned long long)s->stat_keyspace_misses);
     resp_buf_appendf(b, "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n",
         pubsub_count(s, PUBSUB_CHANNEL), pubsub_count(s, PUBSUB_PATTERN), pubsub_count(s, PUBSUB_SHARD));
+    /* latchd has no replication, forks, defrag nor threads: Redis's zeros */
+    resp_buf_appendf(b, "latest_fork_usec:0\r\ntotal_forks:0\r\nmigrate_cached_sockets:0\r\n"
+        "slave_expires_tracked_keys:0\r\nactive_defrag_hits:0\r\nactive_defrag_misses:0\r\n"
+        "active_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\n"
+        "current_active_defrag_time:0\r\ntracking_total_keys:%zu\r\ntracking_total_items:%zu\r\n"
+        "tracking_total_prefixes:%zu\r\n", s->tracking_keys, s->tracking_items, s->tracking_prefixes);
+    resp_buf_appendf(b, "unexpected_error_replies:0\r\ntotal_error_replies:%llu\r\ndump_payload_sanitizations:0\r\n",
+        (unsigned long long)s->stat_total_errors);
+    resp_buf_appendf(b, "total_reads_processed:0\r\ntotal_writes_processed:0\r\nio_threaded_reads_processed:0\r\n"
+        "io_threaded_writes_processed:0\r\nreply_buffer_shrinks:0\r\nreply_buffer_expands:0\r\n");
 }
 
 static void section_replication(server *s, resp_buf *b)
@@ -129,6 +187,12 @@ static void section_cpu(server *s, resp_buf *b)
     getrusage(RUSAGE_SELF, &ru);
     resp_buf_appendf(b, "# CPU\r\nused_cpu_sys:%ld.%06ld\r\nused_cpu_user:%ld.%06ld\r\n", (long)ru.ru_stime.tv_sec,
         (long)ru.ru_stime.tv_usec, (long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec);
+    getrusage(RUSAGE_CHILDREN, &ru);
+    resp_buf_appendf(b, "used_cpu_sys_children:%ld.%06ld\r\nused_cpu_user_children:%ld.%06ld\r\n",
+        (long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec, (long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec);
+    getrusage(RUSAGE_THREAD, &ru);
+    resp_buf_appendf(b, "used_cpu_sys_main_thread:%ld.%06ld\r\nused_cpu_user_main_thread:%ld.%06ld\r\n",
+        (long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec, (long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec);
 }
 
 static void section_keyspace(server *s, resp_buf *b)
@@ -141,6 +205,20 @@ static void section_keyspace(server *s, resp_buf *b)
     }
 }
 
+/* latchd has no modules nor cluster: Redis's empty section and its
+ * cluster_enabled:0. */
+static void section_modules(server *s, resp_buf *b)
+{
+    (void)s;
+    resp_buf_appendf(b, "# Modules\r\n");
+}
+
+static void section_cluster(server *s, resp_buf *b)
+{
+    (void)s;
+    resp_buf_appendf(b, "# Cluster\r\ncluster_enabled:0\r\n");
+}
+
 /* latchd's own counters: how scripts ran, so a test can tell the native
  * path from Lua. */
 static void section_latchd(server *s, resp_buf *b)
@@ -149,30 +227,37 @@ static void section_latchd(server *s, resp_buf *b)
         (unsigned long long)s->scripts->native_runs, (unsigned long long)s->scripts->engine_runs);
 }
 
+enum { IN_NAMED, IN_ALL, IN_DEFAULT };
+
 typedef struct info_section {
     const char *name;
     void (*fn)(server *, resp_buf *);
-    int redis;   /* one of Redis's: in INFO, INFO all and INFO default too;
-                    else only when named or under INFO everything, as a
+    int redis;   /* IN_DEFAULT: in INFO, INFO all and INFO default;
+                    IN_ALL: INFO all, not default (commandstats);
+                    IN_NAMED: only when named or under INFO everything, as a
                     Redis module's section */
 } info_section;
 
+/* In Redis's order. */
 static const info_section sections[] = {
-    {"server", section_server, 1},           {"clients", section_clients, 1},
-    {"memory", section_memory, 1},           {"persistence", section_persistence, 1},
-    {"stats", section_stats, 1},             {"replication", section_replication, 1},
-    {"cpu", section_cpu, 1},                 {"keyspace", section_keyspace, 1},
-    {"latchd", section_latchd, 0},
+    {"server", section_server, IN_DEFAULT},           {"clients", section_clients, IN_DEFAULT},
+    {"memory", section_memory, IN_DEFAULT},           {"persistence", section_persistence, IN_DEFAULT},
+    {"stats", section_stats, IN_DEFAULT},             {"replication", section_replication, IN_DEFAULT},
+    {"cpu", section_cpu, IN_DEFAULT},                 {"modules", section_modules, IN_DEFAULT},
+    {"commandstats", stats_info_commandstats, IN_ALL}, {"errorstats", stats_info_errorstats, IN_DEFAULT},
+    {"latencystats", stats_info_latencystats, IN_ALL}, {"cluster", section_cluster, IN_DEFAULT},
+    {"keyspace", section_keyspace, IN_DEFAULT},       {"latchd", section_latchd, IN_NAMED},
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 
 static int wanted(client *c, const info_section *sec)
 {
-    if (c->argc == 1) return sec->redis;
+    if (c->argc == 1) return sec->redis == IN_DEFAULT;
     for (int i = 1; i < c->argc; i++) {
         const resp_slice *a = &c->argv[i];
         if (arg_is(a, sec->name) || arg_is(a, "everything")) return 1;
-        if (sec->redis && (arg_is(a, "all") || arg_is(a, "default"))) return 1;
+        if (sec->redis != IN_NAMED && arg_is(a, "all")) return 1;
+        if (sec->redis == IN_DEFAULT && arg_is(a, "default")) return 1;
     }
     return 0;
 }

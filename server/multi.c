@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl.h"
 #include "commands/commands.h"
 #include "dict.h"
 #include "mem.h"
+#include "scripting/script.h"
 
 /* A key somebody WATCHes, with its watchers. */
 typedef struct watched_key {
@@ -295,7 +297,7 @@ void multi_queue(client *c)
         }
         m->queue.len += h.size;
         m->count++;
-        m->cmd_flags |= c->cmd->flags;
+        m->cmd_flags |= script_command_flags(c, c->cmd);
     }
     reply_status(c, "QUEUED");
 }
@@ -320,7 +322,7 @@ static void run_queued(client *c)
         c->sub = NULL;
         c->argv = argv;
         c->argc = h.argc;
-        command_call(c);
+        if (c->user->unrestricted || acl_exec_admit(c)) command_call(c);
         pos += h.size;
     }
     c->cmd = exec_cmd;

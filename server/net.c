@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl.h"
 #include "mem.h"
 #include "pubsub.h"
 #include "server.h"
@@ -109,6 +110,8 @@ static int over_limit(client *c)
 {
     const obuf_limit *l = &c->srv->cfg.obuf_limits[client_type(c)];
     size_t used = client_output_memory(c);
+    /* a stranger who does not read its NOAUTH replies gets 1 KiB (Redis) */
+    if (!(c->flags & CLIENT_AUTHENTICATED) && used > 1024 && acl_auth_required(c->srv)) return 1;
     int hard = l->hard && used >= l->hard;
     if (!(l->soft && used >= l->soft)) {
         c->obuf_soft_since_ms = 0;
@@ -148,6 +151,7 @@ static void client_free(client *c)
     queue_free(&c->out_frames);
     queue_free(&c->inflight_frames);
     resp_parser_free(&c->parser);
+    block_state_free(c);
     free(c->name);
     free(c->lib_name);
     free(c->lib_ver);
@@ -192,8 +196,10 @@ void client_close(client *c)
 {
     if (c->flags & CLIENT_CLOSING) return;
     c->flags |= CLIENT_CLOSING;
+    block_client_gone(c);
     monitor_remove(c);
     multi_client_reset(c);
+    if (c->tref) tracking_client_gone(c);
     if (c->flags & CLIENT_DETACHED) return;
     unlink_client(c);
     pubsub_client_reset(c);
@@ -209,7 +215,7 @@ static client *client_create(server *s)
     c->proto = 2;
     c->ctime_ms = c->last_ms = server_now_ms(s);
     resp_parser_init(&c->parser, &lim);
-    client_set_authenticated(c, !s->cfg.requirepass[0]);
+    acl_client_reset_auth(c);
     return c;
 }
 
@@ -244,6 +250,7 @@ void client_free_detached(client *c)
 {
     monitor_remove(c);
     multi_client_reset(c);
+    if (c->tref) tracking_client_gone(c);
     client_free(c);
 }
 
@@ -392,6 +399,8 @@ static void flush_client(client *c)
 
 void net_flush_pending(server *s)
 {
+    /* Redis's beforeSleep: BCAST messages for what changed, before writing */
+    if (s->tracking_clients) tracking_before_sleep(s);
     client *c = s->pending;
     s->pending = NULL;
     while (c) {
@@ -558,7 +567,7 @@ int client_is_local(const client *c) { return (c->flags & CLIENT_UNIX) || peer_i
 static int protected_mode_refuses(const client *c)
 {
     const latchd_config *cfg = &c->srv->cfg;
-    return cfg->protected_mode && !cfg->requirepass[0] && !client_is_local(c);
+    return cfg->protected_mode && (acl_default_user(c->srv)->flags & ACL_USER_NOPASS) && !client_is_local(c);
 }
 
 void net_on_connection(uv_stream_t *listener, int status)

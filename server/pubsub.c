@@ -352,3 +352,12 @@ void pubsub_foreach(server *s, pubsub_kind kind, pubsub_name_fn fn, void *ctx)
     name_visit v = {fn, ctx};
     store_dict_foreach(&s->pubsub->chans[kind], visit_name, &v);
 }
+
+int pubsub_client_any(const client *c, pubsub_client_fn fn, void *ctx)
+{
+    if (!c->pubsub) return 0;
+    for (int k = 0; k < PUBSUB_KINDS; k++)
+        for (const pubsub_sub *sub = c->pubsub->first[k]; sub; sub = sub->cnext)
+            if (fn(sub->name, sub->chan->len, k == PUBSUB_PATTERN, ctx)) return 1;
+    return 0;
+}

@@ -39,6 +39,10 @@ int pubsub_has_listeners(const server *s);
 size_t pubsub_count(const server *s, pubsub_kind kind);
 size_t pubsub_subscribers(server *s, pubsub_kind kind, const resp_slice *name);
 size_t pubsub_client_count(const client *c, pubsub_kind kind);
+/* 1 when fn says 1 for one of c's subscriptions (every kind; is_pattern
+ * for PSUBSCRIBE's): the ACL finds subscriptions a user lost. */
+typedef int (*pubsub_client_fn)(const char *name, size_t len, int is_pattern, void *ctx);
+int pubsub_client_any(const client *c, pubsub_client_fn fn, void *ctx);
 typedef void (*pubsub_name_fn)(const char *name, size_t len, void *ctx);
 void pubsub_foreach(server *s, pubsub_kind kind, pubsub_name_fn fn, void *ctx);
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "acl.h"
 #include "commands/commands.h"
 #include "dict.h"
 #include "mem.h"
@@ -83,7 +84,8 @@ void server_clock_advance(server *s, uint64_t ms)
 {
     if (s->frozen_now_ms) s->frozen_now_ms += ms;
     else s->clock_offset_ms += (int64_t)ms;
-    if (s->active_expire) expire_due_all(s);
+    if (s->active_expire && !block_pause_active(s)) expire_due_all(s);
+    block_expire_due(s);   /* blocked commands time out by the same clock */
     server_expire_reschedule(s);
 }
 
@@ -107,6 +109,8 @@ void server_env_sync(server *s)
                  cfg->maxmemory_policy == CONFIG_MAXMEMORY_ALLKEYS_LFU;
     s->env.lfu_log_factor = cfg->lfu_log_factor;
     s->env.lfu_decay_time = cfg->lfu_decay_time;
+    stats_thresholds_sync(s);   /* the slowlog and latency thresholds in ticks */
+    slowlog_trim(s);
 }
 
 static uint64_t store_clock(void *ctx) { return server_now_ms(ctx); }
@@ -119,14 +123,15 @@ static void on_key_expired(const char *key, size_t len, void *ctx)
     store_notify(db->st, STORE_EV_EXPIRED, "expired", key, len);
 }
 
-/* Every keyspace event is a change to WATCH (but a read's keymiss), then
- * maybe a notification. */
+/* Every keyspace event is a change to WATCH and tracking (but a read's
+ * keymiss), then maybe a notification. */
 static void on_key_event(int cls, const char *event, const char *key, size_t klen, void *ctx)
 {
     server_db_slot *db = ctx;
     server *s = db->srv;
-    if (cls != NOTIFY_KEY_MISS) s->dirty++;
-    if (s->watched_keys && cls != NOTIFY_KEY_MISS) multi_key_changed(s, db->id, key, klen, cls == STORE_EV_EXPIRED);
+    if (cls != NOTIFY_KEY_MISS && cls != NOTIFY_NEW) s->dirty++;   /* one change, one count */
+    if (cls != NOTIFY_KEY_MISS) server_key_modified(s, db->id, key, klen, cls == STORE_EV_EXPIRED);
+    if (s->blocked_clients && cls != NOTIFY_KEY_MISS) block_key_signal(s, db->id, key, klen);
     notify_keyspace_event(s, db->id, cls, event, key, klen);
 }
 
@@ -157,6 +162,7 @@ void server_flush_all(server *s)
         store *db = server_db_if_used(s, i);
         if (db) store_flush(db);
     }
+    tracking_flushed(s);   /* Redis's emptyData: the null invalidation, the table emptied */
 }
 
 void server_db_swap(server *s, int a, int b)
@@ -168,6 +174,7 @@ void server_db_swap(server *s, int a, int b)
     s->dbs[b].st = t;
     db_bind(&s->dbs[a]);
     db_bind(&s->dbs[b]);
+    if (s->blocked_clients) block_db_swapped(s, a, b);
 }
 
 /* Keys, values and client structures; buffers are not walked per command. */
@@ -182,13 +189,33 @@ size_t server_used_memory(const server *s)
 
 /* The timer only runs while the clock does and active expiry is on
  * (DEBUG SET-ACTIVE-EXPIRE 0 leaves keys to lazy expiry, as in Redis). */
-static int expire_timer_wanted(const server *s) { return s->active_expire && !s->frozen_now_ms; }
+static int expire_timer_wanted(const server *s)
+{
+    return s->active_expire && !s->frozen_now_ms && !block_pause_active((server *)s);
+}
+
+static uint64_t timer_due(const server *s)
+{
+    uint64_t due = expire_timer_wanted(s) ? next_due_all(s) : UINT64_MAX;
+    if (!s->frozen_now_ms) {
+        uint64_t b = block_next_due(s);   /* blocked commands' timeouts, the pause's end */
+        if (b < due) due = b;
+    }
+    return due;
+}
 
 static void on_expire_timer(uv_timer_t *t)
 {
     server *s = t->data;
     s->expire_timer_due = UINT64_MAX;
-    expire_due_all(s);
+    block_expire_due(s);
+    if (expire_timer_wanted(s)) {
+        uint64_t t0 = stats_ticks();
+        expire_due_all(s);
+        uint64_t took = stats_ticks() - t0;   /* the latency monitor's "expire-cycle" */
+        if (took >= s->latency_ticks) latency_add_sample(s, "expire-cycle", stats_ticks_to_us(took) / 1000);
+    }
+    block_run_unblocked(s);
     /* Timers run before the loop polls, and the per-iteration flush comes
      * after it: send "expired" events now, not after the next wake-up. */
     net_flush_pending(s);
@@ -199,7 +226,7 @@ static void on_expire_timer(uv_timer_t *t)
  * idle server sleeps until the next deadline. */
 void server_expire_rearm(server *s)
 {
-    uint64_t due = expire_timer_wanted(s) ? next_due_all(s) : UINT64_MAX;
+    uint64_t due = timer_due(s);
     if (due == s->expire_timer_due) return;
     s->expire_timer_due = due;
     if (due == UINT64_MAX) {
@@ -220,8 +247,8 @@ void server_expire_reschedule(server *s)
 }
 
 /* CONFIG timeout: idle clients are closed, checked once a second and only
- * while a timeout is set, so an idle server still sleeps. Subscribers are
- * idle by nature and stay, as in Redis. */
+ * while a timeout is set, so an idle server still sleeps. Subscribers and
+ * blocked clients are idle by nature and stay, as in Redis. */
 static void on_idle_check(uv_timer_t *t)
 {
     server *s = t->data;
@@ -229,7 +256,7 @@ static void on_idle_check(uv_timer_t *t)
     if (limit == 0) return;
     for (client *c = s->clients, *next; c; c = next) {
         next = c->next;
-        if (!(c->flags & CLIENT_PUBSUB) && now - c->last_ms > limit) {
+        if (!(c->flags & (CLIENT_PUBSUB | CLIENT_BLOCKED)) && now - c->last_ms > limit) {
             log_msg(s, LOG_VERBOSE, "Closing idle client");
             client_close(c);
         }
@@ -268,6 +295,7 @@ void server_obuf_watch(server *s)
 static void on_check(uv_check_t *h)
 {
     server *s = h->data;
+    if (s->block) block_run_unblocked(s);
     net_flush_pending(s);
     server_expire_rearm(s);
 }
@@ -324,6 +352,11 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     command_table_init();
     pubsub_init(s);
     multi_init(s);
+    tracking_init(s);
+    stats_init(s);
+    slowlog_init(s);
+    latency_init(s);
+    acl_init(s);
     server_env_sync(s);
     store_env_set_clock(&s->env, server_now_ms(s));
     s->ndbs = (int)cfg->databases;
@@ -331,6 +364,7 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     for (int i = 0; i < s->ndbs; i++) s->dbs[i] = (server_db_slot){.srv = s, .id = i};
     server_db(s, 0);
     scripts_init(s);
+    s->startup_memory = s->stat_peak_memory = server_used_memory(s);
     uv_check_init(loop, &s->flush_check);
     s->flush_check.data = s;
     uv_check_start(&s->flush_check, on_check);
@@ -338,6 +372,8 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     s->expire_timer.data = s;
     uv_timer_init(loop, &s->idle_timer);
     s->idle_timer.data = s;
+    uv_timer_init(loop, &s->tracking_timer);
+    s->tracking_timer.data = s;
     server_idle_timer_update(s);
     uv_timer_init(loop, &s->obuf_timer);
     s->obuf_timer.data = s;
@@ -505,7 +541,14 @@ int server_fit_maxclients(server *s)
  * TCP off): the first address picks it and the others reuse it. */
 int server_listen(server *s)
 {
+    char err[2048];
     if (server_fit_maxclients(s) < 0) return -1;
+    /* the users come before anyone can connect, and a bad one stops the
+     * start (Redis's ACLLoadUsersAtStartup) */
+    if (acl_load_users(s, err, sizeof(err)) != 0) {
+        log_msg(s, LOG_WARNING, "%s", err);
+        return -1;
+    }
     server_oom_apply(s);   /* as Redis at start: a failure is logged, not fatal */
     if (listen_all(s) != 0) return -1;
     if (s->cfg.unixsocket[0] && listen_unix(s) != 0) return -1;
@@ -557,6 +600,7 @@ void server_shutdown(server *s)
     server_close_handle(s, (uv_handle_t *)&s->obuf_timer);
     rdb_wait_child(s);
     rdb_close(s);
+    server_close_handle(s, (uv_handle_t *)&s->tracking_timer);
     if (s->on_shutdown) s->on_shutdown(s);
 }
 
@@ -565,6 +609,7 @@ void server_shutdown(server *s)
 void server_close(server *s)
 {
     scripts_free(s);
+    block_free(s);
     for (int i = 0; i < s->ndbs; i++) store_destroy(s->dbs[i].st);
     free(s->dbs);
     s->dbs = NULL;
@@ -575,6 +620,11 @@ void server_close(server *s)
     resp_buf_free(&s->read_buf);
     pubsub_free(s);
     multi_free(s);
+    tracking_free(s);
+    slowlog_free(s);
+    latency_free(s);
+    stats_free(s);
+    acl_free(s);
     config_free(&s->cfg);
 }
 
@@ -583,4 +633,5 @@ void server_reset_stats(server *s)
     s->stat_commands = s->stat_conns = s->stat_rejected_conns = s->stat_expired = 0;
     s->stat_keyspace_hits = s->stat_keyspace_misses = s->stat_net_in = s->stat_net_out = 0;
     s->scripts->native_runs = s->scripts->engine_runs = 0;
+    stats_reset(s);
 }

@@ -21,6 +21,8 @@ typedef struct client client;
 struct scripts;
 struct pubsub_client;   /* pubsub.c */
 struct pubsub_state;
+struct acl_user;        /* acl.h */
+struct acl_state;
 
 /* ---- commands ---- */
 
@@ -45,6 +47,7 @@ enum {
     CMD_NO_MULTI = 1 << 17,      /* refused inside MULTI */
     CMD_TRANSACTION = 1 << 18,   /* MULTI EXEC DISCARD WATCH QUIT RESET: run at once inside MULTI (not shown) */
     CMD_MOVABLE_KEYS = 1 << 19,  /* COMMAND INFO's "movablekeys": which arguments are keys depends on the rest (SORT's STORE, BY, GET) */
+    CMD_BLOCKING = 1 << 20,      /* COMMAND INFO's "blocking": may park the client (BLPOP, BZPOPMIN, ...) */
 };
 
 typedef void (*command_proc)(client *c);
@@ -61,6 +64,13 @@ typedef struct command {
     const char *args;      /* one-line argument hints, or NULL */
     const struct command *subs;   /* containers: subcommands, ended by a NULL name */
 } command;
+
+/* Every command and subcommand has a slot in the server's per-command
+ * stats (INFO commandstats): its id, from 0 to command_stat_slots(). */
+size_t command_stat_slots(void);
+size_t command_stat_id(const command *cmd, const command *sub);
+/* The command (and subcommand, or NULL) of slot id. */
+void command_stat_at(size_t id, const command **cmd, const command **sub);
 
 /* Looks a command up case-insensitively; NULL if unknown. */
 const command *command_lookup(const char *name, size_t len);
@@ -110,7 +120,22 @@ enum {
     CLIENT_DIRTY_CAS = 1 << 15,        /* a WATCHed key changed: EXEC fails */
     CLIENT_DIRTY_EXEC = 1 << 16,       /* a command was refused while queueing: EXEC aborts */
     CLIENT_READ_BUF = 1 << 17,         /* its query is the server's read_buf, for one read */
+    /* CLIENT TRACKING (tracking.c); the high bits, apart from the rest */
+    CLIENT_TRACKING = 1 << 24,         /* t: keys it reads may be cached: invalidations follow */
+    CLIENT_TRACKING_BROKEN_REDIR = 1 << 25,   /* R: its redirect client is gone */
+    CLIENT_TRACKING_BCAST = 1 << 26,   /* B: every change under its prefixes */
+    CLIENT_TRACKING_OPTIN = 1 << 27,   /* only after CLIENT CACHING YES */
+    CLIENT_TRACKING_OPTOUT = 1 << 28,  /* except after CLIENT CACHING NO */
+    CLIENT_TRACKING_CACHING = 1 << 29, /* CLIENT CACHING given: for the next command or transaction */
+    CLIENT_TRACKING_NOLOOP = 1 << 30,  /* not told about its own changes */
+    CLIENT_TRACKING_ALL = CLIENT_TRACKING | CLIENT_TRACKING_BROKEN_REDIR | CLIENT_TRACKING_BCAST |
+                          CLIENT_TRACKING_OPTIN | CLIENT_TRACKING_OPTOUT | CLIENT_TRACKING_CACHING |
+                          CLIENT_TRACKING_NOLOOP,
+    CLIENT_BLOCKED = 1 << 18,          /* parked (BLPOP, a paused command): its input waits (block.c) */
+    CLIENT_UNBLOCKED = 1 << 19,        /* queued to run its waiting input (block.c) */
+    CLIENT_NO_EVICT = 1 << 20,         /* CLIENT NO-EVICT on: shown as 'e' */
 };
+struct block_state;                    /* block.c */
 
 /* A MULTI's queued commands, owned copies in one buffer (the query buffer
  * is reused): per command a multi_cmd header, its argv slices (offsets into
@@ -122,6 +147,9 @@ typedef struct multi_state {
     int executing;          /* EXEC is walking queue: whoever closes c leaves it be */
 } multi_state;
 struct watch_entry;         /* multi.c */
+typedef struct tracking_ref tracking_ref;   /* tracking.c */
+struct tracking_client;
+struct tracking_state;
 
 struct client {
     union {
@@ -159,7 +187,11 @@ struct client {
     struct pubsub_client *pubsub;  /* subscriptions; NULL until the first */
     multi_state mstate;            /* MULTI ... EXEC */
     struct watch_entry *watched;   /* WATCHed keys, NULL when none */
+    tracking_ref *tref;            /* once it tracked or was redirected to: how the table knows it */
+    struct tracking_client *tracking;   /* CLIENT TRACKING's settings, NULL until the first ON */
+    struct block_state *blk;       /* what a blocked command waits for; made on the first block, kept */
     /* identity */
+    struct acl_user *user;         /* never NULL: the default user until AUTH */
     char *name;
     char *lib_name;
     char *lib_ver;
@@ -172,6 +204,32 @@ struct client {
     client *pending_next;          /* clients with output to flush */
     client *monitor_prev, *monitor_next;   /* MONITOR clients */
 };
+
+/* ---- stats (stats.c) ---- */
+
+typedef struct latency_hist {
+    uint64_t total;   /* summed when read */
+    uint64_t count[];
+} latency_hist;
+typedef struct cmd_stat {
+    uint64_t calls, ticks, rejected, failed;
+    struct latency_hist *hist;   /* made on first use while latency-tracking is on */
+} cmd_stat;
+typedef struct err_stat {
+    char code[32];
+    uint64_t count;
+} err_stat;
+struct slowlog;
+struct latency_events;
+
+/* The clock commands are timed by: the TSC where there is one (a third of
+ * clock_gettime's cost), calibrated against CLOCK_MONOTONIC once. */
+#if defined(__x86_64__) || defined(__i386__)
+static inline uint64_t stats_ticks(void) { return __builtin_ia32_rdtsc(); }
+#else
+uint64_t stats_ticks_slow(void);
+static inline uint64_t stats_ticks(void) { return stats_ticks_slow(); }
+#endif
 
 /* ---- server ---- */
 
@@ -201,6 +259,7 @@ struct server {
     uv_timer_t expire_timer;
     uv_timer_t idle_timer;       /* runs only while CONFIG timeout > 0 */
     uv_timer_t obuf_timer;       /* runs only while a client is over its soft output limit */
+    uv_timer_t tracking_timer;   /* runs only while the tracking table is over its limit */
     uint64_t expire_timer_due;   /* absolute ms the timer is armed for, or UINT64_MAX */
     client *clients, *clients_tail;   /* in order of connection */
     size_t nclients;
@@ -211,7 +270,17 @@ struct server {
     struct pubsub_state *pubsub;
     client *monitors;            /* MONITOR clients (monitor.c) */
     struct watch_registry *watching;   /* WATCHed keys and their watchers (multi.c) */
+    struct block_server *block;  /* blocked clients, ready keys, timeouts, pause (block.c); NULL until first used */
+    size_t blocked_clients;      /* parked clients (INFO blocked_clients): 0 keeps key events free of block work */
+    int block_ready;             /* keys are ready: serve their waiters after the command */
+    int clients_paused;          /* CLIENT PAUSE is on: dispatch asks block.c about each command */
     size_t watched_keys;         /* distinct keys WATCHed: 0 keeps writes free of WATCH work */
+    struct tracking_state *tracking;   /* CLIENT TRACKING's table and prefixes (tracking.c) */
+    size_t tracking_clients;     /* clients with tracking on: 0 keeps commands free of it */
+    size_t tracking_keys;        /* keys in the table; with tracking_prefixes, 0 keeps writes free */
+    size_t tracking_items;       /* (key, client) pairs in the table */
+    size_t tracking_prefixes;    /* BCAST prefixes somebody listens to */
+    client *current_client;      /* whose input is being run, or NULL (timers) */
     resp_buf monitor_line;       /* scratch: one command as monitors see it */
     resp_buf notify_chan;        /* scratch: the channel of a keyspace event */
     resp_buf read_buf;           /* lent to a client with nothing pending, for one read */
@@ -250,8 +319,21 @@ struct server {
     uint64_t stat_expired;
     uint64_t stat_keyspace_hits, stat_keyspace_misses;
     uint64_t stat_net_in, stat_net_out;
+    uint64_t stat_total_errors;  /* INFO's total_error_replies */
+    size_t stat_peak_memory;     /* used_memory's highest, as INFO saw it */
+    size_t startup_memory;       /* used_memory once started: INFO's used_memory_startup */
+    cmd_stat *cmdstats;          /* by command_stat_id */
+    err_stat *errstats;          /* by code, sorted */
+    size_t nerrstats;
+    int stat_error_counted;      /* the next command's error reply was counted already (a script's redis.call) */
+    uint64_t slowlog_ticks;      /* slowlog-log-slower-than in ticks, UINT64_MAX when off */
+    uint64_t latency_ticks;      /* latency-monitor-threshold in ticks, UINT64_MAX when off */
+    uint64_t rare_ticks;         /* the lower of the two */
+    struct slowlog *slowlog;
+    struct latency_events *latency;
     char run_id[41];
     struct scripts *scripts;     /* script.h */
+    struct acl_state *acl;       /* users and the ACL LOG (acl.h) */
     /* Whoever runs the server (embed.c) closes its own handles with the
      * server's: called once, at the end of server_shutdown. */
     void (*on_shutdown)(server *s);
@@ -366,6 +448,9 @@ void monitor_remove(client *c);
 
 /* dispatch.c */
 void client_process_input(client *c);
+/* A command CLIENT PAUSE held (argv owned by c's block state) runs as if
+ * it had just arrived. */
+void client_run_postponed(client *c, resp_slice *argv, int argc);
 /* Run an admitted command: what Redis's call() does (MONITOR, counting). */
 void command_call(client *c);
 
@@ -391,8 +476,112 @@ void multi_key_changed(server *s, int db, const char *key, size_t klen, int expi
  * WATCHed keys that change are touched. */
 void multi_db_touched(server *s, int db, int with);
 
-/* FLUSHALL without the reply: every database emptied, WATCHers told. */
+/* tracking.c: client-side caching (CLIENT TRACKING) */
+void tracking_init(server *s);
+void tracking_free(server *s);
+/* A key changed (any keyspace event but keymiss; expired: reclaimed past
+ * its deadline). The caller tests s->tracking_keys || s->tracking_prefixes. */
+void tracking_key_changed(server *s, const char *key, size_t klen, int expired);
+/* Every database or one is emptied (FLUSHALL, FLUSHDB): every tracking
+ * client gets the null invalidation, and the table is emptied. */
+void tracking_flushed(server *s);
+/* c (tracking) ran its current command: a read-only one's keys are
+ * remembered for it. */
+void tracking_command_done(client *c);
+/* c's current command's keys are remembered for c (a script's declared
+ * keys, when it reads). */
+void tracking_remember_keys(client *c);
+/* After c's top-level command (s->tracking_clients): the invalidations
+ * its own command caused go out after its reply. */
+void tracking_after_command(client *c);
+/* tracking-table-max-keys: drop (and invalidate) keys over the limit. */
+void tracking_limit(server *s);
+/* Once per loop iteration while somebody tracks: the table's limit, and
+ * the BCAST messages for the keys changed since the last one. */
+void tracking_before_sleep(server *s);
+/* c turns tracking off (CLIENT TRACKING OFF, RESET). */
+void tracking_disable(client *c);
+/* c leaves (c->tref set): it tracks nothing more and is redirected to no more. */
+void tracking_client_gone(client *c);
+/* CLIENT GETREDIR's number: -1 off, 0 no redirect, else the client id. */
+long long tracking_redirect_id(const client *c);
+
+/* Redis's signalModifiedKey: WATCH and CLIENT TRACKING see the key change
+ * (expired: reclaimed past its deadline); a counter test each while
+ * nobody watches or tracks. */
+static inline void server_key_modified(server *s, int db, const char *key, size_t klen, int expired)
+{
+    if (s->watched_keys) multi_key_changed(s, db, key, klen, expired);
+    if (s->tracking_keys | s->tracking_prefixes) tracking_key_changed(s, key, klen, expired);
+}
+/* FLUSHALL without the reply: every database emptied, WATCHers and tracking clients told. */
 void server_flush_all(server *s);
+/* block.c: blocking commands (Redis's blocked.c), CLIENT PAUSE, CLIENT UNBLOCK. */
+enum { BLOCK_NONE = 0, BLOCK_LIST, BLOCK_ZSET, BLOCK_PAUSED, BLOCK_WAIT };
+/* What a served waiter does with the key that became ready: serve(c, k,
+ * key) replies and pops for c (a list or zset waiter, of the right type,
+ * k non-empty). */
+typedef void (*block_serve_fn)(client *c, store_key *k, const resp_slice *key);
+/* A blocking command may park c (not inside MULTI/EXEC nor a script,
+ * where it acts as the non-blocking one). */
+int block_allowed(const client *c);
+/* The server clock's now + ms, saturated short of UINT64_MAX (a deadline
+ * of any size is one the wheel takes). */
+uint64_t block_deadline_after(server *s, uint64_t ms);
+/* Redis's getTimeoutFromObjectOrReply in seconds: the absolute deadline
+ * in ms by the server's clock (0: forever) in *deadline, or 0 after
+ * Redis's error reply. */
+int block_timeout_or_reply(client *c, const resp_slice *a, uint64_t *deadline);
+/* Redis's getTimeoutFromObjectOrReply in milliseconds (WAIT, CLIENT
+ * PAUSE): *ms >= 0, or 0 after Redis's error reply. */
+int block_ms_or_reply(client *c, const resp_slice *a, long long *ms);
+/* Redis's blockingPopGenericCommand: the timeout at argv[timeout_idx],
+ * then the first existing key of [first, first + n) is served at once by
+ * serve (one of another type: WRONGTYPE); with none c waits (type
+ * BLOCK_LIST or BLOCK_ZSET), or, where it may not block, gets a null
+ * array. */
+void block_pop_or_wait(client *c, int type, int first, int n, int timeout_idx, block_serve_fn serve);
+/* Park c on keys [first, first + n) of its argv (duplicates once), for
+ * type (BLOCK_LIST or BLOCK_ZSET) until deadline (0: forever); serve runs
+ * when one is ready. c's argv is copied: serve reads it as c->argv. */
+void block_for_keys(client *c, int type, int first, int n, uint64_t deadline, block_serve_fn serve);
+/* WAIT with replicas to wait for: none ever acknowledge, so c waits
+ * until deadline (0: forever) or CLIENT UNBLOCK, and gets 0. */
+void block_for_wait(client *c, uint64_t deadline);
+/* A key of database db changed: waiters on it get served after the
+ * current command. The caller tests s->blocked_clients first. */
+void block_key_signal(server *s, int db, const char *key, size_t klen);
+/* SWAPDB a b: keys now holding data are ready for a's and b's waiters. */
+void block_db_swapped(server *s, int a, int b);
+/* Serve the waiters of every ready key (Redis's handleClientsBlockedOnKeys),
+ * after a top-level command. */
+void block_handle_ready(server *s);
+/* Unparked clients run the input that waited (before the flush). */
+void block_run_unblocked(server *s);
+/* CLIENT UNBLOCK: reply as a timeout, or with error text err; 0 if c is
+ * not blocked on keys (nor WAIT). */
+int block_unblock(client *c, const char *err);
+/* c disconnects or RESETs: it leaves every queue it is in. */
+void block_client_gone(client *c);
+/* c is freed: its block state goes with it. */
+void block_state_free(client *c);
+/* Keys any client waits on (and INFO's clients_in_timeout_table). */
+size_t block_timeout_clients(const server *s);
+/* The block wheel's next deadline (UINT64_MAX: none), and its firing
+ * up to the clock's now. */
+uint64_t block_next_due(const server *s);
+void block_expire_due(server *s);
+/* CLIENT PAUSE: until the clock reaches until_ms, writes (all: every
+ * command) wait; CLIENT UNPAUSE ends it. */
+void block_pause(server *s, uint64_t until_ms, int all);
+void block_unpause(server *s);
+/* c's command must wait for the pause to end (it is then parked). */
+int block_pause_holds(client *c, const command *cmd);
+/* Expiry is held still while clients are paused (7.0: the dataset stays
+ * constant). */
+int block_pause_active(server *s);
+void block_free(server *s);
+
 /* Database id (0 .. databases-1), made on first use so that an unused
  * one costs nothing; NULL when id is out of range. */
 store *server_db(server *s, long long id);
@@ -480,6 +669,71 @@ int notify_flags_parse(const char *s, size_t len);
 void notify_flags_format(int flags, char *dst);
 /* Publish a keyspace event of database db as notify-keyspace-events asks. */
 void notify_keyspace_event(server *s, int db, int cls, const char *event, const char *key, size_t klen);
+
+/* stats.c */
+void stats_init(server *s);
+void stats_free(server *s);
+/* CONFIG RESETSTAT's part: commandstats, errorstats, latencystats. */
+void stats_reset(server *s);
+/* After CONFIG SET of the slowlog, latency-monitor or latency-tracking
+ * parameters. */
+void stats_thresholds_sync(server *s);
+double stats_ns_per_tick(void);
+uint64_t stats_ticks_to_us(uint64_t ticks);
+uint64_t stats_us_to_ticks(long long us);
+/* c ran its command (c->cmd, c->sub) in ticks, its reply written from
+ * mark on: counted, an error reply counted as failed, and the slow log,
+ * latency monitor and histogram told. Inline: every command comes here,
+ * and the common case is three additions. */
+void stats_record_slow(client *c, size_t mark, uint64_t ticks);
+/* A histogram's bucket of a duration in ticks: log-linear, 16 steps per
+ * power of two (6% wide), up to 2^47 ticks. */
+#define STATS_HIST_SUB 16
+#define STATS_HIST_MAX_EXP 47
+#define STATS_HIST_BUCKETS ((STATS_HIST_MAX_EXP - 2) * STATS_HIST_SUB)
+static inline size_t stats_hist_bucket(uint64_t v)
+{
+    if (v < STATS_HIST_SUB) return (size_t)v;
+    int e = 63 - __builtin_clzll(v);   /* >= 4 */
+    if (e > STATS_HIST_MAX_EXP) return STATS_HIST_BUCKETS - 1;
+    return (size_t)(e - 3) * STATS_HIST_SUB + (size_t)((v >> (e - 4)) & (STATS_HIST_SUB - 1));
+}
+/* A command's histogram counts, made on its first timing. */
+uint64_t *stats_hist_new(cmd_stat *st);
+static inline void stats_record(client *c, size_t mark, uint64_t ticks)
+{
+    server *s = c->srv;
+    cmd_stat *st = &s->cmdstats[command_stat_id(c->cmd, c->sub)];
+    st->calls++;
+    st->ticks += ticks;
+    if (s->cfg.latency_tracking) (st->hist ? st->hist->count : stats_hist_new(st))[stats_hist_bucket(ticks)]++;
+    if ((c->out.len > mark && c->out.data[mark] == '-') || ticks >= s->rare_ticks || s->stat_error_counted)
+        stats_record_slow(c, mark, ticks);
+}
+/* c's command was refused with the error written from mark on. */
+void stats_rejected(client *c, size_t mark);
+/* An error reply with code text (without the '-', e.g. "ERR syntax"). */
+void stats_count_error(server *s, const char *text, size_t len);
+/* redis.call refused cmd (NULL: unknown) before running it. */
+void stats_script_refused(server *s, const command *cmd);
+void stats_info_commandstats(server *s, resp_buf *b);
+void stats_info_errorstats(server *s, resp_buf *b);
+void stats_info_latencystats(server *s, resp_buf *b);
+const struct latency_hist *stats_hist(server *s, size_t id);
+void stats_hist_reply(client *c, const struct latency_hist *h);
+
+/* slowlog.c */
+void slowlog_init(server *s);
+void slowlog_free(server *s);
+/* Log c's current command, which took ticks. */
+void slowlog_push(client *c, uint64_t ticks);
+/* slowlog-max-len lowered: drop the oldest entries past it. */
+void slowlog_trim(server *s);
+
+/* latency.c: LATENCY's events */
+void latency_init(server *s);
+void latency_free(server *s);
+void latency_add_sample(server *s, const char *event, uint64_t ms);
 
 /* glob.c: Redis's stringmatchlen */
 int glob_match(const char *pat, size_t plen, const char *str, size_t slen, int nocase);

@@ -97,6 +97,9 @@ typedef struct store_env {
      * store_env_set_clock: Redis's LRU clock (seconds, 24 bits) and LFU
      * clock (minutes, 16 bits), computed once, not per access. */
     uint32_t lru_clock, lfu_minutes;
+    /* A key past its deadline reads as missing but is not reclaimed (the
+     * server's CLIENT PAUSE keeps the dataset still for readers). */
+    int hold_expired;
 } store_env;
 /* The coarse clock is now ms (absolute, as store_clock_fn). */
 void store_env_set_clock(store_env *env, uint64_t ms);

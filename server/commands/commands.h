@@ -45,6 +45,12 @@ void cmd_auth(client *c);
 void cmd_client(client *c);
 void cmd_reset(client *c);
 extern const command client_subcommands[];
+/* CLIENT INFO's line of c, '\n' ended (the ACL LOG's client-info too). */
+void client_info_line(const client *c, resp_buf *dst);
+
+/* acl.c */
+void cmd_acl(client *c);
+extern const command acl_subcommands[];
 
 /* server.c */
 void cmd_config(client *c);
@@ -54,21 +60,26 @@ void cmd_dbsize(client *c);
 void cmd_flushall(client *c);
 void cmd_flushdb(client *c);
 void cmd_swapdb(client *c);
-void cmd_function(client *c);
 void cmd_wait(client *c);
 void cmd_lastsave(client *c);
 void cmd_save(client *c);
 void cmd_bgsave(client *c);
+void cmd_role(client *c);
 void cmd_shutdown(client *c);
 extern const command config_subcommands[];
 extern const command command_subcommands[];
-extern const command function_subcommands[];
 
 /* docs.c: "name" => {summary, since, group, arguments, subcommands};
  * container is the parent of a subcommand, else NULL. */
 void command_doc_reply(client *c, const command *cmd, const command *container);
 /* "get" or "client|setname" */
 void command_fullname(const command *container, const command *cmd, char *dst, size_t len);
+
+/* slowlog.c, latency.c (at the top of server/: their state is theirs) */
+void cmd_slowlog(client *c);
+extern const command slowlog_subcommands[];
+void cmd_latency(client *c);
+extern const command latency_subcommands[];
 
 /* clock.c */
 void cmd_latchd_clock(client *c);
@@ -86,6 +97,22 @@ void cmd_evalsha(client *c);
 void cmd_evalsha_ro(client *c);
 void cmd_script(client *c);
 extern const command script_subcommands[];
+/* EVAL's and FCALL's numkeys (argv[2]) as Redis checks it: an integer
+ * (else not_int, or the generic text when NULL), not beyond the
+ * arguments, not negative. 0 after the error reply. */
+int scripting_parse_numkeys(client *c, const char *not_int, long long *numkeys);
+/* Run EVAL's script sc or FCALL's function fn with argv[3..] split at
+ * numkeys (script.h's types: commands.h only names them). */
+struct script;
+struct function;
+void scripting_run_call(client *c, const struct script *sc, const struct function *fn,
+                        long long numkeys, int readonly);
+
+/* function.c */
+void cmd_function(client *c);
+void cmd_fcall(client *c);
+void cmd_fcall_ro(client *c);
+extern const command function_subcommands[];
 
 /* dump.c */
 void cmd_dump(client *c);
@@ -232,10 +259,17 @@ void cmd_lmove(client *c);
 void cmd_rpoplpush(client *c);
 void cmd_lpos(client *c);
 void cmd_lmpop(client *c);
-/* LMPOP/ZMPOP's "numkeys key ... END [COUNT count]" with Redis's errors:
- * the END word's index (*end 0 for end0, 1 for end1) and *count (1 if not
+/* LMPOP/ZMPOP's "numkeys key ... END [COUNT count]" (numkeys at
+ * argv[numkeys_idx]) with Redis's errors: the END word's index (*end 0 for end0, 1 for end1) and *count (1 if not
  * given), or 0 after the error reply. */
-int list_mpop_parse_or_reply(client *c, const char *end0, const char *end1, int *end, long long *count);
+int list_mpop_parse_or_reply(client *c, int numkeys_idx, const char *end0, const char *end1, int *end,
+                             long long *count);
+/* The blocking forms (block.c parks the client). */
+void cmd_blpop(client *c);
+void cmd_brpop(client *c);
+void cmd_blmpop(client *c);
+void cmd_blmove(client *c);
+void cmd_brpoplpush(client *c);
 
 /* set.c */
 void cmd_sadd(client *c);
@@ -277,6 +311,9 @@ void cmd_zremrangebyscore(client *c);
 void cmd_zremrangebylex(client *c);
 void cmd_zpopmin(client *c);
 void cmd_zpopmax(client *c);
+void cmd_bzpopmin(client *c);
+void cmd_bzpopmax(client *c);
+void cmd_bzmpop(client *c);
 void cmd_zlexcount(client *c);
 void cmd_zrangestore(client *c);
 void cmd_zmpop(client *c);
@@ -362,5 +399,10 @@ void cmd_exec(client *c);
 void cmd_discard(client *c);
 void cmd_watch(client *c);
 void cmd_unwatch(client *c);
+/* ../tracking.c: CLIENT TRACKING, CACHING, GETREDIR, TRACKINGINFO */
+void tracking_cmd_tracking(client *c);
+void tracking_cmd_caching(client *c);
+void tracking_cmd_getredir(client *c);
+void tracking_cmd_trackinginfo(client *c);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl.h"
 #include "commands.h"
 #include "mem.h"
 #include "num.h"
@@ -45,22 +46,14 @@ void cmd_select(client *c)
 
 /* ---- authentication ---- */
 
-static int password_matches(client *c, const resp_slice *user, const resp_slice *pass)
-{
-    const char *want = c->srv->cfg.requirepass;
-    if (user && !arg_is(user, "default")) return 0;
-    if (!want[0]) return 1;   /* the default user is "nopass" */
-    return pass->len == strlen(want) && memcmp(pass->ptr, want, pass->len) == 0;
-}
-
 /* 1 when authenticated; otherwise the WRONGPASS reply has been sent. */
 static int try_auth(client *c, const resp_slice *user, const resp_slice *pass)
 {
-    if (!password_matches(c, user, pass)) {
+    static const resp_slice default_user = {"default", 7};
+    if (!acl_authenticate(c, user ? user : &default_user, pass)) {
         reply_error(c, "WRONGPASS invalid username-password pair or user is disabled.");
         return 0;
     }
-    client_set_authenticated(c, 1);
     return 1;
 }
 
@@ -70,7 +63,7 @@ void cmd_auth(client *c)
         reply_syntax_error(c);
         return;
     }
-    if (c->argc == 2 && !c->srv->cfg.requirepass[0]) {
+    if (c->argc == 2 && (acl_default_user(c->srv)->flags & ACL_USER_NOPASS)) {
         reply_error(c, "ERR AUTH <password> called without any password configured for the default user. "
                        "Are you sure your configuration is correct?");
         return;
@@ -173,6 +166,7 @@ void cmd_hello(client *c)
 void cmd_reset(client *c)
 {
     multi_client_reset(c);
+    tracking_disable(c);
     pubsub_client_reset(c);
     monitor_remove(c);
     c->proto = 2;
@@ -180,7 +174,7 @@ void cmd_reset(client *c)
     free(c->name);
     c->name = NULL;
     c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT);
-    if (c->srv->cfg.requirepass[0]) client_set_authenticated(c, 0);
+    acl_client_reset_auth(c);
     reply_status(c, "RESET");
 }
 
@@ -193,35 +187,62 @@ static void client_flags(const client *c, char *dst)
     if (c->flags & CLIENT_MONITOR) *p++ = 'O';
     if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
     if (c->flags & CLIENT_MULTI) *p++ = 'x';
+    if (c->flags & CLIENT_TRACKING) *p++ = 't';
+    if (c->flags & CLIENT_TRACKING_BROKEN_REDIR) *p++ = 'R';
+    if (c->flags & CLIENT_TRACKING_BCAST) *p++ = 'B';
+    if (c->flags & CLIENT_BLOCKED) *p++ = 'b';
     if (c->flags & CLIENT_DIRTY_CAS) *p++ = 'd';
+    if (c->flags & CLIENT_UNBLOCKED) *p++ = 'u';
     if (c->flags & CLIENT_UNIX) *p++ = 'U';
+    if (c->flags & CLIENT_NO_EVICT) *p++ = 'e';
     if (p == dst) *p++ = 'N';
     *p = '\0';
 }
 
+/* Redis's argv-mem: the bytes of the arguments of the command running. */
+static size_t argv_bytes(const client *c)
+{
+    size_t n = 0;
+    for (int i = 0; i < c->argc; i++) n += c->argv[i].len;
+    return n;
+}
+
+/* Redis 7.0's fields in its order. qbuf is the whole query buffer, the
+ * command being run included, as Redis trims it only after; obl and oll
+ * are the output as Redis's 16 KiB buffer and its 20464-byte blocks would
+ * hold it (see client_output_memory). */
 static void client_describe(const client *c, resp_buf *dst, uint64_t now)
 {
     uv_os_fd_t fd = -1;
     uv_fileno(&c->h.handle, &fd);
-    char line[1024], flags[8];
+    char line[1024], flags[16];
     char cmd[64] = "NULL";
     client_flags(c, flags);
     if (c->last_cmd) command_fullname(c->last_sub ? c->last_cmd : NULL, c->last_sub ? c->last_sub : c->last_cmd,
                                       cmd, sizeof(cmd));
+    size_t out = client_output_bytes(c), obl = out < 16384 ? out : 16384;
+    size_t oll = out > 16384 ? (out - 16384 + 20463) / 20464 : 0;
+    size_t qbuf = c->query.len, qfree = c->query.cap - c->query.len;
+    size_t multi_mem = (c->flags & CLIENT_MULTI) ? c->mstate.queue.len : 0;
+    int writing = (c->flags & CLIENT_PENDING_WRITE) || c->writing;
     int n = snprintf(line, sizeof(line),
                      "id=%llu addr=%s laddr=%s fd=%d name=%s age=%llu idle=%llu flags=%s db=%d sub=%zu psub=%zu "
-                     "ssub=%zu multi=%lld qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=%zu rbs=%zu rbp=0 obl=0 "
-                     "oll=0 omem=%zu tot-mem=%zu events=r cmd=%s user=default redir=-1 resp=%d "
-                     "lib-name=%s lib-ver=%s\n",
+                     "ssub=%zu multi=%lld qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=%zu rbs=%zu rbp=%zu obl=%zu "
+                     "oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%s user=%s redir=%lld resp=%d\n",
                      (unsigned long long)c->id, c->addr, c->laddr, (int)fd, c->name ? c->name : "",
                      (unsigned long long)((now - c->ctime_ms) / 1000), (unsigned long long)((now - c->last_ms) / 1000),
                      flags, c->db, pubsub_client_count(c, PUBSUB_CHANNEL), pubsub_client_count(c, PUBSUB_PATTERN),
                      pubsub_client_count(c, PUBSUB_SHARD), (c->flags & CLIENT_MULTI) ? c->mstate.count : -1LL,
-                     c->query.len - c->qpos, c->query.cap - c->query.len, c->mstate.queue.cap, c->query.cap,
+                     qbuf, qfree, argv_bytes(c), multi_mem, c->out.cap, c->out.len, obl, oll,
                      client_output_memory(c),
-                     sizeof(*c) + c->query.cap + c->out.cap + c->inflight.cap + c->mstate.queue.cap, cmd, c->proto,
-                     c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
+                     sizeof(*c) + c->query.cap + c->out.cap + c->inflight.cap + c->mstate.queue.cap, writing ? "rw" : "r",
+                     cmd, acl_user_name(c->user), tracking_redirect_id(c), c->proto);
     resp_buf_append(dst, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+void client_info_line(const client *c, resp_buf *dst)
+{
+    client_describe(c, dst, server_now_ms(c->srv));
 }
 
 static void reply_text(client *c, resp_buf *text)
@@ -322,6 +343,7 @@ static void client_reply(client *c)
 typedef struct kill_filter {
     int has_id, has_addr, has_laddr, skipme, type;   /* type -1: any */
     long long id;
+    const struct acl_user *user;                      /* NULL: any */
     const resp_slice *addr, *laddr;
 } kill_filter;
 
@@ -337,6 +359,7 @@ static int kill_matches(const kill_filter *f, client *self, client *o)
     if (f->has_addr && !slice_eq(f->addr, o->addr)) return 0;
     if (f->has_laddr && !slice_eq(f->laddr, o->laddr)) return 0;
     if (f->type >= 0 && client_type(o) != f->type) return 0;
+    if (f->user && o->user != f->user) return 0;
     return 1;
 }
 
@@ -361,8 +384,7 @@ static int parse_kill_filter(client *c, kill_filter *f)
         } else if (arg_is(&c->argv[i], "TYPE")) {
             if ((f->type = type_or_reply(c, v)) < 0) return 0;
         } else if (arg_is(&c->argv[i], "USER")) {
-            /* every connection is the "default" user: it matches them all */
-            if (!slice_eq(v, "default"))
+            if (!(f->user = acl_user_find(c->srv, v->ptr, v->len)))
                 return reply_errorf(c, "ERR No such user '%.*s'", (int)v->len, v->ptr), 0;
         } else {
             return reply_syntax_error(c), 0;
@@ -402,15 +424,24 @@ static void client_kill(client *c)
 static void client_help(client *c)
 {
     static const char *const lines[] = {
+        "CACHING (YES|NO)", "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+        "GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",
         "GETNAME", "    Return the name of the current connection.",
         "ID", "    Return the ID of the current connection.",
         "INFO", "    Return information about the current client connection.",
         "KILL <ip:port>", "    Kill connection made from <ip:port>.",
         "KILL <option> <value> [<option> <value> [...]]", "    Kill connections. Options are: ID, ADDR, LADDR, SKIPME.",
         "LIST [TYPE <type>] [ID <id> [<id> ...]]", "    Return information about client connections.",
+        "UNPAUSE", "    Stop the current client pause, resuming traffic.",
+        "PAUSE <timeout> [WRITE|ALL]", "    Suspend all, or just write, clients for <timeout> milliseconds.",
         "REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
         "SETNAME <name>", "    Assign the name <name> to the current connection.",
         "SETINFO <LIB-NAME|LIB-VER> <value>", "    Set client library name or version.",
+        "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+        "         [OPTIN] [OPTOUT] [NOLOOP]", "    Control server assisted client side caching.",
+        "TRACKINGINFO", "    Report tracking status for the current connection.",
+        "UNBLOCK <clientid> [TIMEOUT|ERROR]", "    Unblock the specified blocked client.",
+        "NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
     };
     reply_help(c, lines, sizeof(lines) / sizeof(lines[0]));
 }
@@ -419,6 +450,75 @@ static void client_help(client *c)
 #define L CMD_LOADING
 #define S CMD_STALE
 #define A CMD_ADMIN
+/* CLIENT PAUSE timeout [WRITE|ALL]: the mode is checked before the
+ * timeout, as in Redis; the timeout is ms from now (LATCHD.CLOCK's). */
+static void client_pause(client *c)
+{
+    int all = 1;
+    long long ms;
+    if (c->argc > 4) {
+        reply_subcommand_syntax_error(c);
+        return;
+    }
+    if (c->argc == 4) {
+        if (arg_is(&c->argv[3], "write")) {
+            all = 0;
+        } else if (!arg_is(&c->argv[3], "all")) {
+            reply_error(c, "ERR CLIENT PAUSE mode must be WRITE or ALL");
+            return;
+        }
+    }
+    if (!block_ms_or_reply(c, &c->argv[2], &ms)) return;
+    block_pause(c->srv, block_deadline_after(c->srv, (uint64_t)ms), all);
+    reply_ok(c);
+}
+
+static void client_unpause(client *c)
+{
+    block_unpause(c->srv);
+    reply_ok(c);
+}
+
+/* CLIENT UNBLOCK id [TIMEOUT|ERROR]: 1 if a client blocked on keys was let go. */
+static void client_unblock(client *c)
+{
+    int as_error = 0;
+    long long id;
+    if (c->argc > 4) {
+        reply_subcommand_syntax_error(c);
+        return;
+    }
+    if (c->argc == 4) {
+        if (arg_is(&c->argv[3], "error")) {
+            as_error = 1;
+        } else if (!arg_is(&c->argv[3], "timeout")) {
+            reply_error(c, "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+            return;
+        }
+    }
+    if (!arg_ll_or_reply(c, &c->argv[2], &id)) return;
+    client *target = NULL;
+    for (client *t = c->srv->clients; t; t = t->next)
+        if ((long long)t->id == id) {
+            target = t;
+            break;
+        }
+    reply_int(c, target && block_unblock(target, as_error ? "UNBLOCKED client unblocked via CLIENT UNBLOCK" : NULL));
+}
+
+static void client_no_evict(client *c)
+{
+    if (arg_is(&c->argv[2], "on")) {
+        c->flags |= CLIENT_NO_EVICT;
+    } else if (arg_is(&c->argv[2], "off")) {
+        c->flags &= ~CLIENT_NO_EVICT;
+    } else {
+        reply_syntax_error(c);
+        return;
+    }
+    reply_ok(c);
+}
+
 const command client_subcommands[] = {
     {"setname", client_setname, 3, NS | L | S, 0, 0, 0, "connection", "2.6.9", "Set the current connection name", "connection-name", NULL},
     {"getname", client_getname, 2, NS | L | S, 0, 0, 0, "connection", "2.6.9", "Get the current connection name", NULL, NULL},
@@ -428,7 +528,20 @@ const command client_subcommands[] = {
     {"setinfo", client_setinfo, 4, NS | L | S, 0, 0, 0, "connection", "7.2.0", "Set client or connection specific info", "LIB-NAME libname|LIB-VER libver", NULL},
     {"kill", client_kill, -3, A | NS | L | S, 0, 0, 0, "connection", "2.4.0", "Kill the connection of a client", "[ID client-id] [ADDR ip:port] [LADDR ip:port] [SKIPME yes/no]", NULL},
     {"reply", client_reply, 3, NS | L | S, 0, 0, 0, "connection", "3.2.0", "Instruct the server whether to reply to commands", "ON|OFF|SKIP", NULL},
+    {"pause", client_pause, -3, A | NS | L | S, 0, 0, 0, "connection", "2.9.50", "Stop processing commands from clients for some time", "timeout [WRITE|ALL]", NULL},
+    {"unpause", client_unpause, 2, A | NS | L | S, 0, 0, 0, "connection", "6.2.0", "Resume processing of clients that were paused", NULL, NULL},
+    {"unblock", client_unblock, -3, A | NS | L | S, 0, 0, 0, "connection", "5.0.0", "Unblock a client blocked in a blocking command from a different connection", "client-id [TIMEOUT|ERROR]", NULL},
+    {"no-evict", client_no_evict, 3, A | NS | L | S, 0, 0, 0, "connection", "7.0.0", "Set client eviction mode for the current connection", "ON|OFF", NULL},
     {"help", client_help, 2, L | S, 0, 0, 0, "connection", "5.0.0", "Show helpful text about the different subcommands", NULL, NULL},
+    {"tracking", tracking_cmd_tracking, -3, NS | L | S, 0, 0, 0, "connection", "6.0.0",
+     "Enable or disable server assisted client side caching support",
+     "ON|OFF [REDIRECT client-id] [PREFIX prefix [PREFIX prefix ...]] [BCAST] [OPTIN] [OPTOUT] [NOLOOP]", NULL},
+    {"caching", tracking_cmd_caching, 3, NS | L | S, 0, 0, 0, "connection", "6.0.0",
+     "Instruct the server about tracking or not keys in the next request", "YES|NO", NULL},
+    {"getredir", tracking_cmd_getredir, 2, NS | L | S, 0, 0, 0, "connection", "6.0.0",
+     "Get tracking notifications redirection client ID if any", NULL, NULL},
+    {"trackinginfo", tracking_cmd_trackinginfo, 2, NS | L | S, 0, 0, 0, "connection", "6.2.0",
+     "Return information about server assisted client side caching for the current connection", NULL, NULL},
     {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
 };
 

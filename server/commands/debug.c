@@ -41,15 +41,16 @@ static void debug_sleep(client *c)
 }
 
 /* Redis's DEBUG RELOAD: the dump file saved (unless NOSAVE), the
- * databases emptied (unless NOFLUSH) and the file loaded back. A key
- * loaded over one that is there replaces it, which is what MERGE asks. */
+ * databases and functions emptied (unless NOFLUSH) and the file loaded
+ * back; a key or library that is there already fails it, unless MERGE. */
 static void debug_reload(client *c)
 {
-    int flush = 1, save = 1;
+    int flush = 1, save = 1, merge = 0;
     for (int i = 2; i < c->argc; i++) {
         if (arg_is(&c->argv[i], "NOFLUSH")) flush = 0;
         else if (arg_is(&c->argv[i], "NOSAVE")) save = 0;
-        else if (!arg_is(&c->argv[i], "MERGE")) {
+        else if (arg_is(&c->argv[i], "MERGE")) merge = 1;
+        else {
             reply_error(c, "ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
             return;
         }
@@ -59,9 +60,12 @@ static void debug_reload(client *c)
         reply_error(c, "ERR");
         return;
     }
-    if (flush) server_flush_all(s);
-    if (rdb_load(s) != 0) {
-        reply_error(c, "ERR Error trying to load the RDB dump, check server logs.");
+    if (flush) {   /* Redis's emptyData: functions too, unlike FLUSHALL */
+        server_flush_all(s);
+        functions_flush(s);
+    }
+    if (rdb_load(s, merge) != 0) {
+        reply_error(c, "ERR Error trying to load the RDB dump");
         return;
     }
     log_msg(s, LOG_WARNING, "DB reloaded by DEBUG RELOAD");

@@ -25,10 +25,10 @@ static int hll_check(client *c, const store_key *k, const uint8_t **p, size_t *l
 }
 
 /* Redis's signalModifiedKey without a keyspace event (PFCOUNT caching
- * its estimate): WATCHers of the key see a change. */
+ * its estimate): WATCHers and trackers of the key see a change. */
 static void touch_watchers(client *c, const resp_slice *key)
 {
-    if (c->srv->watched_keys) multi_key_changed(c->srv, c->db, key->ptr, key->len, 0);
+    server_key_modified(c->srv, c->db, key->ptr, key->len, 0);
 }
 
 /* A key's HLL opened for writing. A dense one never changes size, so its

@@ -116,31 +116,38 @@ static void copy_elem(const char *v, size_t len, void *ctx)
     m->len = len;
 }
 
-/* Redis's lmoveGenericCommand: the push and its event ("new" first when
- * the destination is made) come before the source's pop event and its
- * "del" when emptied. */
-static void lmove_generic(client *c, int from, int to)
+/* Redis's lmoveGenericCommand once src (a non-empty list, named srcname)
+ * was found: the destination's type check, then the push and its event
+ * ("new" first when the destination is made) before the source's pop
+ * event and its "del" when emptied. */
+static void lmove_from(client *c, store_key *src, const resp_slice *srcname, const resp_slice *dstname,
+                       int from, int to)
 {
     store *db = client_db(c);
+    store_key *dst = db_lookup_write(c, dstname);
+    if (!db_check_type(c, dst, STORE_LIST)) return;
+    size_t len = store_list_len(src), at = from == STORE_HEAD ? 0 : len - 1;
+    moved m;
+    store_list_range(src, at, 1, 0, copy_elem, &m);
+    store_list_del_range(db, src, at, 1);
+    if (!dst) dst = store_create_key(db, dstname->ptr, dstname->len, STORE_LIST);
+    store_list_push(db, dst, to, m.ptr, m.len);
+    db_notify(c, STORE_EV_LIST, to == STORE_HEAD ? "lpush" : "rpush", dstname);
+    reply_bulk(c, m.ptr, m.len);
+    if (m.ptr != m.small) free(m.ptr);
+    db_notify(c, STORE_EV_LIST, from == STORE_HEAD ? "lpop" : "rpop", srcname);
+    if (store_list_len(src) == 0) db_delete_emptied(c, src);   /* argv[1] is the source, served or not */
+}
+
+static void lmove_generic(client *c, int from, int to)
+{
     store_key *src = db_lookup_write(c, &c->argv[1]);
     if (!src) {
         reply_null(c);
         return;
     }
     if (!db_check_type(c, src, STORE_LIST)) return;
-    store_key *dst = db_lookup_write(c, &c->argv[2]);
-    if (!db_check_type(c, dst, STORE_LIST)) return;
-    size_t len = store_list_len(src), at = from == STORE_HEAD ? 0 : len - 1;
-    moved m;
-    store_list_range(src, at, 1, 0, copy_elem, &m);
-    store_list_del_range(db, src, at, 1);
-    if (!dst) dst = store_create_key(db, c->argv[2].ptr, c->argv[2].len, STORE_LIST);
-    store_list_push(db, dst, to, m.ptr, m.len);
-    db_notify(c, STORE_EV_LIST, to == STORE_HEAD ? "lpush" : "rpush", &c->argv[2]);
-    reply_bulk(c, m.ptr, m.len);
-    if (m.ptr != m.small) free(m.ptr);
-    db_notify(c, STORE_EV_LIST, from == STORE_HEAD ? "lpop" : "rpop", &c->argv[1]);
-    if (store_list_len(src) == 0) db_delete_emptied(c, src);
+    lmove_from(c, src, &c->argv[1], &c->argv[2], from, to);
 }
 
 void cmd_lmove(client *c)
@@ -262,16 +269,17 @@ static void mpop_list(client *c, store_key *k, const resp_slice *key, int where,
     pop_elems(c, k, key, where == STORE_HEAD, n);
 }
 
-int list_mpop_parse_or_reply(client *c, const char *end0, const char *end1, int *end, long long *count)
+int list_mpop_parse_or_reply(client *c, int numkeys_idx, const char *end0, const char *end1, int *end,
+                             long long *count)
 {
     long long numkeys;
     *count = -1;
-    if (!long_min_or_reply(c, &c->argv[1], 1, &numkeys, "ERR numkeys should be greater than 0")) return 0;
-    if (numkeys >= c->argc - 2) {   /* where_idx = numkeys + 2 must be an argument */
+    if (!long_min_or_reply(c, &c->argv[numkeys_idx], 1, &numkeys, "ERR numkeys should be greater than 0")) return 0;
+    if (numkeys >= c->argc - numkeys_idx - 1) {   /* where_idx = numkeys_idx + numkeys + 1 must be an argument */
         reply_syntax_error(c);
         return 0;
     }
-    int where_idx = (int)numkeys + 2;
+    int where_idx = (int)numkeys + numkeys_idx + 1;
     if (arg_is(&c->argv[where_idx], end0)) {
         *end = 0;
     } else if (arg_is(&c->argv[where_idx], end1)) {
@@ -297,7 +305,7 @@ int list_mpop_parse_or_reply(client *c, const char *end0, const char *end1, int 
 void cmd_lmpop(client *c)
 {
     long long count;
-    int right, where_idx = list_mpop_parse_or_reply(c, "left", "right", &right, &count);
+    int right, where_idx = list_mpop_parse_or_reply(c, 1, "left", "right", &right, &count);
     if (!where_idx) return;
     int where = right ? STORE_TAIL : STORE_HEAD;
     for (int j = 2; j < where_idx; j++) {
@@ -426,4 +434,80 @@ void cmd_ltrim(client *c)
         if (n == 0) db_delete_emptied(c, k);
     }
     reply_ok(c);
+}
+
+/* ---- blocking forms (Redis 7.0's blockingPopGenericCommand and
+ * blmoveGenericCommand): the non-blocking command when a key has data,
+ * else the client waits (block.c) and is served by the functions below,
+ * with its own argv back in place. ---- */
+
+/* BLPOP/BRPOP: [key, element]. */
+static void reply_pop_one(client *c, store_key *k, const resp_slice *key, int head)
+{
+    reply_array(c, 2);
+    reply_bulk(c, key->ptr, key->len);
+    pop_elems(c, k, key, head, 1);
+}
+
+static void serve_blpop(client *c, store_key *k, const resp_slice *key) { reply_pop_one(c, k, key, 1); }
+static void serve_brpop(client *c, store_key *k, const resp_slice *key) { reply_pop_one(c, k, key, 0); }
+
+/* BLMPOP timeout numkeys key ... LEFT|RIGHT [COUNT n]: argv was checked
+ * before, so parsing it again cannot fail. */
+static void serve_blmpop(client *c, store_key *k, const resp_slice *key)
+{
+    long long count;
+    int right;
+    list_mpop_parse_or_reply(c, 2, "left", "right", &right, &count);
+    mpop_list(c, k, key, right ? STORE_TAIL : STORE_HEAD, count);
+}
+
+void cmd_blpop(client *c) { block_pop_or_wait(c, BLOCK_LIST, 1, c->argc - 2, c->argc - 1, serve_blpop); }
+void cmd_brpop(client *c) { block_pop_or_wait(c, BLOCK_LIST, 1, c->argc - 2, c->argc - 1, serve_brpop); }
+
+void cmd_blmpop(client *c)
+{
+    long long count;
+    int right, where_idx = list_mpop_parse_or_reply(c, 2, "left", "right", &right, &count);
+    if (where_idx) block_pop_or_wait(c, BLOCK_LIST, 3, where_idx - 3, 1, serve_blmpop);
+}
+
+/* BLMOVE src dst from to timeout / BRPOPLPUSH src dst timeout, served:
+ * a destination of another type is WRONGTYPE, and the element stays. */
+static void serve_blmove(client *c, store_key *k, const resp_slice *key)
+{
+    int from = STORE_TAIL, to = STORE_HEAD;
+    if (c->argc == 6) {
+        where_or_reply(c, &c->argv[3], &from);
+        where_or_reply(c, &c->argv[4], &to);
+    }
+    lmove_from(c, k, key, &c->argv[2], from, to);
+}
+
+static void blmove_generic(client *c, int from, int to, uint64_t deadline)
+{
+    store_key *src = db_lookup_write(c, &c->argv[1]);
+    if (!db_check_type(c, src, STORE_LIST)) return;
+    if (src) {
+        lmove_from(c, src, &c->argv[1], &c->argv[2], from, to);
+    } else if (!block_allowed(c)) {
+        reply_null(c);
+    } else {
+        block_for_keys(c, BLOCK_LIST, 1, 1, deadline, serve_blmove);
+    }
+}
+
+void cmd_blmove(client *c)
+{
+    int from, to;
+    uint64_t deadline;
+    if (where_or_reply(c, &c->argv[3], &from) && where_or_reply(c, &c->argv[4], &to) &&
+        block_timeout_or_reply(c, &c->argv[5], &deadline))
+        blmove_generic(c, from, to, deadline);
+}
+
+void cmd_brpoplpush(client *c)
+{
+    uint64_t deadline;
+    if (block_timeout_or_reply(c, &c->argv[3], &deadline)) blmove_generic(c, STORE_TAIL, STORE_HEAD, deadline);
 }

@@ -3,13 +3,19 @@
 #include <string.h>
 
 #include "commands.h"
+#include "num.h"
 #include "scripting/script.h"
 
-/* argv[2] as Redis checks it: integer, then not beyond the arguments,
- * then not negative. */
-static int parse_numkeys(client *c, long long *numkeys)
+int scripting_parse_numkeys(client *c, const char *not_int, long long *numkeys)
 {
-    if (!arg_ll_or_reply(c, &c->argv[2], numkeys)) return 0;
+    if (not_int) {
+        if (!store_str2ll(c->argv[2].ptr, c->argv[2].len, numkeys)) {
+            reply_error(c, not_int);
+            return 0;
+        }
+    } else if (!arg_ll_or_reply(c, &c->argv[2], numkeys)) {
+        return 0;
+    }
     if (*numkeys > c->argc - 3) {
         reply_error(c, "ERR Number of keys can't be greater than number of args");
         return 0;
@@ -21,18 +27,13 @@ static int parse_numkeys(client *c, long long *numkeys)
     return 1;
 }
 
-static void run_call(client *c, const script *sc, long long numkeys, int readonly)
+void scripting_run_call(client *c, const script *sc, const function *fn, long long numkeys,
+                        int readonly)
 {
-    if (sc->flags & SCRIPT_DECLARED) {   /* a shebang's flags, not the command, decide */
-        if (readonly && !(sc->flags & SCRIPT_NO_WRITES)) {
-            reply_error(c, "ERR Can not execute a script with write flag using *_ro command.");
-            return;
-        }
-        readonly = (sc->flags & SCRIPT_NO_WRITES) != 0;
-    }
     script_call call = {
         .c = c,
         .sc = sc,
+        .fn = fn,
         .keys = c->argv + 3,
         .nkeys = (int)numkeys,
         .args = c->argv + 3 + numkeys,
@@ -42,11 +43,24 @@ static void run_call(client *c, const script *sc, long long numkeys, int readonl
     script_run(&call);
 }
 
+static void run_call(client *c, const script *sc, long long numkeys, int readonly)
+{
+    if (sc->flags & SCRIPT_DECLARED) {   /* a shebang's flags, not the command, decide */
+        if (readonly && !(sc->flags & SCRIPT_NO_WRITES)) {
+            reply_error(c, "ERR Can not execute a script with write flag using *_ro command.");
+            return;
+        }
+        readonly = (sc->flags & SCRIPT_NO_WRITES) != 0;
+        if (script_oom_refuses(c, sc->flags)) return;
+    }
+    scripting_run_call(c, sc, NULL, numkeys, readonly);
+}
+
 /* EVAL caches every body it is given, as Redis 7.0 does. */
 static void eval_generic(client *c, int readonly)
 {
     long long numkeys;
-    if (!parse_numkeys(c, &numkeys)) return;
+    if (!scripting_parse_numkeys(c, NULL, &numkeys)) return;
     script *sc = script_for_body(c, c->argv[1].ptr, c->argv[1].len);
     if (sc) run_call(c, sc, numkeys, readonly);
 }
@@ -58,7 +72,7 @@ static void evalsha_generic(client *c, int readonly)
         reply_error(c, "NOSCRIPT No matching script. Please use EVAL.");
         return;
     }
-    if (!parse_numkeys(c, &numkeys)) return;
+    if (!scripting_parse_numkeys(c, NULL, &numkeys)) return;
     script *sc = script_lookup(c->srv, c->argv[1].ptr, c->argv[1].len);
     if (!sc) {
         reply_error(c, "NOSCRIPT No matching script. Please use EVAL.");
@@ -101,20 +115,7 @@ static void cmd_script_flush(client *c)
 /* Only reachable while a script is busy (script_busy.c serves it from the
  * script's hook); a script that wrote must finish, or it would leave its
  * writes half done. */
-static void cmd_script_kill(client *c)
-{
-    scripts *st = c->srv->scripts;
-    if (!st->running) {
-        reply_error(c, "NOTBUSY No scripts in execution right now.");
-    } else if (st->wrote) {
-        reply_error(c, "UNKILLABLE Sorry the script already executed write commands against the dataset. "
-                       "You can either wait the script termination or kill the server in a hard way "
-                       "using the SHUTDOWN NOSAVE command.");
-    } else {
-        st->kill = 1;
-        reply_ok(c);
-    }
-}
+static void cmd_script_kill(client *c) { script_kill_reply(c, 1); }
 
 static void cmd_script_help(client *c)
 {

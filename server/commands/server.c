@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "acl.h"
 #include "commands.h"
 #include "persist/persist.h"
 #include "scripting/script.h"
@@ -98,6 +99,8 @@ static int config_take_effect(client *c, const latchd_config *old)
     server_idle_timer_update(s);
     rdb_save_points_update(s);
     server_env_sync(s);
+    /* requirepass is the default user's password (Redis's updateRequirePass) */
+    if (strcmp(s->cfg.requirepass, old->requirepass) != 0) acl_set_requirepass(s, s->cfg.requirepass);
     return 0;
 }
 
@@ -153,7 +156,10 @@ static void config_resetstat(client *c)
 static void config_rewrite(client *c)
 {
     char err[1024];
-    if (config_rewrite_file(&c->srv->cfg, err, sizeof(err)) != 0) {
+    char *users = c->srv->cfg.aclfile[0] ? NULL : acl_users_text(c->srv);
+    int rc = config_rewrite_file(&c->srv->cfg, users, err, sizeof(err));
+    free(users);
+    if (rc != 0) {
         reply_errorf(c, "ERR %s", err);
         return;
     }
@@ -181,7 +187,7 @@ static void reply_flags(client *c, const command *cmd)
 {
     static const struct { unsigned flag; const char *name; } names[] = {
         {CMD_WRITE, "write"}, {CMD_READONLY, "readonly"}, {CMD_DENYOOM, "denyoom"}, {CMD_ADMIN, "admin"},
-        {CMD_PUBSUB, "pubsub"}, {CMD_NOSCRIPT, "noscript"}, {CMD_LOADING, "loading"}, {CMD_STALE, "stale"},
+        {CMD_PUBSUB, "pubsub"}, {CMD_NOSCRIPT, "noscript"}, {CMD_BLOCKING, "blocking"}, {CMD_LOADING, "loading"}, {CMD_STALE, "stale"},
         {CMD_SKIP_SLOWLOG, "skip_slowlog"}, {CMD_FAST, "fast"}, {CMD_NOAUTH, "no_auth"}, {CMD_NO_MULTI, "no_multi"},
         {CMD_MOVABLE_KEYS, "movablekeys"}, {CMD_ALLOW_BUSY, "allow_busy"},
     };
@@ -190,6 +196,20 @@ static void reply_flags(client *c, const command *cmd)
     reply_set(c, n);
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (cmd->flags & names[i].flag) reply_status(c, names[i].name);
+}
+
+/* addReplyCommandCategories: "@read" ... in Redis's category order. */
+static void reply_categories(client *c, const command *cmd)
+{
+    const acl_cmd *e = acl_command_of(cmd);
+    unsigned cats = e ? e->categories : 0;
+    reply_set(c, __builtin_popcount(cats));
+    for (int j = 0; j < ACL_CAT_COUNT; j++)
+        if (cats & (1u << j)) {
+            char name[32];
+            snprintf(name, sizeof(name), "@%s", acl_category_names[j]);
+            reply_status(c, name);
+        }
 }
 
 static long long count_subs(const command *cmd)
@@ -212,7 +232,7 @@ static void reply_command_info(client *c, const command *cmd, const command *con
     reply_int(c, cmd->first_key);
     reply_int(c, cmd->last_key);
     reply_int(c, cmd->key_step);
-    reply_set(c, 0);
+    reply_categories(c, cmd);
     reply_set(c, 0);
     reply_array(c, 0);
     reply_array(c, count_subs(cmd));
@@ -268,23 +288,25 @@ static void command_docs(client *c)
         if ((cmd = lookup_path(&c->argv[i], &container))) command_doc_reply(c, cmd, container);
 }
 
-/* COMMAND LIST's FILTERBY: a PATTERN (glob, any case) on the full name, or
- * nothing at all for MODULE and ACLCAT: latchd has no modules and gives its
- * commands no ACL categories (COMMAND INFO's are empty too). */
+/* COMMAND LIST's FILTERBY: a PATTERN (glob, any case) on the full name,
+ * an ACLCAT category (an unknown one matches nothing), or nothing at all
+ * for MODULE: latchd has no modules. */
 typedef struct {
     const resp_slice *pattern;
+    unsigned acl_cat;
     int match_none;
 } list_filter;
 
-static int list_filter_match(const list_filter *f, const char *name)
+static int list_filter_match(const list_filter *f, const command *cmd, const char *name)
 {
     if (f->match_none) return 0;
+    if (f->acl_cat) return (acl_command_of(cmd)->categories & f->acl_cat) != 0;
     return !f->pattern || glob_match(f->pattern->ptr, f->pattern->len, name, strlen(name), 1);
 }
 
-static long long list_name(client *c, const list_filter *f, const char *name, int emit)
+static long long list_name(client *c, const list_filter *f, const command *cmd, const char *name, int emit)
 {
-    if (!list_filter_match(f, name)) return 0;
+    if (!list_filter_match(f, cmd, name)) return 0;
     if (emit) reply_bulk_cstr(c, name);
     return 1;
 }
@@ -297,10 +319,10 @@ static long long command_list_walk(client *c, const list_filter *f, int emit)
     long long n = 0;
     for (size_t i = 0; i < command_count(); i++) {
         const command *cmd = command_at(i);
-        n += list_name(c, f, cmd->name, emit);
+        n += list_name(c, f, cmd, cmd->name, emit);
         for (const command *sub = cmd->subs; sub && sub->name; sub++) {
             command_fullname(cmd, sub, name, sizeof(name));
-            n += list_name(c, f, name, emit);
+            n += list_name(c, f, sub, name, emit);
         }
     }
     return n;
@@ -308,7 +330,7 @@ static long long command_list_walk(client *c, const list_filter *f, int emit)
 
 static void command_list(client *c)
 {
-    list_filter f = {NULL, 0};
+    list_filter f = {NULL, 0, 0};
     if (c->argc != 2) {
         if (c->argc != 5 || !arg_is(&c->argv[2], "FILTERBY")) {
             reply_syntax_error(c);
@@ -316,7 +338,10 @@ static void command_list(client *c)
         }
         if (arg_is(&c->argv[3], "PATTERN")) {
             f.pattern = &c->argv[4];
-        } else if (arg_is(&c->argv[3], "MODULE") || arg_is(&c->argv[3], "ACLCAT")) {
+        } else if (arg_is(&c->argv[3], "ACLCAT")) {
+            f.acl_cat = acl_category_flag(c->argv[4].ptr, c->argv[4].len);
+            f.match_none = !f.acl_cat;
+        } else if (arg_is(&c->argv[3], "MODULE")) {
             f.match_none = 1;
         } else {
             reply_syntax_error(c);
@@ -327,7 +352,97 @@ static void command_list(client *c)
     command_list_walk(c, &f, 1);
 }
 
+/* A count argument of a movable-keys command: keys follow it. */
+static int numkeys_at(const resp_slice *argv, int argc, int at, long long *n)
+{
+    char buf[32];
+    if (at >= argc || argv[at].len == 0 || argv[at].len >= sizeof(buf)) return 0;
+    memcpy(buf, argv[at].ptr, argv[at].len);
+    buf[argv[at].len] = '\0';
+    char *end;
+    *n = strtoll(buf, &end, 10);
+    return *end == '\0' && *n >= 0 && *n <= argc - at - 1;
+}
+
+/* The argument positions of cmd's keys in argv (argv[0] the name), into
+ * keys (room for argc); -1 when the arguments do not say (a bad numkeys).
+ * Fixed positions come from the table, the movable ones as Redis finds them. */
+static int command_keys(const command *cmd, const resp_slice *argv, int argc, int *keys)
+{
+    int n = 0;
+    long long nk;
+    const char *name = cmd->name;
+    if (!strcmp(name, "eval") || !strcmp(name, "evalsha") || !strcmp(name, "eval_ro") || !strcmp(name, "evalsha_ro") ||
+        !strcmp(name, "fcall") || !strcmp(name, "fcall_ro")) {
+        if (!numkeys_at(argv, argc, 2, &nk)) return -1;
+        for (int i = 0; i < nk; i++) keys[n++] = 3 + i;
+        return n;
+    }
+    if (!strcmp(name, "zunionstore") || !strcmp(name, "zinterstore") || !strcmp(name, "zdiffstore")) {
+        if (!numkeys_at(argv, argc, 2, &nk) || nk == 0) return -1;
+        keys[n++] = 1;
+        for (int i = 0; i < nk; i++) keys[n++] = 3 + i;
+        return n;
+    }
+    if (cmd->flags & CMD_MOVABLE_KEYS && cmd->first_key == 0) {   /* numkeys first: ZUNION, LMPOP, SINTERCARD */
+        if (!numkeys_at(argv, argc, 1, &nk) || nk == 0) return -1;
+        for (int i = 0; i < nk; i++) keys[n++] = 2 + i;
+        return n;
+    }
+    if (!strcmp(name, "sort") || !strcmp(name, "sort_ro")) {
+        keys[n++] = 1;
+        for (int i = 2; i < argc; i++) {
+            if (arg_is(&argv[i], "limit")) i += 2;
+            else if ((arg_is(&argv[i], "by") || arg_is(&argv[i], "get"))) i++;
+            else if (arg_is(&argv[i], "store") && i + 1 < argc && !strcmp(name, "sort")) keys[n++] = ++i;
+        }
+        return n;
+    }
+    if (cmd->first_key <= 0) return 0;
+    int last = cmd->last_key < 0 ? argc + cmd->last_key : cmd->last_key;
+    for (int i = cmd->first_key; i <= last && i < argc; i += cmd->key_step) keys[n++] = i;
+    return n;
+}
+
+static int command_has_keys(const command *cmd) { return cmd->first_key > 0 || (cmd->flags & CMD_MOVABLE_KEYS); }
+
+/* COMMAND GETKEYS <command> [arg ...], with Redis's errors. */
+static void command_getkeys(client *c)
+{
+    const command *cmd = command_lookup(c->argv[2].ptr, c->argv[2].len);
+    const resp_slice *argv = &c->argv[2];
+    int argc = c->argc - 2;
+    if (cmd && (cmd->flags & CMD_CONTAINER) && argc >= 2) {
+        const command *sub = subcommand_lookup(cmd, argv[1].ptr, argv[1].len);
+        cmd = sub;
+    }
+    if (!cmd) {
+        reply_error(c, "ERR Invalid command specified");
+        return;
+    }
+    if (!command_has_keys(cmd)) {
+        reply_error(c, "ERR The command has no key arguments");
+        return;
+    }
+    if (!command_arity_ok(cmd, argc)) {
+        reply_error(c, "ERR Invalid number of arguments specified for command");
+        return;
+    }
+    int *keys = mem_alloc(sizeof(int) * (size_t)argc);
+    int n = command_keys(cmd, argv, argc, keys);
+    /* Redis's CMD_NO_MANDATORY_KEYS: scripts may name no key */
+    int no_mandatory = !strncmp(cmd->name, "eval", 4) || !strncmp(cmd->name, "fcall", 5);
+    if (n <= 0 && !(n == 0 && no_mandatory)) {
+        reply_error(c, "ERR Invalid arguments specified for command");
+    } else {
+        reply_array(c, n);
+        for (int i = 0; i < n; i++) reply_bulk(c, argv[keys[i]].ptr, argv[keys[i]].len);
+    }
+    free(keys);
+}
+
 const command command_subcommands[] = {
+    {"getkeys", command_getkeys, -4, L | S, 0, 0, 0, "server", "2.8.13", "Extract keys given a full Redis command", "command [arg [arg ...]]", NULL},
     {"count", command_count_cmd, 2, L | S, 0, 0, 0, "server", "2.8.13", "Get total number of Redis commands", NULL, NULL},
     {"info", command_info, -2, L | S, 0, 0, 0, "server", "2.8.13", "Get array of specific Redis command details, or all when no argument is given.", "[command-name [command-name ...]]", NULL},
     {"docs", command_docs, -2, L | S, 0, 0, 0, "server", "7.0.0", "Get array of specific Redis command documentation", "[command-name [command-name ...]]", NULL},
@@ -368,6 +483,7 @@ void cmd_flushdb(client *c)
     if (!flush_mode_ok(c, 1)) return;
     multi_db_touched(c->srv, c->db, -1);
     store_flush(client_db(c));
+    tracking_flushed(c->srv);
     reply_ok(c);
 }
 
@@ -415,37 +531,19 @@ void cmd_swapdb(client *c)
     reply_ok(c);
 }
 
-static void function_flush(client *c)
-{
-    if (flush_mode_ok(c, 2)) reply_ok(c);
-}
-
-static void function_list(client *c) { reply_array(c, 0); }
-
-const command function_subcommands[] = {
-    {"flush", function_flush, -2, W | NS, 0, 0, 0, "scripting", "7.0.0", "Deleting all functions", "[ASYNC|SYNC]", NULL},
-    {"list", function_list, -2, NS, 0, 0, 0, "scripting", "7.0.0", "List information about all the functions", "[LIBRARYNAME library-name-pattern] [WITHCODE]", NULL},
-    {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
-};
-
-void cmd_function(client *c)
-{
-    subcommand_dispatch(c);
-}
-
 void cmd_wait(client *c)
 {
     long long replicas, timeout;
     if (!arg_ll_or_reply(c, &c->argv[1], &replicas)) return;
-    if (!store_str2ll(c->argv[2].ptr, c->argv[2].len, &timeout)) {
-        reply_error(c, "ERR timeout is not an integer or out of range");
+    if (!block_ms_or_reply(c, &c->argv[2], &timeout)) return;
+    /* No replica ever acknowledges: 0 at once when none is asked for (or
+     * blocking is not allowed), else 0 once the timeout passes, as Redis
+     * without replicas does. */
+    if (replicas <= 0 || !block_allowed(c)) {
+        reply_int(c, 0);
         return;
     }
-    if (timeout < 0) {
-        reply_error(c, "ERR timeout is negative");
-        return;
-    }
-    reply_int(c, 0);
+    block_for_wait(c, timeout == 0 ? 0 : block_deadline_after(c->srv, (uint64_t)timeout));
 }
 
 void cmd_lastsave(client *c) { reply_int(c, (long long)c->srv->lastsave_s); }
@@ -488,6 +586,15 @@ void cmd_bgsave(client *c)
     } else {
         reply_error(c, "ERR");
     }
+}
+
+/* latchd is always a master without replicas: offset 0, none listed. */
+void cmd_role(client *c)
+{
+    reply_array(c, 3);
+    reply_bulk_cstr(c, "master");
+    reply_int(c, 0);
+    reply_array(c, 0);
 }
 
 void cmd_shutdown(client *c)

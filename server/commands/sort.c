@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl.h"
 #include "commands.h"
 #include "list.h"
 #include "mem.h"
@@ -49,6 +50,7 @@ static int parse(client *c, int readonly, sort_req *r)
     memset(r, 0, sizeof(*r));
     r->limit_count = -1;
     r->gets = mem_alloc((size_t)c->argc * sizeof(*r->gets));
+    int all_keys = acl_all_keys_allowed(c, c->cmd, ACL_KS_ACCESS);
     for (int j = 2; j < c->argc; j++) {
         const resp_slice *a = &c->argv[j];
         int left = c->argc - j - 1;
@@ -70,7 +72,15 @@ static int parse(client *c, int readonly, sort_req *r)
             /* A pattern without '*' (before any NUL: Redis reads it as a C
              * string) names no per-element key: nothing to sort by. */
             r->dontsort = !memchr(r->by->ptr, '*', strnlen(r->by->ptr, r->by->len));
+            if (!r->dontsort && !all_keys) {
+                reply_error(c, "ERR BY option of SORT denied due to insufficient ACL permissions.");
+                return 0;
+            }
         } else if (arg_is(a, "get") && left >= 1) {
+            if (!all_keys) {
+                reply_error(c, "ERR GET option of SORT denied due to insufficient ACL permissions.");
+                return 0;
+            }
             r->gets[r->ngets++] = &c->argv[++j];
         } else {
             reply_syntax_error(c);

@@ -457,14 +457,7 @@ void cmd_xread(client *c)
                 return;
             }
             long long timeout;
-            if (!store_str2ll(c->argv[i + 1].ptr, c->argv[i + 1].len, &timeout)) {
-                reply_error(c, "ERR timeout is not an integer or out of range");
-                return;
-            }
-            if (timeout < 0) {
-                reply_error(c, "ERR timeout is negative");
-                return;
-            }
+            if (!block_ms_or_reply(c, &c->argv[i + 1], &timeout)) return;
             block = 1;
             i++;
         } else if (arg_is(a, "count") && more) {
@@ -522,7 +515,7 @@ void cmd_xread(client *c)
         /* Inside EXEC Redis cannot block either: it answers as if the
          * timeout passed. Elsewhere the wait needs the blocking machinery,
          * which is other work: refused until it lands. */
-        if (block && !c->mstate.executing) reply_error(c, "ERR BLOCK is not supported yet");
+        if (block && block_allowed(c)) reply_error(c, "ERR BLOCK is not supported yet");
         else reply_null_array(c);
         goto out;
     }

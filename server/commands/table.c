@@ -26,6 +26,7 @@
 #define NM CMD_NO_MULTI
 #define TX CMD_TRANSACTION
 #define MK CMD_MOVABLE_KEYS
+#define BL CMD_BLOCKING
 
 static const command table[] = {
     /* connection */
@@ -35,6 +36,7 @@ static const command table[] = {
     {"select", cmd_select, 2, F | L | S, 0, 0, 0, "connection", "1.0.0", "Change the selected database for the current connection", "index", NULL},
     {"hello", cmd_hello, -1, AB | NA | F | L | S | NS, 0, 0, 0, "connection", "6.0.0", "Handshake with Redis", "[protover [AUTH username password] [SETNAME clientname]]", NULL},
     {"auth", cmd_auth, -2, AB | NA | F | L | S | NS, 0, 0, 0, "connection", "1.0.0", "Authenticate to the server", "[username] password", NULL},
+    {"acl", cmd_acl, -2, CT, 0, 0, 0, "server", "6.0.0", "A container for Access List Control commands ", NULL, acl_subcommands},
     {"client", cmd_client, -2, CT | L | S | NS, 0, 0, 0, "connection", "2.4.0", "A container for client connection commands", NULL, client_subcommands},
     {"reset", cmd_reset, 1, AB | NA | F | SB | L | S | NS | TX, 0, 0, 0, "connection", "6.2.0", "Reset the connection", NULL, NULL},
     /* server */
@@ -46,12 +48,14 @@ static const command table[] = {
     {"flushall", cmd_flushall, -1, W, 0, 0, 0, "server", "1.0.0", "Remove all keys from all databases", "[ASYNC|SYNC]", NULL},
     {"flushdb", cmd_flushdb, -1, W, 0, 0, 0, "server", "1.0.0", "Remove all keys from the current database", "[ASYNC|SYNC]", NULL},
     {"swapdb", cmd_swapdb, 3, W | F, 0, 0, 0, "server", "4.0.0", "Swaps two Redis databases", "index1 index2", NULL},
-    {"function", cmd_function, -2, CT | NS, 0, 0, 0, "scripting", "7.0.0", "A container for function commands", NULL, function_subcommands},
     {"wait", cmd_wait, 3, NS, 0, 0, 0, "generic", "3.0.0", "Wait for the synchronous replication of all the write commands sent in the context of the current connection", "numreplicas timeout", NULL},
     {"save", cmd_save, 1, A | NS | NM, 0, 0, 0, "server", "1.0.0", "Synchronously save the dataset to disk", NULL, NULL},
     {"bgsave", cmd_bgsave, -1, A | NS, 0, 0, 0, "server", "1.0.0", "Asynchronously save the dataset to disk", "[SCHEDULE]", NULL},
     {"lastsave", cmd_lastsave, 1, F | L | S, 0, 0, 0, "server", "1.0.0", "Get the UNIX time stamp of the last successful save to disk", NULL, NULL},
+    {"role", cmd_role, 1, NS | L | S | F, 0, 0, 0, "server", "2.8.12", "Return the role of the instance in the context of replication", NULL, NULL},
     {"shutdown", cmd_shutdown, -1, AB | A | L | S | NS | NM, 0, 0, 0, "server", "1.0.0", "Synchronously save the dataset to disk and then shut down the server", "[NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", NULL},
+    {"slowlog", cmd_slowlog, -2, CT, 0, 0, 0, "server", "2.2.12", "A container for slow log commands", NULL, slowlog_subcommands},
+    {"latency", cmd_latency, -2, CT, 0, 0, 0, "server", "2.8.13", "A container for latency diagnostics commands", NULL, latency_subcommands},
     {"monitor", cmd_monitor, 1, A | NS | L | S, 0, 0, 0, "server", "1.0.0", "Listen for all requests received by the server in real time", NULL, NULL},
     {"debug", cmd_debug, -2, A | NS | L | S | PR, 0, 0, 0, "server", "1.0.0", "A container for debugging commands", NULL, NULL},
     /* latchd: the test double's clock (enable-clock-control) */
@@ -63,10 +67,13 @@ static const command table[] = {
     {"watch", cmd_watch, -2, NS | L | S | F | AB | TX, 1, -1, 1, "transactions", "2.2.0", "Watch the given keys to determine execution of the MULTI/EXEC block", "key [key ...]", NULL},
     {"unwatch", cmd_unwatch, 1, NS | L | S | F | AB, 0, 0, 0, "transactions", "2.2.0", "Forget about all watched keys", NULL, NULL},
     /* scripting */
-    {"eval", cmd_eval, -3, NS | S | MR | ME, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "script numkeys [key [key ...]] [arg [arg ...]]", NULL},
-    {"evalsha", cmd_evalsha, -3, NS | S | MR | ME, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},
-    {"eval_ro", cmd_eval_ro, -3, R | NS | S | ME, 0, 0, 0, "scripting", "7.0.0", "Execute a read-only Lua script server side", "script numkeys [key [key ...]] [arg [arg ...]]", NULL},
-    {"evalsha_ro", cmd_evalsha_ro, -3, R | NS | S | ME, 0, 0, 0, "scripting", "7.0.0", "Execute a read-only Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"eval", cmd_eval, -3, NS | S | MR | ME | MK, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "script numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"evalsha", cmd_evalsha, -3, NS | S | MR | ME | MK, 0, 0, 0, "scripting", "2.6.0", "Execute a Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"eval_ro", cmd_eval_ro, -3, R | NS | S | ME | MK, 0, 0, 0, "scripting", "7.0.0", "Execute a read-only Lua script server side", "script numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"evalsha_ro", cmd_evalsha_ro, -3, R | NS | S | ME | MK, 0, 0, 0, "scripting", "7.0.0", "Execute a read-only Lua script server side", "sha1 numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"fcall", cmd_fcall, -3, NS | S | MR | ME | MK, 0, 0, 0, "scripting", "7.0.0", "Invoke a function", "function numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"fcall_ro", cmd_fcall_ro, -3, R | NS | S | ME | MK, 0, 0, 0, "scripting", "7.0.0", "Invoke a read-only function", "function numkeys [key [key ...]] [arg [arg ...]]", NULL},
+    {"function", cmd_function, -2, CT | NS, 0, 0, 0, "scripting", "7.0.0", "A container for function commands", NULL, function_subcommands},
     {"script", cmd_script, -2, CT | NS, 0, 0, 0, "scripting", "2.6.0", "A container for Lua scripts management commands", NULL, script_subcommands},
     /* keys */
     {"exists", cmd_exists, -2, R | F, 1, -1, 1, "generic", "1.0.0", "Determine if a key exists", "key [key ...]", NULL},
@@ -105,7 +112,7 @@ static const command table[] = {
     {"xlen", cmd_xlen, 2, R | F, 1, 1, 1, "stream", "5.0.0", "Return the number of entries in a stream", "key", NULL},
     {"xdel", cmd_xdel, -3, W | F, 1, 1, 1, "stream", "5.0.0", "Removes the specified entries from the stream. Returns the number of items actually deleted, that may be different from the number of IDs passed in case certain IDs do not exist.", "key id [id ...]", NULL},
     {"xsetid", cmd_xsetid, -3, W | DO | F, 1, 1, 1, "stream", "5.0.0", "An internal command for replicating stream values", "key last-id [ENTRIESADDED entries_added] [MAXDELETEDID max_deleted_entry_id]", NULL},
-    {"xread", cmd_xread, -4, R | MK, 0, 0, 0, "stream", "5.0.0", "Return never seen elements in multiple streams, with IDs greater than the ones reported by the caller for each stream. Can block.", "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]", NULL},
+    {"xread", cmd_xread, -4, R | BL | MK, 0, 0, 0, "stream", "5.0.0", "Return never seen elements in multiple streams, with IDs greater than the ones reported by the caller for each stream. Can block.", "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]", NULL},
     {"xinfo", cmd_xinfo, -2, CT, 0, 0, 0, "stream", "5.0.0", "A container for stream introspection commands", NULL, xinfo_subcommands},
     /* hyperloglog */
     {"pfadd", cmd_pfadd, -2, W | DO | F, 1, 1, 1, "hyperloglog", "2.8.9", "Adds the specified elements to the specified HyperLogLog.", "key [element [element ...]]", NULL},
@@ -189,6 +196,11 @@ static const command table[] = {
     {"rpoplpush", cmd_rpoplpush, 3, W | DO, 1, 2, 1, "list", "1.2.0", "Remove the last element in a list, prepend it to another list and return it", "source destination", NULL},
     {"lpos", cmd_lpos, -3, R, 1, 1, 1, "list", "6.0.6", "Return the index of matching elements on a list", "key element [RANK rank] [COUNT num-matches] [MAXLEN len]", NULL},
     {"lmpop", cmd_lmpop, -4, W | MK, 0, 0, 0, "list", "7.0.0", "Pop elements from a list", "numkeys key [key ...] LEFT|RIGHT [COUNT count]", NULL},
+    {"blpop", cmd_blpop, -3, W | NS | BL, 1, -2, 1, "list", "2.0.0", "Remove and get the first element in a list, or block until one is available", "key [key ...] timeout", NULL},
+    {"brpop", cmd_brpop, -3, W | NS | BL, 1, -2, 1, "list", "2.0.0", "Remove and get the last element in a list, or block until one is available", "key [key ...] timeout", NULL},
+    {"brpoplpush", cmd_brpoplpush, 4, W | DO | NS | BL, 1, 2, 1, "list", "2.2.0", "Pop an element from a list, push it to another list and return it; or block until one is available", "source destination timeout", NULL},
+    {"blmove", cmd_blmove, 6, W | DO | NS | BL, 1, 2, 1, "list", "6.2.0", "Pop an element from a list, push it to another list and return it; or block until one is available", "source destination LEFT|RIGHT LEFT|RIGHT timeout", NULL},
+    {"blmpop", cmd_blmpop, -5, W | BL | MK, 0, 0, 0, "list", "7.0.0", "Pop elements from a list, or block until one is available", "timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]", NULL},
     /* sets */
     {"sadd", cmd_sadd, -3, W | DO | F, 1, 1, 1, "set", "1.0.0", "Add one or more members to a set", "key member [member ...]", NULL},
     {"srem", cmd_srem, -3, W | F, 1, 1, 1, "set", "1.0.0", "Remove one or more members from a set", "key member [member ...]", NULL},
@@ -231,6 +243,9 @@ static const command table[] = {
     {"zlexcount", cmd_zlexcount, 4, R | F, 1, 1, 1, "sorted-set", "2.8.9", "Count the number of members in a sorted set between a given lexicographical range", "key min max", NULL},
     {"zrangestore", cmd_zrangestore, -5, W | DO, 1, 2, 1, "sorted-set", "6.2.0", "Store a range of members from sorted set into another key", "dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count]", NULL},
     {"zmpop", cmd_zmpop, -4, W | MK, 0, 0, 0, "sorted-set", "7.0.0", "Remove and return members with scores in a sorted set", "numkeys key [key ...] MIN|MAX [COUNT count]", NULL},
+    {"bzpopmin", cmd_bzpopmin, -3, W | NS | F | BL, 1, -2, 1, "sorted-set", "5.0.0", "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", "key [key ...] timeout", NULL},
+    {"bzpopmax", cmd_bzpopmax, -3, W | NS | F | BL, 1, -2, 1, "sorted-set", "5.0.0", "Remove and return the member with the highest score from one or more sorted sets, or block until one is available", "key [key ...] timeout", NULL},
+    {"bzmpop", cmd_bzmpop, -5, W | BL | MK, 0, 0, 0, "sorted-set", "7.0.0", "Remove and return members with scores in a sorted set or block until one is available", "timeout numkeys key [key ...] MIN|MAX [COUNT count]", NULL},
     {"zunion", cmd_zunion, -3, R | MK, 0, 0, 0, "sorted-set", "6.2.0", "Add multiple sorted sets", "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]", NULL},
     {"zinter", cmd_zinter, -3, R | MK, 0, 0, 0, "sorted-set", "6.2.0", "Intersect multiple sorted sets", "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]", NULL},
     {"zdiff", cmd_zdiff, -3, R | MK, 0, 0, 0, "sorted-set", "6.2.0", "Subtract multiple sorted sets", "numkeys key [key ...] [WITHSCORES]", NULL},
@@ -275,8 +290,18 @@ static pthread_once_t by_hash_once = PTHREAD_ONCE_INIT;
 static uint32_t name_hash_step(uint32_t h, char ch) { return (h ^ (unsigned char)ch) * 16777619u; }
 #define NAME_HASH_INIT 2166136261u
 
+/* Stats slots: the table's commands first, then each container's
+ * subcommands from sub_base[i] on. */
+static size_t sub_base[NCOMMANDS];
+static size_t stat_slots = NCOMMANDS;
+
 static void index_names(void)
 {
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (!table[i].subs) continue;
+        sub_base[i] = stat_slots;
+        for (const command *sc = table[i].subs; sc->name; sc++) stat_slots++;
+    }
     for (size_t i = 0; i < NCOMMANDS; i++) {
         uint32_t h = NAME_HASH_INIT;
         for (const char *p = table[i].name; *p; p++) h = name_hash_step(h, *p);
@@ -314,4 +339,25 @@ int command_arity_ok(const command *cmd, int argc)
 }
 
 size_t command_count(void) { return NCOMMANDS; }
+
+size_t command_stat_slots(void) { return stat_slots; }
+
+size_t command_stat_id(const command *cmd, const command *sub)
+{
+    size_t i = (size_t)(cmd - table);
+    return sub && cmd->subs ? sub_base[i] + (size_t)(sub - cmd->subs) : i;
+}
+
+void command_stat_at(size_t id, const command **cmd, const command **sub)
+{
+    *sub = NULL;
+    if (id < NCOMMANDS) {
+        *cmd = &table[id];
+        return;
+    }
+    size_t i = NCOMMANDS;
+    while (i > 0 && !(table[i - 1].subs && sub_base[i - 1] <= id)) i--;
+    *cmd = &table[i - 1];
+    *sub = &table[i - 1].subs[id - sub_base[i - 1]];
+}
 const command *command_at(size_t i) { return i < NCOMMANDS ? &table[i] : NULL; }

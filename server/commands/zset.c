@@ -15,8 +15,9 @@
 
 /* How members go out: alone, with scores as ZRANGE WITHSCORES sends them
  * ([member, score] pairs in RESP3), with scores always flat, or always in
- * pairs (ZMPOP). */
-enum { MEMBERS, WITH_SCORES, FLAT_SCORES, PAIRED_SCORES };
+ * pairs (ZMPOP); BARE_SCORES is flat without the array's header (BZPOPMIN
+ * puts them in its own, after the key). */
+enum { MEMBERS, WITH_SCORES, FLAT_SCORES, PAIRED_SCORES, BARE_SCORES };
 
 static void emit_member(const char *m, size_t mlen, double score, void *ctx)
 {
@@ -39,8 +40,8 @@ static void emit_pair(const char *m, size_t mlen, double score, void *ctx)
 static void reply_members(client *c, const store_key *k, size_t start, size_t n, int reverse, int how)
 {
     if (how == WITH_SCORES) how = c->proto < 3 ? FLAT_SCORES : PAIRED_SCORES;
-    reply_array(c, (long long)(how == FLAT_SCORES ? 2 * n : n));
-    store_zmember_fn emit = how == MEMBERS ? emit_member : how == FLAT_SCORES ? emit_flat : emit_pair;
+    if (how != BARE_SCORES) reply_array(c, (long long)(how == FLAT_SCORES ? 2 * n : n));
+    store_zmember_fn emit = how == MEMBERS ? emit_member : how == PAIRED_SCORES ? emit_pair : emit_flat;
     if (k) store_zset_visit(k, start, n, reverse, emit, c);
 }
 
@@ -444,7 +445,7 @@ void cmd_zpopmax(client *c) { zpop_generic(c, 1); }
 void cmd_zmpop(client *c)
 {
     long long count;
-    int max, where_idx = list_mpop_parse_or_reply(c, "min", "max", &max, &count);
+    int max, where_idx = list_mpop_parse_or_reply(c, 1, "min", "max", &max, &count);
     if (!where_idx) return;
     for (int j = 2; j < where_idx; j++) {
         store_key *k = db_lookup_write(c, &c->argv[j]);
@@ -456,4 +457,45 @@ void cmd_zmpop(client *c)
         return;
     }
     reply_null_array(c);
+}
+
+/* ---- BZPOPMIN, BZPOPMAX, BZMPOP (Redis 7.0's blockingGenericZpopCommand):
+ * ZPOP's answer when a key has members, else the client waits (block.c)
+ * and is served below with its argv back in place. ---- */
+
+/* BZPOPMIN/BZPOPMAX: [key, member, score]. */
+static void reply_bzpop(client *c, store_key *k, const resp_slice *key, int max)
+{
+    reply_array(c, 3);
+    reply_bulk(c, key->ptr, key->len);
+    zpop_members(c, k, key, max, 1, BARE_SCORES);
+}
+
+/* ZMPOP's [key, [[member, score], ...]]. */
+static void reply_bzmpop(client *c, store_key *k, const resp_slice *key, int max, long long count)
+{
+    reply_array(c, 2);
+    reply_bulk(c, key->ptr, key->len);
+    zpop_members(c, k, key, max, count, PAIRED_SCORES);
+}
+
+static void serve_bzpopmin(client *c, store_key *k, const resp_slice *key) { reply_bzpop(c, k, key, 0); }
+static void serve_bzpopmax(client *c, store_key *k, const resp_slice *key) { reply_bzpop(c, k, key, 1); }
+
+static void serve_bzmpop(client *c, store_key *k, const resp_slice *key)
+{
+    long long count;
+    int max;
+    list_mpop_parse_or_reply(c, 2, "min", "max", &max, &count);   /* checked before */
+    reply_bzmpop(c, k, key, max, count);
+}
+
+void cmd_bzpopmin(client *c) { block_pop_or_wait(c, BLOCK_ZSET, 1, c->argc - 2, c->argc - 1, serve_bzpopmin); }
+void cmd_bzpopmax(client *c) { block_pop_or_wait(c, BLOCK_ZSET, 1, c->argc - 2, c->argc - 1, serve_bzpopmax); }
+
+void cmd_bzmpop(client *c)
+{
+    long long count;
+    int max, where_idx = list_mpop_parse_or_reply(c, 2, "min", "max", &max, &count);
+    if (where_idx) block_pop_or_wait(c, BLOCK_ZSET, 3, where_idx - 3, 1, serve_bzmpop);
 }

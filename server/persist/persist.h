@@ -33,12 +33,16 @@ enum {
     PERSIST_TYPE_LIST_QUICKLIST_2 = 18,
 };
 
+/* RDB opcodes of function libraries: 7.0 GA's, and 7.0-rc's. */
+enum { PERSIST_OPCODE_FUNCTION2 = 245, PERSIST_OPCODE_FUNCTION = 246 };
+
 /* Errors are values: 0 is success, these are the failures. */
 enum {
     PERSIST_OK = 0,
     PERSIST_ERR_FORMAT = -1,    /* malformed, truncated, or a type latchd has not */
     PERSIST_ERR_CHECKSUM = -2,  /* payload too short, newer RDB version, CRC mismatch */
     PERSIST_ERR_IO = -3,        /* a writer's sink failed */
+    PERSIST_ERR_NOT_FUNCTION = -4,  /* a functions payload holding another record */
 };
 
 /* A growing byte buffer (mem_oom on allocation failure, like every module). */
@@ -136,6 +140,25 @@ store_type persist_value_type(const persist_value *v);
 store_key *persist_value_store(persist_value *v, store *s, const char *key, size_t klen);
 void persist_value_free(persist_value *v);
 
+/* ---- function libraries (FUNCTION DUMP/RESTORE, the RDB's records) ---- */
+
+typedef struct persist_pstr {
+    const char *p;
+    size_t len;
+} persist_pstr;
+
+/* FUNCTION DUMP's payload: each library's code as an RDB_OPCODE_FUNCTION2
+ * record, then the RDB version and CRC64 as persist_dump's trailer. */
+void persist_functions_dump(const persist_pstr *codes, size_t n, int rdbcompression,
+                            persist_buf *out);
+/* The library codes of a checked FUNCTION DUMP payload (records up to its
+ * 10-byte trailer; 7.0-rc RDB_OPCODE_FUNCTION records are turned into
+ * the GA form, as Redis does). PERSIST_OK with *out (items: the codes),
+ * PERSIST_ERR_NOT_FUNCTION, or PERSIST_ERR_FORMAT. */
+int persist_functions_decode(const unsigned char *p, size_t len, persist_value **out);
+size_t persist_value_count(const persist_value *v);
+void persist_value_item(const persist_value *v, size_t i, const char **p, size_t *len);
+
 /* ---- whole RDB files (rdbSaveRio / rdbLoadRio) ---- */
 
 /* Takes n bytes of the file, in order: 0, or nonzero if they could not be
@@ -153,6 +176,7 @@ typedef struct persist_rdb_aux {
  * their way to the sink, so no file is held whole in memory. */
 typedef struct persist_rdb_writer {
     persist_buf buf, value;
+    persist_lzf_table *lzf;   /* made on the first string worth compressing */
     uint64_t crc;
     persist_opts opts;
     persist_rdb_sink sink;
@@ -168,6 +192,9 @@ typedef struct persist_rdb_writer {
 void persist_rdb_begin(persist_rdb_writer *w, const persist_opts *o, const persist_rdb_aux *aux,
                        persist_rdb_sink sink, void *sink_ctx);
 void persist_rdb_db(persist_rdb_writer *w, int id, store *st);
+/* The function libraries' codes, as FUNCTION2 records: after begin and
+ * before the databases, where Redis writes them. */
+void persist_rdb_functions(persist_rdb_writer *w, const persist_pstr *codes, size_t n);
 int persist_rdb_end(persist_rdb_writer *w);
 
 /* Each key of a file, as read: its database number (not checked against
@@ -177,13 +204,18 @@ int persist_rdb_end(persist_rdb_writer *w);
  * what persist_rdb_load returns. */
 typedef int (*persist_rdb_key_fn)(int db, const char *key, size_t klen, persist_value *v,
                                   int64_t deadline_ms, void *ctx);
+/* Each function library's code (valid only during the call); returns as
+ * persist_rdb_key_fn does. */
+typedef int (*persist_rdb_lib_fn)(const char *code, size_t len, void *ctx);
 /* Read a whole file held in memory: RDB versions 1 to 10, every value type
- * persist_value_decode takes, AUX/RESIZEDB/IDLE/FREQ skipped; the trailer's
- * CRC64 checked when check_crc and it is not zero. Returns
- * PERSIST_OK, PERSIST_ERR_FORMAT (malformed, truncated, functions or
- * module data), PERSIST_ERR_CHECKSUM, or fn's error. Keys before an error
- * have been handed to fn. */
-int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_rdb_key_fn fn, void *ctx);
+ * persist_value_decode takes, function libraries to lib (NULL: a file with
+ * any is PERSIST_ERR_FORMAT), AUX/RESIZEDB/IDLE/FREQ skipped; the trailer's
+ * CRC64 checked when check_crc and it is not zero. Returns PERSIST_OK,
+ * PERSIST_ERR_FORMAT (malformed, truncated, module data),
+ * PERSIST_ERR_CHECKSUM, or fn's or lib's error. Keys and libraries before
+ * an error have been handed on. */
+int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_rdb_key_fn fn,
+                     persist_rdb_lib_fn lib, void *ctx);
 
 /* ---- rdb_file.c: the server's dump file (dbfilename, in dir, which is
  * the working directory) ---- */
@@ -213,9 +245,10 @@ void rdb_save_points_update(server *s);
  * as soon as no child runs. */
 void rdb_schedule_bgsave(server *s);
 void rdb_close(server *s);
-/* Load the dump file into the (empty) databases if it exists: 0 when
- * loaded or absent, -1 (logged as Redis logs it) for a file that does not
- * load; keys read before the error stay. */
-int rdb_load(server *s);
+/* Load the dump file if it exists: 0 when loaded or absent, -1 (logged as
+ * Redis logs it) for a file that does not load; what was read before the
+ * error stays. A key or library that is there already is an error, unless
+ * merge (DEBUG RELOAD MERGE): then the file's replaces it. */
+int rdb_load(server *s, int merge);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "mem.h"
 #include "persist.h"
+#include "scripting/script.h"
 
 #define BGSAVE_RETRY_S 5   /* Redis's CONFIG_BGSAVE_RETRY_DELAY after a failed one */
 
@@ -79,6 +80,10 @@ static int write_file(server *s)
     file_sink sink = {fd, s->cfg.rdb_key_save_delay};
     persist_rdb_begin(&w, &o, &aux, write_all, &sink);
     if (sink.key_delay_us) w.after_key = key_delay;
+    size_t nlibs;
+    persist_pstr *libs = functions_codes(s, &nlibs);
+    persist_rdb_functions(&w, libs, nlibs);
+    free(libs);
     for (int i = 0; i < s->ndbs; i++) {
         store *st = server_db_if_used(s, i);
         if (st) persist_rdb_db(&w, i, st);
@@ -239,6 +244,7 @@ typedef struct load_ctx {
     uint64_t now_ms;
     long long loaded, expired;
     int bad_db;
+    int merge;
 } load_ctx;
 
 /* As a master loads: keys already past their deadline are dropped. */
@@ -257,14 +263,28 @@ static int load_key(int db, const char *key, size_t klen, persist_value *v, int6
         return PERSIST_OK;
     }
     store_key *old = store_lookup(st, key, klen);
-    if (old) store_delete_key(st, old);   /* a duplicate: the last one wins */
+    if (old && !lc->merge) {
+        log_msg(lc->s, LOG_WARNING, "RDB has duplicated key '%.*s' in DB %d", (int)klen, key, db);
+        persist_value_free(v);
+        return PERSIST_ERR_FORMAT;
+    }
+    if (old) store_delete_key(st, old);
     store_key *k = persist_value_store(v, st, key, klen);
     if (deadline != STORE_NO_DEADLINE) store_key_set_deadline(st, k, deadline);
     lc->loaded++;
     return PERSIST_OK;
 }
 
-int rdb_load(server *s)
+static int load_lib(const char *code, size_t len, void *ctx)
+{
+    load_ctx *lc = ctx;
+    char err[256];
+    if (function_load(lc->s, code, len, lc->merge, err, sizeof err)) return PERSIST_OK;
+    log_msg(lc->s, LOG_WARNING, "Failed loading library, %s", err);
+    return PERSIST_ERR_FORMAT;
+}
+
+int rdb_load(server *s, int merge)
 {
     int fd = open(s->cfg.dbfilename, O_RDONLY);
     if (fd < 0) return errno == ENOENT ? 0 : -1;
@@ -277,8 +297,8 @@ int rdb_load(server *s)
     void *p = st.st_size ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
     close(fd);
     if (st.st_size && p == MAP_FAILED) return -1;
-    load_ctx lc = {s, start, 0, 0, -1};
-    int rc = persist_rdb_load(p, (size_t)st.st_size, s->cfg.rdbchecksum, load_key, &lc);
+    load_ctx lc = {s, start, 0, 0, -1, merge};
+    int rc = persist_rdb_load(p, (size_t)st.st_size, s->cfg.rdbchecksum, load_key, load_lib, &lc);
     if (p) munmap(p, (size_t)st.st_size);
     s->rdb_loaded = lc.loaded;
     s->rdb_load_expired = lc.expired;

@@ -13,10 +13,7 @@
 #include "set.h"
 #include "zset.h"
 
-typedef struct pstr {
-    const char *p;
-    size_t len;
-} pstr;
+typedef persist_pstr pstr;
 
 /* Bytes decoded out of the payload (integers as text, LZF output): small
  * ones bump-allocated in blocks, large ones in blocks of their own. */
@@ -618,7 +615,6 @@ void persist_value_free(persist_value *v)
 /* ---- whole files: rdbLoadRio ---- */
 
 enum {
-    RDB_OP_FUNCTION = 0xF5,
     RDB_OP_MODULE_AUX = 0xF7,
     RDB_OP_IDLE = 0xF8,
     RDB_OP_FREQ = 0xF9,
@@ -658,7 +654,8 @@ static int load_trailer(reader *r, unsigned version, int check_crc)
     return PERSIST_OK;
 }
 
-int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_rdb_key_fn fn, void *ctx)
+int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_rdb_key_fn fn,
+                     persist_rdb_lib_fn lib, void *ctx)
 {
     reader r = {p, len, 0, NULL};
     persist_value scratch = {0};   /* where AUX strings that need memory go */
@@ -707,9 +704,14 @@ int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_
         }
         case RDB_OP_IDLE: rc = rd_count(&r, &n) ? FAIL : PERSIST_OK; continue;
         case RDB_OP_FREQ: rc = rd_bytes(&r, 1, &b) ? FAIL : PERSIST_OK; continue;
-        case RDB_OP_FUNCTION:
+        case PERSIST_OPCODE_FUNCTION2:
+            r.v = &scratch;
+            rc = rd_string(&r, &a) ? FAIL : lib ? lib(a.p, a.len, ctx) : FAIL;
+            r.v = NULL;
+            break;
+        case PERSIST_OPCODE_FUNCTION:   /* 7.0-rc's records: never in a GA file */
         case RDB_OP_MODULE_AUX:
-            rc = FAIL;   /* functions and modules: latchd has neither */
+            rc = FAIL;
             break;
         default:
             rc = load_key(&r, b[0], db, deadline, fn, ctx);
@@ -719,4 +721,57 @@ int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_
 done:
     arena_free(&scratch);
     return rc;
+}
+
+/* ---- function libraries ---- */
+
+/* One 7.0-rc record (name, engine, optional description, code) as the
+ * GA payload "#!<engine> name=<name>\n<code>", as rdbFunctionLoad does. */
+static int load_old_function(reader *r)
+{
+    pstr name, engine, desc, blob;
+    uint64_t has_desc;
+    if (rd_string(r, &name) || rd_string(r, &engine) || rd_count(r, &has_desc)) return FAIL;
+    if (has_desc && rd_string(r, &desc)) return FAIL;
+    if (rd_string(r, &blob)) return FAIL;
+    size_t n = 2 + engine.len + 6 + name.len + 1 + blob.len;
+    char *code = arena_alloc(r->v, n), *at = code;
+    memcpy(at, "#!", 2), at += 2;
+    memcpy(at, engine.p, engine.len), at += engine.len;
+    memcpy(at, " name=", 6), at += 6;
+    memcpy(at, name.p, name.len), at += name.len;
+    *at++ = '\n';
+    memcpy(at, blob.p, blob.len);
+    push_item(r->v, code, n);
+    return PERSIST_OK;
+}
+
+int persist_functions_decode(const unsigned char *p, size_t len, persist_value **out)
+{
+    persist_value *v = mem_calloc(1, sizeof *v);
+    reader r = {p, len, 0, v};
+    int rc = PERSIST_OK;
+    while (rc == PERSIST_OK && len - r.pos > 10) {
+        const unsigned char *t;
+        pstr code;
+        if (rd_bytes(&r, 1, &t)) rc = FAIL;
+        else if (t[0] == PERSIST_OPCODE_FUNCTION) rc = load_old_function(&r);
+        else if (t[0] != PERSIST_OPCODE_FUNCTION2) rc = PERSIST_ERR_NOT_FUNCTION;
+        else if (rd_string(&r, &code)) rc = FAIL;
+        else push_item(v, code.p, code.len);
+    }
+    if (rc != PERSIST_OK) {
+        persist_value_free(v);
+        return rc;
+    }
+    *out = v;
+    return PERSIST_OK;
+}
+
+size_t persist_value_count(const persist_value *v) { return v->n; }
+
+void persist_value_item(const persist_value *v, size_t i, const char **p, size_t *len)
+{
+    *p = v->items[i].p;
+    *len = v->items[i].len;
 }

@@ -327,35 +327,60 @@ static void encode_list(const store_key *k, saver *sv, persist_buf *b)
     persist_buf_free(&l.lp);
 }
 
-void persist_value_encode(const store_key *k, const persist_opts *o, persist_buf *out)
+static void encode_value(const store_key *k, saver *sv, persist_buf *out)
 {
-    saver sv = {o, NULL};
     switch (store_key_type(k)) {
     case STORE_STRING: {
         size_t len;
         const char *v = store_string_get(k, &len);
         put_byte(out, PERSIST_TYPE_STRING);
-        put_string(out, &sv, v, len);
+        put_string(out, sv, v, len);
         break;
     }
-    case STORE_HASH: encode_hash(k, &sv, out); break;
-    case STORE_LIST: encode_list(k, &sv, out); break;
-    case STORE_ZSET: encode_zset(k, &sv, out); break;
-    case STORE_SET: encode_set(k, &sv, out); break;
+    case STORE_HASH: encode_hash(k, sv, out); break;
+    case STORE_LIST: encode_list(k, sv, out); break;
+    case STORE_ZSET: encode_zset(k, sv, out); break;
+    case STORE_SET: encode_set(k, sv, out); break;
     case STORE_STREAM: abort();   /* not encoded yet: DUMP refuses, put_key skips them */
     }
+}
+
+void persist_value_encode(const store_key *k, const persist_opts *o, persist_buf *out)
+{
+    saver sv = {o, NULL};
+    encode_value(k, &sv, out);
     persist_lzf_table_free(sv.lzf);
+}
+
+/* The DUMP trailer over out[start..]: RDB version and CRC64. */
+static void put_trailer(persist_buf *out, size_t start)
+{
+    unsigned char trailer[10] = {PERSIST_RDB_VERSION & 0xff, PERSIST_RDB_VERSION >> 8};
+    persist_buf_put(out, trailer, 2);
+    uint64_t crc = persist_crc64(0, out->p + start, out->len - start);
+    for (int i = 0; i < 8; i++) trailer[2 + i] = (unsigned char)(crc >> (8 * i));
+    persist_buf_put(out, trailer + 2, 8);
 }
 
 void persist_dump(const store_key *k, const persist_opts *o, persist_buf *out)
 {
     size_t start = out->len;
     persist_value_encode(k, o, out);
-    unsigned char trailer[10] = {PERSIST_RDB_VERSION & 0xff, PERSIST_RDB_VERSION >> 8};
-    persist_buf_put(out, trailer, 2);
-    uint64_t crc = persist_crc64(0, out->p + start, out->len - start);
-    for (int i = 0; i < 8; i++) trailer[2 + i] = (unsigned char)(crc >> (8 * i));
-    persist_buf_put(out, trailer + 2, 8);
+    put_trailer(out, start);
+}
+
+void persist_functions_dump(const persist_pstr *codes, size_t n, int rdbcompression,
+                            persist_buf *out)
+{
+    persist_opts o = {.rdbcompression = rdbcompression};
+    saver sv = {&o, NULL};
+    size_t start = out->len;
+    for (size_t i = 0; i < n; i++) {
+        put_byte(out, PERSIST_OPCODE_FUNCTION2);
+        put_string(out, &sv, codes[i].p, codes[i].len);
+    }
+    persist_lzf_table_free(sv.lzf);
+    put_trailer(out, start);
 }
 
 int persist_payload_check(const unsigned char *p, size_t len)
@@ -404,7 +429,7 @@ void persist_rdb_begin(persist_rdb_writer *w, const persist_opts *o, const persi
     char magic[16], num[32];
     snprintf(magic, sizeof magic, "REDIS%04d", PERSIST_RDB_VERSION);
     persist_buf_put(&w->buf, magic, strlen(magic));
-    saver sv = {&w->opts, NULL};
+    saver sv = {&w->opts, NULL};   /* AUX values are short: never compressed */
     put_aux(w, &sv, "redis-ver", aux->redis_ver);
     put_aux(w, &sv, "redis-bits", sizeof(void *) == 8 ? "64" : "32");
     snprintf(num, sizeof num, "%lld", aux->ctime);
@@ -426,18 +451,29 @@ static void put_key(store_key *k, void *ctx)
         for (int i = 0; i < 8; i++) ms[1 + i] = (unsigned char)((uint64_t)deadline >> (8 * i));
         persist_buf_put(&w->buf, ms, sizeof ms);
     }
-    /* the value's type byte goes before the key, its body after */
+    /* the value's type byte goes before the key, its body after; one LZF
+     * table serves the whole file */
+    saver sv = {&w->opts, w->lzf};
     w->value.len = 0;
-    persist_value_encode(k, &w->opts, &w->value);
+    encode_value(k, &sv, &w->value);
     size_t klen;
     const char *name = store_key_name(k, &klen);
-    saver sv = {&w->opts, NULL};
     put_byte(&w->buf, w->value.p[0]);
     put_string(&w->buf, &sv, name, klen);
-    persist_lzf_table_free(sv.lzf);
+    w->lzf = sv.lzf;
     persist_buf_put(&w->buf, w->value.p + 1, w->value.len - 1);
     if (w->buf.len >= RDB_FLUSH_AT) rdb_flush(w);
     if (w->after_key) w->after_key(w->sink_ctx);
+}
+
+void persist_rdb_functions(persist_rdb_writer *w, const persist_pstr *codes, size_t n)
+{
+    saver sv = {&w->opts, w->lzf};
+    for (size_t i = 0; i < n; i++) {
+        put_byte(&w->buf, PERSIST_OPCODE_FUNCTION2);
+        put_string(&w->buf, &sv, codes[i].p, codes[i].len);
+    }
+    w->lzf = sv.lzf;
 }
 
 void persist_rdb_db(persist_rdb_writer *w, int id, store *st)
@@ -462,5 +498,7 @@ int persist_rdb_end(persist_rdb_writer *w)
     if (!w->failed && w->sink(crc, sizeof crc, w->sink_ctx) != 0) w->failed = 1;
     persist_buf_free(&w->buf);
     persist_buf_free(&w->value);
+    persist_lzf_table_free(w->lzf);
+    w->lzf = NULL;
     return w->failed ? PERSIST_ERR_IO : PERSIST_OK;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl.h"
 #include "commands/commands.h"
 #include "mem.h"
 #include "script.h"
@@ -28,6 +29,7 @@ void scripts_init(server *s)
     client_set_authenticated(st->self, 1);
     s->scripts = st;
     st->lua = script_engine_new(s);
+    functions_init(s);
 }
 
 static void free_script(store_dict_node *n, void *ctx)
@@ -52,6 +54,7 @@ void scripts_free(server *s)
     scripts *st = s->scripts;
     if (!st) return;
     scripts_flush(s);
+    functions_free(s);
     script_engine_free(st->lua);
     free(st->pfds);
     free(st->pclients);
@@ -75,19 +78,27 @@ script *script_lookup(server *s, const char *sha, size_t len)
     return sc;
 }
 
+const char *const script_flag_names[SCRIPT_FLAG_COUNT] = {
+    "no-writes", "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys",
+};
+
+int script_flag_bit(const char *name, int (*cmp)(const char *, const char *))
+{
+    for (int i = 0; i < SCRIPT_FLAG_COUNT; i++)
+        if (cmp(name, script_flag_names[i]) == 0) return SCRIPT_NO_WRITES << i;
+    return 0;
+}
+
 /* One "flags=a,b" list of a shebang (parsed in place); 0, or -1 with err. */
 static int parse_shebang_flags(char *list, int *flags, char *err, size_t errlen)
 {
-    static const char *known[] = {"no-writes", "allow-oom", "allow-stale", "no-cluster",
-                                  "allow-cross-slot-keys"};
     for (char *save = NULL, *f = strtok_r(list, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
-        size_t i = 0;
-        while (i < sizeof(known) / sizeof(known[0]) && strcmp(f, known[i]) != 0) i++;
-        if (i == sizeof(known) / sizeof(known[0])) {
+        int bit = script_flag_bit(f, strcmp);
+        if (!bit) {
             snprintf(err, errlen, "ERR Unexpected flag in script shebang: %s", f);
             return -1;
         }
-        if (i == 0) *flags |= SCRIPT_NO_WRITES;
+        *flags |= bit;
     }
     return 0;
 }
@@ -125,6 +136,23 @@ static int parse_shebang(const char *body, size_t len, int *flags, char *err, si
     int rc = parse_shebang_line(line, flags, err, errlen);
     free(line);
     return rc;
+}
+
+unsigned script_command_flags(client *c, const command *cmd)
+{
+    int by_sha = cmd->proc == cmd_evalsha || cmd->proc == cmd_evalsha_ro;
+    if ((!by_sha && cmd->proc != cmd_eval && cmd->proc != cmd_eval_ro) || c->argc < 2) return cmd->flags;
+    const resp_slice *a = &c->argv[1];
+    const script *sc = by_sha ? script_lookup(c->srv, a->ptr, a->len) : NULL;
+    char err[64];
+    int sflags = 0;
+    if (sc)
+        sflags = sc->flags;
+    else if (by_sha || parse_shebang(a->ptr, a->len, &sflags, err, sizeof(err)) != 0)
+        return cmd->flags;
+    if (!(sflags & SCRIPT_DECLARED)) return cmd->flags;
+    unsigned f = cmd->flags & ~(unsigned)(CMD_WRITE | CMD_MAY_REPLICATE);
+    return (sflags & SCRIPT_NO_WRITES) ? f : f | CMD_WRITE;
 }
 
 script *script_create(client *c, const char *body, size_t len, const char sha[41])
@@ -191,9 +219,15 @@ void script_exec(server *s, const command *cmd, resp_slice *argv, int argc)
     self->argc = argc;
     self->cmd = cmd;
     self->sub = NULL;
+    size_t mark = self->out.len;
+    uint64_t t0 = stats_ticks();
     cmd->proc(self);
+    /* Redis tracks a script's declared keys for its caller once it reads */
+    client *caller = s->scripts->running ? s->scripts->running->c : NULL;
+    if (caller && (caller->flags & CLIENT_TRACKING) && (cmd->flags & CMD_READONLY)) tracking_remember_keys(caller);
     monitor_command(self);
     s->stat_commands++;
+    stats_record(self, mark, stats_ticks() - t0);
     self->argv = NULL;
     self->argc = 0;
 }
@@ -214,6 +248,20 @@ void script_publish(server *s, const command *pub, const resp_slice *name,
     s->scripts->self->out.len = 0;   /* the receiver count is not wanted */
 }
 
+int script_oom_refuses(client *c, int flags)
+{
+    server *s = c->srv;
+    if (s->cfg.maxmemory <= 0 || (flags & (SCRIPT_NO_WRITES | SCRIPT_ALLOW_OOM))) return 0;
+    if (server_used_memory(s) <= s->cfg.maxmemory) return 0;
+    reply_error(c, "OOM command not allowed when used memory > 'maxmemory'.");
+    return 1;
+}
+
+const char *script_call_name(const script_call *call)
+{
+    return call->fn ? call->fn->name : call->sc->sha;
+}
+
 void script_run(const script_call *call)
 {
     server *s = call->c->srv;
@@ -222,9 +270,11 @@ void script_run(const script_call *call)
     st->busy_since_ms = server_real_ms(s);
     st->running = call;
     st->self->db = call->c->db;
-    /* While someone monitors, Lua runs it: monitors see each redis.call. */
-    int done = call->sc->native && s->cfg.native_scripts && !call->readonly && !s->monitors &&
-               call->sc->native->run(call);
+    /* While someone monitors, Lua runs it: monitors see each redis.call;
+     * and a user with limits, whose every redis.call is checked;
+     * and a tracking caller's reads are Lua's redis.calls too. */
+    int done = call->sc && call->sc->native && s->cfg.native_scripts && !call->readonly && !s->monitors &&
+               call->c->user->unrestricted && !(call->c->flags & CLIENT_TRACKING) && call->sc->native->run(call);
     if (done) {
         st->native_runs++;
     } else {

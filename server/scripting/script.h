@@ -18,15 +18,49 @@ typedef struct script {
     int lua_ref;                   /* the compiled chunk in the Lua registry */
 } script;
 
+/* A shebang's or a function's flags; the ones after SCRIPT_DECLARED are
+ * Redis's scripts_flags_def, in its order (FUNCTION LIST prints them so). */
 enum {
     SCRIPT_DECLARED = 1 << 0,      /* has a shebang: its flags are binding */
     SCRIPT_NO_WRITES = 1 << 1,
+    SCRIPT_ALLOW_OOM = 1 << 2,
+    SCRIPT_ALLOW_STALE = 1 << 3,
+    SCRIPT_NO_CLUSTER = 1 << 4,
+    SCRIPT_ALLOW_CROSS_SLOT = 1 << 5,
+};
+#define SCRIPT_FLAG_COUNT 5
+/* The names of SCRIPT_NO_WRITES .. SCRIPT_ALLOW_CROSS_SLOT, in bit order. */
+extern const char *const script_flag_names[SCRIPT_FLAG_COUNT];
+
+typedef struct function_lib function_lib;
+
+/* One function of a library (FUNCTION LOAD's redis.register_function). */
+typedef struct function {
+    store_dict_node node;          /* keyed by key, in scripts.functions */
+    char *key;                     /* the name in lower case: FCALL ignores case */
+    char *name;                    /* as registered */
+    char *desc;                    /* NULL: none given */
+    int flags;                     /* SCRIPT_* */
+    int lua_ref;                   /* the callback in the Lua registry */
+    int linked;                    /* in scripts.functions (see lib_link) */
+    function_lib *lib;
+    struct function *next;         /* the library's next function */
+} function;
+
+struct function_lib {
+    store_dict_node node;          /* keyed by name (case counts), in scripts.libs */
+    char *name;
+    char *code;                    /* the whole FUNCTION LOAD payload */
+    size_t code_len;
+    function *fns;                 /* in registration order */
+    size_t nfns;
 };
 
-/* One EVAL/EVALSHA invocation. */
+/* One EVAL/EVALSHA or FCALL invocation. */
 typedef struct script_call {
     client *c;
-    const script *sc;
+    const script *sc;              /* EVAL's script, or NULL for a function */
+    const function *fn;            /* FCALL's function, or NULL */
     resp_slice *keys;
     int nkeys;
     resp_slice *args;
@@ -64,12 +98,15 @@ typedef struct scripts {
     uint64_t started_ms;           /* its start: the clock stands still for it */
     uint64_t busy_since_ms;        /* its start in real time (LATCHD.CLOCK aside) */
     int wrote;                     /* it ran a write command: SCRIPT KILL refuses */
+    int loading;                   /* FUNCTION LOAD is running a library's body */
     int busy;                      /* past busy-reply-threshold: others get -BUSY */
     int kill;                      /* SCRIPT KILL or SHUTDOWN asked it to stop */
     int shutdown;                  /* SHUTDOWN arrived while busy: do it after */
     /* INFO latchd: script runs the native path completed, and runs handed
      * to the engine (Lua; refused in a build without Lua). */
     uint64_t native_runs, engine_runs;
+    store_dict libs;               /* function_lib by lower-case name */
+    store_dict functions;          /* function by lower-case name, all libraries */
     struct pollfd *pfds;           /* script_busy.c's poll set, reused */
     client **pclients;
     size_t pcap;
@@ -81,6 +118,10 @@ void scripts_free(server *s);
 void script_sha1hex(char out[41], const void *p, size_t len);
 /* A cached script by hex SHA1 of any case; NULL if unknown. */
 script *script_lookup(server *s, const char *sha, size_t len);
+/* cmd's flags as Redis's evalGetCommandFlags sees them for c's argv: an
+ * EVAL* whose script has a shebang writes unless it says no-writes, and
+ * is no longer "may replicate" (CLIENT PAUSE WRITE, MULTI's flags). */
+unsigned script_command_flags(client *c, const command *cmd);
 /* Cache body under sha (which the caller computed); on a compile error
  * replies it to c and returns NULL. */
 script *script_create(client *c, const char *body, size_t len, const char sha[41]);
@@ -89,6 +130,15 @@ script *script_create(client *c, const char *body, size_t len, const char sha[41
 script *script_for_body(client *c, const char *body, size_t len);
 void scripts_flush(server *s);
 void script_run(const script_call *call);
+/* A script that declared its flags (a shebang, a function) and may write
+ * is refused over maxmemory unless allow-oom, as Redis's processCommand
+ * refuses it by the flags it declared: 1 after replying OOM. */
+int script_oom_refuses(client *c, int flags);
+/* The running call's name as Redis prints it: the SHA1, or the function. */
+const char *script_call_name(const script_call *call);
+/* A "#!lua flags=..." or register_function flag name (case as cmp says);
+ * its SCRIPT_* bit, or 0 if unknown. */
+int script_flag_bit(const char *name, int (*cmp)(const char *, const char *));
 /* Run one command as the script client; the reply is left in
  * s->scripts->self->out for the caller to consume. */
 void script_exec(server *s, const command *cmd, resp_slice *argv, int argc);
@@ -99,11 +149,40 @@ const command *script_publish_command(const resp_slice *name);
 void script_publish(server *s, const command *pub, const resp_slice *name,
                     const resp_slice *chan, const resp_slice *msg);
 
+/* function.c: the libraries of FUNCTION LOAD, kept apart from the EVAL
+ * cache (SCRIPT FLUSH leaves them). Errors come back as Redis's texts. */
+void functions_init(server *s);
+void functions_free(server *s);
+function *function_lookup(server *s, const char *name, size_t len);
+function_lib *function_lib_lookup(server *s, const char *name, size_t len);
+/* FUNCTION LOAD: the library's name (owned by the registry) or NULL with
+ * err set (no "ERR " prefix in it: the caller adds Redis's). */
+const char *function_load(server *s, const char *code, size_t len, int replace,
+                          char *err, size_t errlen);
+void function_lib_delete(server *s, function_lib *lib);
+void functions_flush(server *s);
+/* FUNCTION STATS's functions_count: every library's functions. */
+size_t functions_count(server *s);
+/* Every library's code (pointers into the registry, valid until it
+ * changes), in an array the caller frees; *n of them. */
+struct persist_pstr *functions_codes(server *s, size_t *n);
+/* FUNCTION DUMP's payload (FUNCTION2 opcodes, RDB version, CRC64). */
+void functions_dump(server *s, int rdbcompression, unsigned char **out, size_t *outlen);
+/* FUNCTION RESTORE; policy 'f'lush, 'a'ppend or 'r'eplace. 0, or -1 with err. */
+int functions_restore(server *s, const unsigned char *p, size_t len, int policy,
+                      char *err, size_t errlen);
+/* Called by the engine from redis.register_function while loading lib:
+ * 0, or -1 with err (the function's ref stays the caller's to free). */
+int function_lib_add(function_lib *lib, const char *name, size_t len, const char *desc,
+                     size_t desclen, int flags, int lua_ref, char *err, size_t errlen);
+
 /* script_busy.c: called by the engine while a script runs; 1 if the
  * script must stop now (SCRIPT KILL / SHUTDOWN). */
 int script_busy_tick(server *s);
 /* -BUSY for a command that may not run while a script is busy. */
 int script_busy_refuses(client *c, const command *cmd);
+/* SCRIPT KILL (from_eval) or FUNCTION KILL: each stops only its own kind. */
+void script_kill_reply(client *c, int from_eval);
 
 /* script_native.c: the native implementation for a SHA1, or NULL. */
 const script_native *script_native_find(const char *sha);
@@ -128,5 +207,10 @@ void script_engine_free(script_engine *e);
 int script_engine_compile(script_engine *e, script *sc, char *err, size_t errlen);
 void script_engine_forget(script_engine *e, script *sc);
 void script_engine_run(script_engine *e, const script_call *call);
+/* Run a library's body (code, after its shebang line) in the load-time
+ * sandbox, registering its functions into lib. 0, or -1 with err. */
+int script_engine_load_library(script_engine *e, function_lib *lib, const char *code,
+                               size_t len, char *err, size_t errlen);
+void script_engine_forget_function(script_engine *e, function *fn);
 
 #endif

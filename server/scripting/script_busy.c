@@ -21,7 +21,10 @@ int script_busy_refuses(client *c, const command *cmd)
     if ((cmd->flags & CMD_CONTAINER) && c->argc > 1)
         eff = subcommand_lookup(cmd, c->argv[1].ptr, c->argv[1].len);
     if (eff && (eff->flags & CMD_ALLOW_BUSY)) return 0;
-    reply_error(c, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+    if (st->running->fn)
+        reply_error(c, "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.");
+    else
+        reply_error(c, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
     return 1;
 }
 
@@ -75,7 +78,7 @@ int script_busy_tick(server *s)
         st->busy = 1;
         log_msg(s, LOG_WARNING, "Slow script detected: still in execution after %llu milliseconds. "
                              "You can try killing the script using the SCRIPT KILL command. Script name is: %s.",
-                (unsigned long long)(server_real_ms(s) - st->busy_since_ms), st->running->sc->sha);
+                (unsigned long long)(server_real_ms(s) - st->busy_since_ms), script_call_name(st->running));
     }
     size_t n = collect(s, st->running->c);
     if (n && poll(st->pfds, n, 0) > 0) {
@@ -83,4 +86,23 @@ int script_busy_tick(server *s)
             if (st->pfds[i].revents & POLLIN) serve(st->pclients[i], st->pfds[i].fd);
     }
     return st->kill;
+}
+
+void script_kill_reply(client *c, int from_eval)
+{
+    scripts *st = c->srv->scripts;
+    if (!st->running) {
+        reply_error(c, "NOTBUSY No scripts in execution right now.");
+    } else if (st->wrote) {
+        reply_error(c, "UNKILLABLE Sorry the script already executed write commands against the dataset. "
+                       "You can either wait the script termination or kill the server in a hard way "
+                       "using the SHUTDOWN NOSAVE command.");
+    } else if (from_eval && st->running->fn) {
+        reply_error(c, "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.");
+    } else if (!from_eval && !st->running->fn) {
+        reply_error(c, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+    } else {
+        st->kill = 1;
+        reply_ok(c);
+    }
 }

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "acl.h"
 #include "commands/commands.h"
 #include "mem.h"
 #include "script.h"
@@ -36,6 +38,12 @@ struct script_engine {
     resp_slice *argv;        /* redis.call arguments, reused */
     char *numbufs;           /* text of numeric arguments, NUMBER_ARG_MAX each */
     int argv_cap;
+    /* Functions: every library body and its functions run with lib_env as
+     * their globals, whose metatable (lib_meta) reads through to the load
+     * API while FUNCTION LOAD runs a body, and to the globals otherwise. */
+    int lib_env_ref, lib_meta_ref, load_api_ref;
+    function_lib *loading;   /* the library FUNCTION LOAD is building */
+    uint64_t load_start_ms;
 };
 
 static script_engine *engine_of(lua_State *L)
@@ -340,6 +348,30 @@ static int guarded_setmetatable(lua_State *L)
     return 1;
 }
 
+/* The metatable on top gets a __metatable field: a read-only view of
+ * itself, which is what getmetatable() then returns, so no script can
+ * rewire a proxy (getmetatable(_G).__index = ...) or a basic type's
+ * metatable for the scripts after it. */
+static void seal_metatable(script_engine *e)
+{
+    lua_State *L = e->L;
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_pushvalue(L, -3);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, readonly_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, e->readonly_ref);
+    lua_pushvalue(L, -2);
+    lua_pushvalue(L, -4);   /* view -> the metatable, for pairs/next */
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    lua_setfield(L, -2, "__metatable");
+}
+
 /* Pushes an empty table that reads through to the table at idx and
  * refuses writes; index_fn (if any) decides what a missing name does. */
 static void push_proxy(script_engine *e, int idx, lua_CFunction index_fn)
@@ -357,6 +389,7 @@ static void push_proxy(script_engine *e, int idx, lua_CFunction index_fn)
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, readonly_newindex);
     lua_setfield(L, -2, "__newindex");
+    seal_metatable(e);
     lua_setmetatable(L, -2);
     lua_rawgeti(L, LUA_REGISTRYINDEX, e->readonly_ref);
     lua_pushvalue(L, -2);
@@ -429,6 +462,15 @@ static const char *call_refusal(const script_call *run, const command *cmd, int 
     if (run->readonly && (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)))
         return "Write commands are not allowed from read-only scripts.";
     return NULL;
+}
+
+/* scriptVerifyOOM: over maxmemory, a script that has not written yet may
+ * not start with a command that can grow memory, unless it is allow-oom. */
+static int oom_refuses(server *s, const script_call *run, const command *cmd)
+{
+    if (s->cfg.maxmemory <= 0 || !(cmd->flags & CMD_DENYOOM) || s->scripts->wrote) return 0;
+    int flags = run->fn ? run->fn->flags : run->sc->flags;
+    return !(flags & SCRIPT_ALLOW_OOM) && server_used_memory(s) > s->cfg.maxmemory;
 }
 
 static int push_reply(lua_State *L, const char **pos, const char *end);
@@ -556,8 +598,19 @@ static int redis_call_generic(lua_State *L, int raise)
     }
     const command *cmd = command_lookup(e->argv[0].ptr, e->argv[0].len);
     const char *refusal = call_refusal(run, cmd, argc);
+    if (!refusal && oom_refuses(e->srv, run, cmd))
+        refusal = "-OOM command not allowed when used memory > 'maxmemory'.";
     if (refusal) {
+        stats_script_refused(e->srv, cmd);
         push_error_cstr(L, refusal);
+        mark_counted(L);
+        return raise ? lua_error(L) : 1;
+    }
+    int denied = run->c->user->unrestricted ? ACL_OK : acl_script_check(run->c, cmd, e->argv, argc);
+    if (denied != ACL_OK) {
+        char text[160];
+        snprintf(text, sizeof(text), "The user executing the script %s", acl_denial_text(denied));
+        push_error_cstr(L, text);
         mark_counted(L);
         return raise ? lua_error(L) : 1;
     }
@@ -747,6 +800,99 @@ static void register_redis_api(script_engine *e)
     lua_setglobal(L, "redis");
 }
 
+/* ---- redis.register_function (only while FUNCTION LOAD runs a body) ---- */
+
+typedef struct reg_args {
+    const char *name, *desc;
+    size_t name_len, desc_len;
+    int flags;
+    int ref;                 /* the callback, LUA_NOREF until given */
+} reg_args;
+
+/* A flags table {'no-writes', ...}: 0, or -1 for a value that is not a
+ * known flag's name. */
+static int read_flags(lua_State *L, int idx, int *flags)
+{
+    for (int j = 1;; j++) {
+        lua_rawgeti(L, idx, j);
+        if (lua_isnil(L, -1)) break;
+        int bit = lua_isstring(L, -1) ? script_flag_bit(lua_tostring(L, -1), strcasecmp) : 0;
+        lua_pop(L, 1);
+        if (!bit) return -1;
+        *flags |= bit;
+    }
+    lua_pop(L, 1);
+    return 0;
+}
+
+/* The table form {function_name=, callback=, flags=, description=};
+ * NULL, or Redis's error text. Names and descriptions stay alive in the
+ * table, which is on the stack for the whole call. */
+static const char *read_named_args(lua_State *L, reg_args *a)
+{
+    if (!lua_istable(L, 1))
+        return "calling redis.register_function with a single argument is only applicable to Lua table "
+               "(representing named arguments).";
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        if (lua_type(L, -2) != LUA_TSTRING) {
+            if (lua_type(L, -2) != LUA_TNUMBER) return "named argument key given to redis.register_function is not a string";
+            return "unknown argument given to redis.register_function";
+        }
+        const char *key = lua_tostring(L, -2);
+        if (!strcasecmp(key, "function_name")) {
+            if (!lua_isstring(L, -1)) return "function_name argument given to redis.register_function must be a string";
+            a->name = lua_tolstring(L, -1, &a->name_len);
+        } else if (!strcasecmp(key, "description")) {
+            if (!lua_isstring(L, -1)) return "description argument given to redis.register_function must be a string";
+            a->desc = lua_tolstring(L, -1, &a->desc_len);
+        } else if (!strcasecmp(key, "callback")) {
+            if (!lua_isfunction(L, -1)) return "callback argument given to redis.register_function must be a function";
+            if (a->ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, a->ref);
+            a->ref = luaL_ref(L, LUA_REGISTRYINDEX);   /* pops the value */
+            continue;
+        } else if (!strcasecmp(key, "flags")) {
+            if (!lua_istable(L, -1))
+                return "flags argument to redis.register_function must be a table representing function flags";
+            if (read_flags(L, lua_gettop(L), &a->flags) != 0) return "unknown flag given";
+        } else {
+            return "unknown argument given to redis.register_function";
+        }
+        lua_pop(L, 1);
+    }
+    if (!a->name) return "redis.register_function must get a function name argument";
+    if (a->ref == LUA_NOREF) return "redis.register_function must get a callback argument";
+    return NULL;
+}
+
+static const char *read_reg_args(lua_State *L, reg_args *a)
+{
+    int argc = lua_gettop(L);
+    if (argc < 1 || argc > 2) return "wrong number of arguments to redis.register_function";
+    if (argc == 1) return read_named_args(L, a);
+    if (!lua_isstring(L, 1)) return "first argument to redis.register_function must be a string";
+    if (!lua_isfunction(L, 2)) return "second argument to redis.register_function must be a function";
+    a->name = lua_tolstring(L, 1, &a->name_len);
+    lua_pushvalue(L, 2);
+    a->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return NULL;
+}
+
+static int redis_register_function(lua_State *L)
+{
+    script_engine *e = engine_of(L);
+    if (!e->loading) return raise_error_cstr(L, "redis.register_function can only be called on FUNCTION LOAD command");
+    reg_args a = {.ref = LUA_NOREF};
+    char err[256];
+    const char *msg = read_reg_args(L, &a);
+    if (!msg && function_lib_add(e->loading, a.name, a.name_len, a.desc, a.desc_len, a.flags, a.ref,
+                                 err, sizeof(err)) != 0)
+        msg = err;
+    if (!msg) return 0;
+    if (a.ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, a.ref);
+    return raise_error_cstr(L, msg);
+}
+
 /* ---- time limit ---- */
 
 #define HOOK_EVERY 100000   /* VM instructions between checks, as Redis */
@@ -763,6 +909,53 @@ static void time_hook(lua_State *L, lua_Debug *ar)
     log_msg(e->srv, LOG_WARNING, "Lua script killed by user with SCRIPT KILL.");
     lua_sethook(L, time_hook, LUA_MASKLINE, 0);
     raise_error_cstr(L, "Script killed by user with SCRIPT KILL...");
+}
+
+/* While a library body runs its globals are only "redis", with
+ * register_function, log and the constants (Redis's load-time API); both
+ * tables are read-only proxies that name a missing field as a missing
+ * global, as Redis does. */
+static void make_library_env(script_engine *e)
+{
+    static const char *consts[] = {"LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING",
+                                   "REDIS_VERSION", "REDIS_VERSION_NUM"};
+    lua_State *L = e->L;
+    lua_newtable(L);   /* the load-time globals */
+    lua_newtable(L);   /* their redis */
+    lua_pushlightuserdata(L, e);
+    lua_pushcclosure(L, redis_register_function, 1);
+    lua_setfield(L, -2, "register_function");
+    lua_getglobal(L, "redis");
+    lua_getfield(L, -1, "log");
+    lua_setfield(L, -3, "log");
+    for (size_t i = 0; i < sizeof(consts) / sizeof(consts[0]); i++) {
+        lua_getfield(L, -1, consts[i]);
+        lua_setfield(L, -3, consts[i]);
+    }
+    lua_pop(L, 1);
+    push_proxy(e, -1, missing_global);
+    lua_setfield(L, -3, "redis");
+    lua_pop(L, 1);
+    push_proxy(e, -1, missing_global);
+    e->load_api_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pop(L, 1);
+    /* lib_env: empty, writes refused, reads through its metatable */
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_pushvalue(L, LUA_GLOBALSINDEX);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, readonly_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushvalue(L, -1);
+    e->lib_meta_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    seal_metatable(e);
+    lua_setmetatable(L, -2);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, e->readonly_ref);
+    lua_pushvalue(L, -2);
+    lua_newtable(L);   /* what pairs() sees of it: nothing */
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    e->lib_env_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 }
 
 /* ---- the state ---- */
@@ -845,6 +1038,11 @@ script_engine *script_engine_new(server *s)
     set_global_fn(e, "unpack", safe_unpack);
     register_redis_api(e);
     protect_globals(e);
+    lua_pushliteral(L, "");   /* strings are the one basic type with a metatable */
+    lua_getmetatable(L, -1);
+    seal_metatable(e);
+    lua_pop(L, 2);
+    make_library_env(e);
     return e;
 }
 
@@ -875,15 +1073,86 @@ void script_engine_forget(script_engine *e, script *sc)
     luaL_unref(e->L, LUA_REGISTRYINDEX, sc->lua_ref);
 }
 
+void script_engine_forget_function(script_engine *e, function *fn)
+{
+    luaL_unref(e->L, LUA_REGISTRYINDEX, fn->lua_ref);
+}
+
+#define LOAD_TIMEOUT_MS 500   /* Redis's LOAD_TIMEOUT_MS */
+
+/* A library body may not run forever: FUNCTION LOAD fails after 500 ms. */
+static void load_hook(lua_State *L, lua_Debug *ar)
+{
+    void *ud;
+    lua_getallocf(L, &ud);
+    script_engine *e = ud;
+    if (server_real_ms(e->srv) - e->load_start_ms <= LOAD_TIMEOUT_MS) return;
+    lua_sethook(L, load_hook, LUA_MASKLINE, 0);
+    raise_error_cstr(L, "FUNCTION LOAD timeout");
+}
+
+/* lib_env's reads go to the table registered under ref. */
+static void lib_env_reads(script_engine *e, int ref)
+{
+    lua_State *L = e->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, e->lib_meta_ref);
+    lua_pushliteral(L, "__index");
+    if (ref == LUA_NOREF) lua_pushvalue(L, LUA_GLOBALSINDEX);
+    else lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+int script_engine_load_library(script_engine *e, function_lib *lib, const char *code,
+                               size_t len, char *err, size_t errlen)
+{
+    lua_State *L = e->L;
+    lua_pushcfunction(L, error_handler);
+    if (load_text(L, code, len, "@user_function", 0) != 0) {
+        snprintf(err, errlen, "Error compiling function: %s", lua_tostring(L, -1));
+        lua_pop(L, 2);
+        return -1;
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, e->lib_env_ref);
+    lua_setfenv(L, -2);   /* its functions inherit it */
+    lib_env_reads(e, e->load_api_ref);
+    e->loading = lib;
+    e->load_start_ms = server_real_ms(e->srv);
+    lua_sethook(L, load_hook, LUA_MASKCOUNT, HOOK_EVERY);
+    int rc = lua_pcall(L, 0, 0, -2);
+    lua_sethook(L, NULL, 0, 0);
+    e->loading = NULL;
+    lib_env_reads(e, LUA_NOREF);
+    if (rc != 0) {
+        const char *msg = "";
+        if (lua_istable(L, -1)) {
+            lua_getfield(L, -1, "err");
+            if (lua_isstring(L, -1)) msg = lua_tostring(L, -1);
+        } else if (lua_isstring(L, -1)) {
+            msg = lua_tostring(L, -1);
+        }
+        snprintf(err, errlen, "Error registering functions: %s", msg);
+        lua_settop(L, lua_gettop(L) - (lua_istable(L, -2) ? 3 : 2));
+        return -1;
+    }
+    lua_pop(L, 1);   /* the error handler */
+    return 0;
+}
+
 /* ---- running a script and converting its result ---- */
 
-static void set_arg_table(lua_State *L, const char *name, const resp_slice *v, int n)
+static void push_arg_table(lua_State *L, const resp_slice *v, int n)
 {
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) {
         lua_pushlstring(L, v[i].ptr, v[i].len);
         lua_rawseti(L, -2, i + 1);
     }
+}
+
+static void set_arg_table(lua_State *L, const char *name, const resp_slice *v, int n)
+{
+    push_arg_table(L, v, n);
     lua_setfield(L, -2, name);   /* into the real globals table below it */
 }
 
@@ -981,7 +1250,12 @@ static void reply_table(script_engine *e, client *c, resp_buf *b)
     int kind = table_kind(L);
     switch (kind) {
     case T_ARRAY: reply_array_table(e, c, b); return;
-    case T_ERR: reply_error_text(b, lua_tostring(L, -1)); break;
+    case T_ERR:
+        lua_getfield(L, -2, "ignore_error_stats_update");
+        if (lua_toboolean(L, -1)) e->srv->stat_error_counted = 1;   /* a redis.pcall's, counted then */
+        lua_pop(L, 1);
+        reply_error_text(b, lua_tostring(L, -1));
+        break;
     case T_OK: s = lua_tostring(L, -1); resp_add_simple(b, s, strlen(s)); break;
     case T_DOUBLE: resp_add_double(b, c->proto, lua_tonumber(L, -1)); break;
     case T_BIGNUM:
@@ -1035,15 +1309,18 @@ static void reply_script_error(script_engine *e, const script_call *call, resp_b
     lua_State *L = e->L;
     if (!lua_istable(L, -1)) {
         const char *msg = lua_isstring(L, -1) ? lua_tostring(L, -1) : "execution failure";
-        resp_add_errorf(b, "ERR Error running script %s, %.100s", call->sc->sha, msg);
+        resp_add_errorf(b, "ERR Error running script %s, %.100s", script_call_name(call), msg);
         return;
     }
+    lua_getfield(L, -1, "ignore_error_stats_update");
+    if (lua_toboolean(L, -1)) e->srv->stat_error_counted = 1;   /* the redis.call counted it */
+    lua_pop(L, 1);
     lua_getfield(L, -1, "err");
     lua_getfield(L, -2, "source");
     lua_getfield(L, -3, "line");
     const char *msg = lua_isstring(L, -3) ? lua_tostring(L, -3) : "";
     if (lua_isstring(L, -2) && lua_isstring(L, -1))
-        resp_add_errorf(b, "%s script: %s, on %s:%s.", msg, call->sc->sha,
+        resp_add_errorf(b, "%s script: %s, on %s:%s.", msg, script_call_name(call),
                         lua_tostring(L, -2), lua_tostring(L, -1));
     else
         reply_error_text(b, msg);
@@ -1055,14 +1332,23 @@ void script_engine_run(script_engine *e, const script_call *call)
     lua_State *L = e->L;
     e->resp = 2;
     e->srv->scripts->self->proto = 2;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, e->globals_ref);
-    set_arg_table(L, "KEYS", call->keys, call->nkeys);
-    set_arg_table(L, "ARGV", call->args, call->nargs);
-    lua_pop(L, 1);
-    lua_pushcfunction(L, error_handler);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, call->sc->lua_ref);
+    int nargs = 0;
+    if (call->fn) {   /* a function gets KEYS and ARGV as its arguments */
+        lua_pushcfunction(L, error_handler);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, call->fn->lua_ref);
+        push_arg_table(L, call->keys, call->nkeys);
+        push_arg_table(L, call->args, call->nargs);
+        nargs = 2;
+    } else {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, e->globals_ref);
+        set_arg_table(L, "KEYS", call->keys, call->nkeys);
+        set_arg_table(L, "ARGV", call->args, call->nargs);
+        lua_pop(L, 1);
+        lua_pushcfunction(L, error_handler);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, call->sc->lua_ref);
+    }
     if (e->srv->cfg.busy_reply_ms > 0) lua_sethook(L, time_hook, LUA_MASKCOUNT, HOOK_EVERY);
-    int err = lua_pcall(L, 0, 1, -2);
+    int err = lua_pcall(L, nargs, 1, -2 - nargs);
     lua_sethook(L, NULL, 0, 0);
     resp_buf *b = client_out(call->c);
     if (!b) {

@@ -1,5 +1,6 @@
 /* script_nolua.c - the script engine of a build without Lua
  * (-DLATCHD_LUA=OFF): only native lock scripts run; the rest are refused. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "mem.h"
@@ -18,10 +19,21 @@ void script_engine_forget(script_engine *e, script *sc) {}
 
 void script_engine_run(script_engine *e, const script_call *call)
 {
-    if (call->sc->native)
+    if (call->fn)
+        reply_errorf(call->c, "ERR This latchd was built without Lua: function %s cannot run", call->fn->name);
+    else if (call->sc->native)
         reply_errorf(call->c, "NOSCRIPT This latchd was built without Lua: script %s runs natively, "
                               "but this call needs Lua (unusual arguments or data)", call->sc->sha);
     else
         reply_errorf(call->c, "NOSCRIPT This latchd was built without Lua and has no native "
                               "implementation of script %s", call->sc->sha);
+}
+
+void script_engine_forget_function(script_engine *e, function *fn) {}
+
+int script_engine_load_library(script_engine *e, function_lib *lib, const char *code,
+                               size_t len, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "This latchd was built without Lua: functions need Lua");
+    return -1;
 }

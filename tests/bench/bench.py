@@ -18,11 +18,18 @@ noisy machine hits both alike. Sections (--sections, default all):
   sets        memory per element of a 1M-member set of integers and of
               16-byte strings, and per 8-member set (100k of them): RSS
               and used_memory growth, fresh server each
+  rdb         the dump file of 1M held locks: BGSAVE time and the parent's
+              RSS growth during it, file size, and start-up time loading it
   expiry      tests/bench/expired_lateness.py: 100k keys expiring over 2 s,
               lateness of the "expired" events p50/p99/max
   startup     exec -> first PING reply, median of 20
   wheel       build/bench_wheel: timing-wheel insert/cancel cost at 1e3, 1e5,
               1e7 timers (ns/op, and callgrind instructions/op), latchd only
+  queue       tests/bench/queue.c (build/bench_queue): N consumers parked in
+              BLPOP, P producers LPUSHing stamped messages: messages/s and
+              handoff latency (LPUSH sent -> consumer's reply) p50/p99/p999;
+              then 10k clients parked in BLPOP on 10k keys: RSS and
+              used_memory growth per blocked client, fresh server each
 
 Writes build/bench/report.md (the table, the targets with met/missed,
 the chart), results.csv and ratios.png (gnuplot), and prints the report.
@@ -46,6 +53,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -54,10 +62,13 @@ VECTORS = os.environ.get("LATCHD_SCRIPT_VECTORS") or os.path.join(ROOT, "..", "s
 LOCK_SHA = "149c5a8bf18676fd99e9e6e24923bd64d9b62f94"
 UNLOCK_SHA = "3ffe249c16dee540ac8ab32e39bd408626b9aff7"
 LUA_ONLY = "return redis.call('hexists', KEYS[1], ARGV[1])"   # no native path
+# The same body as a function, for FCALL beside "EVALSHA Lua-only".
+FCALL_LIB = ("#!lua name=benchlib\nredis.register_function('hexists_fn', function(KEYS, ARGV) "
+             "return redis.call('hexists', KEYS[1], ARGV[1]) end)")
 TICK = os.sysconf("SC_CLK_TCK")
 SERVER_CORE, LOAD_CORE = 0, 1
 KINDS = ("latchd", "redis")
-SECTIONS = ("throughput", "handoff", "memory", "sets", "expiry", "startup", "wheel")
+SECTIONS = ("throughput", "handoff", "memory", "sets", "rdb", "expiry", "startup", "wheel", "queue")
 QUICK_WORKLOADS = r"^(GET|SET|EVALSHA lock|EVAL lock text|EVALSHA Lua-only)$"
 # redis-benchmark's default tests (issue 17's table): each runs alone on a
 # flushed server, so LPOP, RPOP, SPOP and ZPOPMIN pop from empty keys on
@@ -95,6 +106,7 @@ def workloads():
                             "30000", "owner:1"]),
         ("EVAL lock text", ["eval", lock, "1", "lock:__rand_int__", "30000", "owner:1"]),
         ("EVALSHA Lua-only", ["evalsha", lua_sha, "1", "lock:__rand_int__", "owner:1"]),
+        ("FCALL", ["fcall", "hexists_fn", "1", "lock:__rand_int__", "owner:1"]),
         ("SCRIPT LOAD", ["script", "load", lock]),
     ] + [(t.upper(), ["-t", t]) for t in DEFAULT_TESTS if t not in ("set", "get", "hset", "ping_mbulk")] + \
         GEO_WORKLOADS, [lock, vector(UNLOCK_SHA), LUA_ONLY]
@@ -133,9 +145,9 @@ def free_port():
     return port
 
 
-def server_argv(kind, opt, port):
+def server_argv(kind, opt, port, extra=()):
     binary = opt.latchd if kind == "latchd" else opt.redis
-    return [binary, "--port", str(port), "--save", "", "--appendonly", "no"]
+    return [binary, "--port", str(port), "--save", "", "--appendonly", "no"] + list(extra)
 
 
 def spawn_on_server_core(argv):
@@ -165,9 +177,9 @@ def ping(port, timeout):
 class Server:
     live = []
 
-    def __init__(self, kind, opt):
+    def __init__(self, kind, opt, extra=()):
         self.kind, self.port = kind, free_port()
-        argv = server_argv(kind, opt, self.port)
+        argv = server_argv(kind, opt, self.port, extra)
         self.proc = spawn_on_server_core(argv)
         Server.live.append(self)
         deadline = time.monotonic() + 10
@@ -316,6 +328,7 @@ def section_throughput(servers, opt, res):
     for s in servers.values():
         for body in scripts:
             cli(s.port, "SCRIPT", "LOAD", body)
+        cli(s.port, "FUNCTION", "LOAD", "REPLACE", FCALL_LIB)   # FLUSHALL keeps functions
     for name, args in work:
         for pipeline in (1, 16):
             got = {k: [] for k in KINDS}
@@ -341,8 +354,10 @@ def parse_kv(line, prefix):
             for k, v in (kv.split("=", 1) for kv in line.split()[1:])}
 
 
-def section_handoff(servers, opt, res):
-    tool = os.path.join(opt.build, "bench_handoff")
+def tool_rounds(servers, opt, name, args, seconds, fields, sound):
+    """Run build/bench_<name> on each server, opt.rounds alternating rounds;
+    the median of each field of its last line ("<name> k=v ...")."""
+    tool = os.path.join(opt.build, "bench_" + name)
     if not os.access(tool, os.X_OK):
         raise BenchError("%s not built (cmake -DLATCHD_BENCH=ON)" % tool)
     got = {k: [] for k in KINDS}
@@ -350,22 +365,90 @@ def section_handoff(servers, opt, res):
         for kind in KINDS:
             s = servers[kind]
             cli(s.port, "FLUSHALL")
-            out = run([tool, "--port", str(s.port), "--locks", str(opt.handoff_locks),
-                       "--clients", str(opt.handoff_clients), "--hold-ms", opt.handoff_hold,
-                       "--idle-ms", opt.handoff_idle, "--duration", str(opt.handoff_seconds),
-                       "--warmup", "1"], opt.handoff_seconds + 40, "handoff on %s" % kind)
-            kv = parse_kv(out.strip().splitlines()[-1], "handoff")
-            if kv["handoffs"] == 0 or kv["unmatched"] != 0:
-                raise BenchError("handoff on %s measured nothing sound: %s" % (kind, out.strip()))
+            out = run([tool, "--port", str(s.port)] + args + ["--duration", str(seconds), "--warmup", "1"],
+                      seconds + 40, "%s on %s" % (name, kind))
+            kv = parse_kv(out.strip().splitlines()[-1], name)
+            if not sound(kv):
+                raise BenchError("%s on %s measured nothing sound: %s" % (name, kind, out.strip()))
             got[kind].append(kv)
-    med = {k: {f: statistics.median(r[f] for r in v) for f in
-               ("acq_per_s", "p50_us", "p99_us", "p999_us")} for k, v in got.items()}
+    return {k: {f: statistics.median(r[f] for r in v) for f in fields} for k, v in got.items()}
+
+
+def section_handoff(servers, opt, res):
+    med = tool_rounds(servers, opt, "handoff",
+                      ["--locks", str(opt.handoff_locks), "--clients", str(opt.handoff_clients),
+                       "--hold-ms", opt.handoff_hold, "--idle-ms", opt.handoff_idle],
+                      opt.handoff_seconds, ("acq_per_s", "p50_us", "p99_us", "p999_us"),
+                      lambda kv: kv["handoffs"] > 0 and kv["unmatched"] == 0)
     label = "handoff K=%d N=%d" % (opt.handoff_locks, opt.handoff_clients)
     res.add("handoff", label + " acquisitions/s", med["latchd"]["acq_per_s"],
             med["redis"]["acq_per_s"], "acquisitions/s")
     for p in ("p50", "p99", "p999"):
         res.add("handoff", "%s latency %s" % (label, p), med["latchd"][p + "_us"],
                 med["redis"][p + "_us"], "µs")
+    return label
+
+
+def section_queue_handoff(servers, opt, res):
+    med = tool_rounds(servers, opt, "queue",
+                      ["--consumers", str(opt.queue_consumers), "--producers", str(opt.queue_producers),
+                       "--queues", str(opt.queue_queues)],
+                      opt.queue_seconds, ("msgs_per_s", "p50_us", "p99_us", "p999_us"),
+                      lambda kv: kv["messages"] > 0)
+    label = "queue N=%d P=%d K=%d" % (opt.queue_consumers, opt.queue_producers, opt.queue_queues)
+    res.add("queue", label + " messages/s", med["latchd"]["msgs_per_s"], med["redis"]["msgs_per_s"],
+            "messages/s")
+    for p in ("p50", "p99", "p999"):
+        res.add("queue", "%s handoff %s" % (label, p), med["latchd"][p + "_us"],
+                med["redis"][p + "_us"], "µs")
+    return label
+
+
+def blocked_clients(port):
+    m = re.search(r"^blocked_clients:(\d+)", cli(port, "INFO", "clients"), re.M)
+    return int(m.group(1)) if m else -1
+
+
+def section_queue_memory(opt, res):
+    """n clients parked in BLPOP on n distinct keys, on a fresh server."""
+    n = opt.queue_blocked
+    want = n + 64   # each side: the clients' sockets (the servers raise theirs for maxclients)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < want:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (min(max(want, soft), hard), hard))
+        except (ValueError, OSError):
+            pass
+        if resource.getrlimit(resource.RLIMIT_NOFILE)[0] < want:
+            raise BenchError("need %d file descriptors for %d blocked clients (ulimit -Hn is %d)"
+                             % (want, n, hard))
+    per = {}
+    for kind in KINDS:
+        s = Server(kind, opt, ["--maxclients", str(want)])
+        socks = []
+        try:
+            time.sleep(0.2)
+            rss0, used0 = proc_status_kb(s.proc.pid, "VmRSS"), info_field(s.port, "used_memory")
+            for i in range(n):
+                c = socket.create_connection(("127.0.0.1", s.port))
+                c.sendall(b"*3\r\n$5\r\nBLPOP\r\n$%d\r\nblk:%d\r\n$1\r\n0\r\n" % (len(b"blk:%d" % i), i))
+                socks.append(c)
+            deadline = time.monotonic() + 60
+            while blocked_clients(s.port) != n:
+                if time.monotonic() > deadline:
+                    raise BenchError("%s: %d of %d clients blocked" % (kind, blocked_clients(s.port), n))
+                time.sleep(0.05)
+            time.sleep(0.2)
+            rss1, used1 = proc_status_kb(s.proc.pid, "VmRSS"), info_field(s.port, "used_memory")
+            per[kind] = ((rss1 - rss0) * 1024.0 / n, (used1 - used0) / float(n))
+        finally:
+            for c in socks:
+                c.close()
+            s.stop()
+    label = "%dk clients blocked on %dk keys" % (n // 1000, n // 1000)
+    res.add("queue", "RSS per blocked client (%s)" % label, per["latchd"][0], per["redis"][0], "bytes")
+    res.add("queue", "used_memory per blocked client (%s)" % label, per["latchd"][1], per["redis"][1],
+            "bytes")
     return label
 
 
@@ -464,6 +547,54 @@ def section_memory(opt, res):
     res.add("memory", "RSS per held lock (%s)" % label, per["latchd"][0], per["redis"][0], "bytes")
     res.add("memory", "used_memory per held lock (%s)" % label, per["latchd"][1],
             per["redis"][1], "bytes")
+
+
+def bgsave(port, pid):
+    """Seconds from BGSAVE to its end, and the most the parent's RSS grew
+    (kB) meanwhile, sampled every 10 ms."""
+    rss0 = peak = proc_status_kb(pid, "VmRSS")
+    t0 = time.monotonic()
+    if "started" not in cli(port, "BGSAVE"):
+        raise BenchError("BGSAVE did not start")
+    while "rdb_bgsave_in_progress:1" in cli(port, "INFO", "persistence"):
+        peak = max(peak, proc_status_kb(pid, "VmRSS"))
+        time.sleep(0.01)
+    took = time.monotonic() - t0
+    if "rdb_last_bgsave_status:ok" not in cli(port, "INFO", "persistence"):
+        raise BenchError("BGSAVE failed")
+    return took, peak - rss0
+
+
+def section_rdb(opt, res):
+    n = opt.memory_locks
+    per = {}
+    for kind in KINDS:
+        d = tempfile.mkdtemp(prefix="bench-rdb-")
+        try:
+            s = Server(kind, opt, ["--dir", d])
+            try:
+                cli(s.port, "SCRIPT", "LOAD", vector(LOCK_SHA))
+                load_locks(s.port, n)
+                took, grew = bgsave(s.port, s.proc.pid)
+            finally:
+                s.stop()
+            size = os.path.getsize(os.path.join(d, "dump.rdb"))
+            t0 = time.monotonic()
+            s = Server(kind, opt, ["--dir", d])   # answers PING once loaded
+            loaded = time.monotonic() - t0
+            try:
+                if int(cli(s.port, "DBSIZE")) != n:
+                    raise BenchError("%s loaded a different number of locks" % kind)
+            finally:
+                s.stop()
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+        per[kind] = (took * 1000, grew * 1024.0 / n, size / float(n), loaded * 1000)
+    label = "%dk held locks" % (n // 1000)
+    for i, (fig, unit) in enumerate((("BGSAVE time", "ms"), ("parent RSS growth during BGSAVE per lock", "bytes"),
+                                     ("dump file size per lock", "bytes"), ("start-up loading the file", "ms"))):
+        res.add("rdb", "%s (%s)" % (fig, label), per["latchd"][i], per["redis"][i], unit)
+    return label
 
 
 def section_expiry(servers, opt, res):
@@ -610,6 +741,10 @@ def target_rows(res, opt, labels):
         got = [g for g in got if g[0] is not None]
         row("GEOADD/GEOSEARCH -P%d (worse)" % p, "%.2f× (%s)" % min(got) if got else None, "≥ 1.0×",
             min(got)[0] >= 1.0 if got else None)
+    f = rps("FCALL -P16")
+    row("FCALL -P16 (vs the EVALSHA Lua-path ratio)", None if f is None or r is None else
+        "%.2f× (EVALSHA Lua-only %.2f×)" % (f, r), "FCALL ≥ 1.0× the EVALSHA Lua-path ratio",
+        None if f is None or r is None else f >= r)
     l, rr = res.get("RSS per held lock (%dk held locks)" % (opt.memory_locks // 1000))
     row("RSS per held lock", None if l is None else "%.0f B (%.2f×)" % (l, l / rr),
         "≤ 0.5× redis-server and ≤ 96 B", None if l is None else l / rr <= 0.5 and l <= 96)
@@ -619,11 +754,27 @@ def target_rows(res, opt, labels):
         row("set memory, %s" % label, None if lr is None else
             "RSS %.1f B (%.2f×), used_memory %.1f B (%.2f×)" % (lr, lr / rr, lu, lu / ru),
             "≤ redis-server (RSS and used_memory)", met)
+    rdb = labels.get("rdb", "?")
+    figs = [res.get("%s (%s)" % (f, rdb)) for f in
+            ("BGSAVE time", "dump file size per lock", "start-up loading the file")]
+    done = [f for f in figs if f[0] is not None]
+    row("dump file of held locks: BGSAVE time, file size, load time", None if not done else
+        ", ".join("%.2f×" % (l / r) for l, r in done), "each ≤ redis-server",
+        None if not done else all(l <= r for l, r in done))
     l, rr = res.get("%s p99" % labels.get("expiry", "?"))
     row("expired-event lateness p99", None if l is None else "%.1f ms (redis %.1f ms)" % (l, rr),
         "≤ 2 ms", None if l is None else l <= 2)
     l, rr = res.get("%s latency p99" % labels.get("handoff", "?"))
     row("handoff p99", None if l is None else "%.0f µs (redis %.0f µs)" % (l, rr),
+        "≤ redis-server", None if l is None else l <= rr)
+    l, rr = res.get("%s messages/s" % labels.get("queue", "?"))
+    row("queue messages/s (BLPOP consumers)", None if l is None else "%.2f× (%.0f vs %.0f)" % (l / rr, l, rr),
+        "≥ 1.0× redis-server", None if l is None else l >= rr)
+    l, rr = res.get("%s handoff p99" % labels.get("queue", "?"))
+    row("queue handoff p99", None if l is None else "%.0f µs (redis %.0f µs)" % (l, rr),
+        "≤ redis-server", None if l is None else l <= rr)
+    l, rr = res.get("RSS per blocked client (%s)" % labels.get("queue_mem", "?"))
+    row("memory per blocked client (RSS)", None if l is None else "%.0f B (redis %.0f B)" % (l, rr),
         "≤ redis-server", None if l is None else l <= rr)
     l, rr = res.get("start to first PING (median of %d)" % opt.startup_runs)
     row("start to first PING", None if l is None else "%.2f ms (redis %.2f ms)" % (l, rr),
@@ -748,6 +899,11 @@ def parse_args(argv):
     ap.add_argument("--handoff-idle", default="0-1", help="time between unlock and next lock, ms")
     ap.add_argument("--handoff-seconds", type=float, default=10)
     ap.add_argument("--memory-locks", type=int, default=1000000)
+    ap.add_argument("--queue-consumers", type=int, default=50)
+    ap.add_argument("--queue-producers", type=int, default=4)
+    ap.add_argument("--queue-queues", type=int, default=10)
+    ap.add_argument("--queue-seconds", type=float, default=10)
+    ap.add_argument("--queue-blocked", type=int, default=10000)
     ap.add_argument("--expiry-keys", type=int, default=100000)
     ap.add_argument("--startup-runs", type=int, default=20)
     ap.add_argument("--wheel-ops", type=int, default=2000000)
@@ -755,7 +911,7 @@ def parse_args(argv):
     opt = ap.parse_args(argv)
     opt.wheel_sizes = [1000, 100000, 10000000]
     if opt.quick:
-        opt.rounds, opt.requests, opt.handoff_seconds = 1, 100000, 3
+        opt.rounds, opt.requests, opt.handoff_seconds, opt.queue_seconds = 1, 100000, 3, 3
         opt.memory_locks, opt.expiry_keys, opt.wheel_ops, opt.callgrind = 200000, 100000, 500000, False
         opt.only = opt.only or QUICK_WORKLOADS
     opt.sections = [s.strip() for s in opt.sections.split(",") if s.strip()]
@@ -778,7 +934,7 @@ def main(argv):
     signal.signal(signal.SIGTERM, lambda *a: sys.exit("bench: terminated"))
     res, labels = Results(), {}
     try:
-        if {"throughput", "handoff", "expiry"} & set(opt.sections):
+        if {"throughput", "handoff", "expiry", "queue"} & set(opt.sections):
             servers = {k: Server(k, opt) for k in KINDS}
             if "throughput" in opt.sections:
                 print("throughput (redis-benchmark)", file=sys.stderr)
@@ -789,13 +945,22 @@ def main(argv):
             if "expiry" in opt.sections:
                 print("expiry lateness", file=sys.stderr)
                 labels["expiry"] = section_expiry(servers, opt, res)
+            if "queue" in opt.sections:
+                print("producer/consumer queue (BLPOP)", file=sys.stderr)
+                labels["queue"] = section_queue_handoff(servers, opt, res)
             Server.stop_all()
+        if "queue" in opt.sections:
+            print("blocked clients' memory", file=sys.stderr)
+            labels["queue_mem"] = section_queue_memory(opt, res)
         if "memory" in opt.sections:
             print("memory", file=sys.stderr)
             section_memory(opt, res)
         if "sets" in opt.sections:
             print("set memory", file=sys.stderr)
             section_sets(opt, res)
+        if "rdb" in opt.sections:
+            print("dump file", file=sys.stderr)
+            labels["rdb"] = section_rdb(opt, res)
         if "startup" in opt.sections:
             print("start-up", file=sys.stderr)
             section_startup(opt, res)

@@ -83,7 +83,7 @@ static void file_round_trip(const uint8_t *data, size_t size)
     memcpy(file, "REDIS0010", 9);
     memcpy(file + 9, data, size);
     store *s = store_create(frozen_clock, NULL), *again = store_create(frozen_clock, NULL);
-    if (persist_rdb_load(file, size + 9, 1, load_into, s) == PERSIST_OK) {
+    if (persist_rdb_load(file, size + 9, 1, load_into, NULL, s) == PERSIST_OK) {
         FUZZ_CHECK(fuzz_check_store(s) == store_size(s));
         persist_buf out = {0};
         persist_rdb_writer w;
@@ -91,7 +91,7 @@ static void file_round_trip(const uint8_t *data, size_t size)
         persist_rdb_begin(&w, &opts, &aux, to_buf, &out);
         persist_rdb_db(&w, 0, s);
         FUZZ_CHECK(persist_rdb_end(&w) == PERSIST_OK);
-        FUZZ_CHECK(persist_rdb_load(out.p, out.len, 1, load_into, again) == PERSIST_OK);
+        FUZZ_CHECK(persist_rdb_load(out.p, out.len, 1, load_into, NULL, again) == PERSIST_OK);
         FUZZ_CHECK(store_size(again) == store_size(s));
         persist_buf_free(&out);
     }

@@ -318,6 +318,11 @@ COMMAND_TABLE = {
     "config|set": (-4, 0, 0, 0, None), "command|count": (2, 0, 0, 0, None),
     "command|info": (-2, 0, 0, 0, None), "command|docs": (-2, 0, 0, 0, None),
     "function|flush": (-2, 0, 0, 0, "write"), "function|list": (-2, 0, 0, 0, None),
+    "fcall": (-3, 0, 0, 0, None), "fcall_ro": (-3, 0, 0, 0, "readonly"),
+    "function|load": (-3, 0, 0, 0, "write"), "function|delete": (3, 0, 0, 0, "write"),
+    "function|restore": (-3, 0, 0, 0, "write"), "function|dump": (2, 0, 0, 0, None),
+    "function|kill": (2, 0, 0, 0, None), "function|stats": (2, 0, 0, 0, None),
+    "function|help": (2, 0, 0, 0, None),
 }
 
 

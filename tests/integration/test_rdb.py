@@ -225,3 +225,55 @@ def test_latchd_only_corrupt_file_refuses_to_start(latchd_factory, tmp_path):
     assert "Wrong RDB checksum. Aborting now." in srv.log()
     os.unlink(path)
     srv._start()   # the fixture stops a running server
+
+
+def test_changes_since_last_save_count_real_changes(server):
+    r = server.client()
+    dirty = lambda: info_persistence(r)["rdb_changes_since_last_save"]
+    start = dirty()
+    r.setbit("b", 0, 0)         # a new key: one change
+    r.set("s", "v")
+    assert dirty() == start + 2
+    r.setbit("b", 0, 0)         # no change, no count
+    assert dirty() == start + 2
+    r.setbit("b", 0, 1)
+    assert dirty() == start + 3
+
+
+LIB = "#!lua name=rdblib\nredis.register_function('hello', function() return 'hi' end)"
+
+
+def test_function_libraries_go_into_the_file(server_factory):
+    srv = server_factory()
+    raw = srv.raw()
+    assert raw.cmd("FUNCTION", "LOAD", LIB) == b"$6\r\nrdblib\r\n"
+    raw.cmd("SET", "k", "v")
+    assert raw.cmd("DEBUG", "RELOAD") == b"+OK\r\n"
+    assert raw.cmd("FCALL", "hello", "0") == b"$2\r\nhi\r\n"
+    # without FLUSH the library and the key are there already: refused, unless MERGE
+    assert raw.cmd("DEBUG", "RELOAD", "NOFLUSH") == \
+        b"-ERR Error trying to load the RDB dump\r\n"
+    assert raw.cmd("DEBUG", "RELOAD", "NOFLUSH", "MERGE") == b"+OK\r\n"
+    assert raw.cmd("FCALL", "hello", "0") == b"$2\r\nhi\r\n"
+    assert raw.cmd("FUNCTION", "FLUSH") == b"+OK\r\n"
+    assert raw.cmd("DEBUG", "RELOAD", "NOSAVE") == b"+OK\r\n"   # the file still has it
+    assert raw.cmd("FCALL", "hello", "0") == b"$2\r\nhi\r\n"
+
+
+@pytest.mark.parametrize("src,dst", [("latchd", "redis"), ("redis", "latchd")])
+def test_latchd_only_function_libraries_cross_with_redis(src, dst):
+    a = Server(src)
+    try:
+        raw = a.raw()
+        raw.cmd("FUNCTION", "LOAD", LIB)
+        assert raw.cmd("SAVE") == b"+OK\r\n"
+        b = Server(dst)
+        try:
+            shutil.copy(os.path.join(a.dir, "dump.rdb"), os.path.join(b.dir, "dump.rdb"))
+            b.stop()
+            b._start()
+            assert b.raw().cmd("FCALL", "hello", "0") == b"$2\r\nhi\r\n"
+        finally:
+            b.cleanup()
+    finally:
+        a.cleanup()

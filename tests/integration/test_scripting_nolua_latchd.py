@@ -6,6 +6,7 @@ import os
 import pytest
 
 from script_util import script_runs, vector as vector_text
+from test_dump_restore import crc64
 
 pytestmark = pytest.mark.skipif(os.environ.get("LATCHD_NOLUA") != "1",
                                 reason="needs a -DLATCHD_LUA=OFF latchd (scripts/test runs it)")
@@ -129,3 +130,18 @@ def test_nolua_lock_family_paths(nolua, what, prefix, native):
     is refused as having none."""
     reply = nolua.cmd("EVAL", vector_text(prefix), "2", "fam-a", "fam-b", "30000", "owner:1")
     assert reply.startswith(NO_NATIVE) != native, (what, reply)
+
+
+def test_nolua_functions_say_they_need_lua(nolua):
+    code = "#!lua name=l\nredis.register_function('f', function() return 1 end)"
+    assert nolua.cmd("FUNCTION", "LOAD", code) == (
+        b"-ERR This latchd was built without Lua: functions need Lua\r\n")
+    assert nolua.cmd("FUNCTION", "LIST") == b"*0\r\n"
+    assert nolua.cmd("FCALL", "f", "0") == b"-ERR Function not found\r\n"
+    # a payload of a Lua build (or of redis-server) is refused the same way
+    body = code.encode()
+    payload = b"\xf5" + bytes([0x40 | (len(body) >> 8), len(body) & 0xff]) + body + b"\x0a\x00"
+    payload += crc64(payload).to_bytes(8, "little")
+    assert nolua.cmd("FUNCTION", "RESTORE", payload) == (
+        b"-ERR This latchd was built without Lua: functions need Lua\r\n")
+    assert nolua.cmd("FUNCTION", "RESTORE", b"x" + payload[1:]).startswith(b"-ERR DUMP payload")

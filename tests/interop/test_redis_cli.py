@@ -263,3 +263,19 @@ def test_repl_hints_come_from_command_docs(repl, server):
     for name in ("XADD", "GEOADD", "PEXPIRE", "HSET"):
         documented = parse(conn.cmd("COMMAND", "DOCS", name)) != []
         assert bool(repl.hint_for(name + " ")) == documented, (name, documented)
+
+
+def test_user_and_pass(cli, server):
+    """--user/--pass send AUTH user pass; a wrong one is refused with WRONGPASS."""
+    admin = server.raw()
+    assert admin.cmd("ACL", "SETUSER", "cli-user", "on", ">pw", "~app:*", "+@all") == b"+OK\r\n"
+    try:
+        auth = ["--user", "cli-user", "--pass", "pw", "--no-auth-warning"]
+        assert out(cli, *auth, "ACL", "WHOAMI") == "cli-user\n"
+        assert out(cli, *auth, "SET", "app:1", "v") == "OK\n"
+        assert out(cli, *auth, "GET", "other") == (
+            "NOPERM this user has no permissions to access one of the keys used as arguments\n\n")
+        status, stdout, stderr = cli("--user", "cli-user", "--pass", "bad", "--no-auth-warning", "PING")
+        assert "WRONGPASS" in stdout + stderr
+    finally:
+        admin.cmd("ACL", "DELUSER", "cli-user")

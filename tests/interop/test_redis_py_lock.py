@@ -193,3 +193,22 @@ def test_scripts_reload_after_script_flush(server):
     r.script_flush()
     lock.release()
     assert r.exists("py:res") == 0
+
+
+def test_lock_as_an_acl_user(server):
+    # redis-py's username= (AUTH user pass): its Lock works within the user's
+    # keys, and a key outside them is refused with Redis's NOPERM text
+    admin = server.client()
+    admin.execute_command("ACL", "SETUSER", "py-app", "on", ">pw", "~py:*", "+@all")
+    try:
+        r = server.client(username="py-app", password="pw")
+        lock = r.lock("py:res", timeout=10)
+        assert lock.acquire(blocking=False) and lock.owned()
+        lock.extend(5)
+        lock.release()
+        with pytest.raises(redis.exceptions.NoPermissionError, match="no permissions to access one of the keys"):
+            r.lock("other:res", timeout=10).acquire(blocking=False)
+        with pytest.raises(redis.exceptions.ResponseError, match="WRONGPASS"):
+            server.client(username="py-app", password="bad").ping()
+    finally:
+        admin.execute_command("ACL", "DELUSER", "py-app")

@@ -319,7 +319,7 @@ static void test_file_round_trip(void **state)
     assert_int_equal(file.p[file.len - 9], 0xFF);   /* EOF, then the CRC */
 
     loaded l = {store_create(clock_fn, NULL), -1, 0, 0};
-    assert_int_equal(persist_rdb_load(file.p, file.len, 1, load_into, &l), PERSIST_OK);
+    assert_int_equal(persist_rdb_load(file.p, file.len, 1, load_into, NULL, &l), PERSIST_OK);
     assert_int_equal(l.keys, 2);
     assert_int_equal(l.db, 5);
     assert_int_equal(l.deadline, 99999);
@@ -330,12 +330,12 @@ static void test_file_round_trip(void **state)
     /* a flipped CRC byte: refused when checked, loaded when not */
     file.p[file.len - 1] ^= 1;
     loaded l2 = {store_create(clock_fn, NULL), -1, 0, 0};
-    assert_int_equal(persist_rdb_load(file.p, file.len, 1, load_into, &l2), PERSIST_ERR_CHECKSUM);
-    assert_int_equal(persist_rdb_load(file.p, file.len, 0, load_into, &l2), PERSIST_OK);
+    assert_int_equal(persist_rdb_load(file.p, file.len, 1, load_into, NULL, &l2), PERSIST_ERR_CHECKSUM);
+    assert_int_equal(persist_rdb_load(file.p, file.len, 0, load_into, NULL, &l2), PERSIST_OK);
     /* cut anywhere: refused */
     for (size_t cut = 0; cut < file.len - 8; cut++) {
         loaded l3 = {store_create(clock_fn, NULL), -1, 0, 0};
-        assert_int_equal(persist_rdb_load(file.p, cut, 1, load_into, &l3), PERSIST_ERR_FORMAT);
+        assert_int_equal(persist_rdb_load(file.p, cut, 1, load_into, NULL, &l3), PERSIST_ERR_FORMAT);
         store_destroy(l3.st);
     }
     /* a sink that fails makes end say so */

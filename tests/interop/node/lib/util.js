@@ -3,6 +3,7 @@
 'use strict';
 
 const Redis = require('ioredis');
+const { createClient } = require('redis');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -33,6 +34,15 @@ class Closer {
     const client = new Redis({ ...server.options, ...extra });
     client.on('error', () => {}); // reconnect noise when a server is stopped on purpose
     return this.add(client, (c) => (c.status === 'ready' ? c.quit() : c.disconnect()));
+  }
+
+  // A connected node-redis client (no reconnects), closed by closeAll().
+  async nodeRedis(server, options = {}) {
+    const client = createClient({ socket: { ...server.options, reconnectStrategy: false }, ...options });
+    client.on('error', () => {});
+    this.add(client, (c) => (c.isOpen ? c.quit() : undefined));
+    await client.connect();
+    return client;
   }
 
   async closeAll() {

@@ -57,6 +57,41 @@ for (const kind of KINDS) {
         assert.match(await client.info('server'), /^# Server\r\n(.*\r\n)*redis_version:/);
       });
 
+      it('BLPOP / BRPOPLPUSH / BZPOPMIN consumers', async () => {
+        // a consumer connection parks in the blocking command until a push
+        const consumer = await connect();
+        const blocked = (n) => async () => new RegExp(`\r\nblocked_clients:${n}\r\n`).test(await admin.info('clients'));
+        const popped = consumer.blpop('q', 0);
+        await waitFor('BLPOP to block', blocked(1));
+        assert.equal(await client.rpush('q', 'a', 'b'), 2);
+        assert.deepEqual(await popped, ['q', 'a']);
+        assert.deepEqual(await client.lrange('q', 0, -1), ['b']);
+        assert.equal(await consumer.blpop('none', 0.05), null);
+        const moved = consumer.brpoplpush('src', 'dst', 0);
+        await waitFor('BRPOPLPUSH to block', blocked(1));
+        await client.lpush('src', 'job');
+        assert.equal(await moved, 'job');
+        assert.deepEqual(await client.lrange('dst', 0, -1), ['job']);
+        const z = consumer.bzpopmin('z', 5);
+        await waitFor('BZPOPMIN to block', blocked(1));
+        await client.zadd('z', 2.5, 'm');
+        assert.deepEqual(await z, ['z', 'm', '2.5']);
+        await waitFor('nobody blocked', blocked(0));
+      });
+
+      it('ACL user (username option)', async () => {
+        assert.equal(await admin.call('ACL', 'SETUSER', 'io-app', 'on', '>pw', '~app:*', '+@all', '-flushall'), 'OK');
+        try {
+          const app = await connect({ username: 'io-app', password: 'pw' });
+          assert.equal(await app.call('ACL', 'WHOAMI'), 'io-app');
+          assert.equal(await app.set('app:1', 'v'), 'OK');
+          await assert.rejects(app.get('other'), /NOPERM this user has no permissions to access one of the keys/);
+          await assert.rejects(app.flushall(), /NOPERM this user has no permissions to run the 'flushall' command/);
+        } finally {
+          await admin.call('ACL', 'DELUSER', 'io-app');
+        }
+      });
+
       it('SET NX PX', async () => {
         assert.equal(await client.set('k-nx', 'one', 'PX', 2000, 'NX'), 'OK');
         assert.equal(await client.set('k-nx', 'two', 'PX', 2000, 'NX'), null);

@@ -5,7 +5,7 @@
 
 const { describe, it, before, after, beforeEach } = require('node:test');
 const assert = require('node:assert/strict');
-const { createClient, defineScript } = require('redis');
+const { defineScript } = require('redis');
 const { KINDS, startServers, stopServers } = require('../lib/servers');
 const { waitFor, Closer } = require('../lib/util');
 
@@ -29,13 +29,7 @@ for (const kind of KINDS) {
       let admin;
       let client;
       const closer = new Closer();
-      const connect = async (extra = {}) => {
-        const c = createClient({ socket: { ...server.options, reconnectStrategy: false }, RESP, ...extra });
-        c.on('error', () => {});
-        closer.add(c, (x) => (x.isOpen ? x.quit() : undefined));
-        await c.connect();
-        return c;
-      };
+      const connect = (extra = {}) => closer.nodeRedis(server, { RESP, ...extra });
 
       before(async () => {
         [server] = await startServers(kind);
@@ -62,6 +56,44 @@ for (const kind of KINDS) {
         assert.match(info, /^# Server\r\n/);
         assert.match(info, /\r\nredis_version:\d+\.\d+\.\d+\r\n/);
         assert.match(info, /\r\nloading:0\r\n/);
+      });
+
+      it('BLPOP / BLMOVE / BZPOPMIN consumers', async () => {
+        // a consumer connection parks in the blocking command until a push
+        const consumer = await connect();
+        const blocked = (n) => async () => new RegExp(`\r\nblocked_clients:${n}\r\n`).test(await admin.info('clients'));
+        const popped = consumer.blPop('q', 0);
+        await waitFor('BLPOP to block', blocked(1));
+        assert.equal(await client.rPush('q', ['a', 'b']), 2);
+        assert.deepEqual({ ...(await popped) }, { key: 'q', element: 'a' });
+        assert.equal(await consumer.blPop('none', 0.05), null);
+        const moved = consumer.blMove('src', 'dst', 'RIGHT', 'LEFT', 0);
+        await waitFor('BLMOVE to block', blocked(1));
+        await client.lPush('src', 'job');
+        assert.equal(await moved, 'job');
+        assert.deepEqual(await client.lRange('dst', 0, -1), ['job']);
+        const z = consumer.bzPopMin('z', 5);
+        await waitFor('BZPOPMIN to block', blocked(1));
+        await client.zAdd('z', { score: 2.5, value: 'm' });
+        assert.deepEqual({ ...(await z) }, { key: 'z', value: 'm', score: 2.5 });
+        await waitFor('nobody blocked', blocked(0));
+      });
+
+      it('ACL user (username option)', async () => {
+        const name = `nr-app-${RESP}`;
+        assert.equal(await admin.sendCommand(['ACL', 'SETUSER', name, 'on', '>pw', '~app:*', '+@all', '-flushall']), 'OK');
+        try {
+          const app = await connect({ username: name, password: 'pw' });
+          assert.equal(String(await app.sendCommand(['ACL', 'WHOAMI'])), name);
+          assert.equal(await app.set('app:1', 'v'), 'OK');
+          await assert.rejects(app.get('other'), /NOPERM this user has no permissions to access one of the keys/);
+          await assert.rejects(app.flushAll(), /NOPERM this user has no permissions to run the 'flushall' command/);
+          const wrong = createClient({ socket: { ...server.options, reconnectStrategy: false }, RESP, username: name, password: 'bad' });
+          wrong.on('error', () => {});
+          await assert.rejects(wrong.connect(), /WRONGPASS/);
+        } finally {
+          await admin.sendCommand(['ACL', 'DELUSER', name]);
+        }
       });
 
       it('SET NX PX', async () => {
