@@ -182,6 +182,7 @@ typedef struct persist_rdb_writer {
     persist_rdb_sink sink;
     void *sink_ctx;
     void (*after_key)(void *sink_ctx);   /* NULL, or called after each key */
+    size_t streams_left_out;  /* stream keys, which files cannot hold yet */
     int failed;
 } persist_rdb_writer;
 

@@ -443,8 +443,12 @@ static void put_key(store_key *k, void *ctx)
 {
     persist_rdb_writer *w = ctx;
     /* Streams have no RDB encoding yet (Redis's listpack-based
-     * RDB_TYPE_STREAM_LISTPACKS_2): they are left out of the file. */
-    if (store_key_type(k) == STORE_STREAM) return;
+     * RDB_TYPE_STREAM_LISTPACKS_2): they are left out of the file, and
+     * counted, so the saver can say so. */
+    if (store_key_type(k) == STORE_STREAM) {
+        w->streams_left_out++;
+        return;
+    }
     int64_t deadline = store_key_deadline(k);
     if (deadline != STORE_NO_DEADLINE) {
         unsigned char ms[9] = {RDB_OP_EXPIRETIME_MS};
