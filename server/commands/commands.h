@@ -161,6 +161,8 @@ void cmd_sort_ro(client *c);
 
 /* object.c */
 void cmd_object(client *c);
+void cmd_memory(client *c);
+extern const command memory_subcommands[];
 void cmd_touch(client *c);
 extern const command object_subcommands[];
 /* OBJECT REFCOUNT's answer: Redis shares the integers 0..9999. */

@@ -99,6 +99,7 @@ static const command table[] = {
      "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA] [STORE destination]", NULL},
     {"sort_ro", cmd_sort_ro, -2, R | MK, 1, 1, 1, "generic", "7.0.0", "Sort the elements in a list, set or sorted set. Read-only variant of SORT.",
      "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA]", NULL},
+    {"memory", cmd_memory, -2, CT, 0, 0, 0, "server", "4.0.0", "A container for memory diagnostics commands", NULL, memory_subcommands},
     {"object", cmd_object, -2, CT, 0, 0, 0, "generic", "2.2.3", "A container for object introspection commands", NULL, object_subcommands},
     {"touch", cmd_touch, -2, R | F, 1, -1, 1, "generic", "3.2.1", "Alters the last access time of a key(s). Returns the number of existing keys specified.", "key [key ...]", NULL},
     {"persist", cmd_persist, 2, W | F, 1, 1, 1, "generic", "2.2.0", "Remove the expiration from a key", "key", NULL},
