@@ -53,6 +53,12 @@ static void reply_stat(client *c, const char *name, long long v)
     reply_int(c, v);
 }
 
+static void reply_ratio(client *c, const char *name, double v)
+{
+    reply_bulk_cstr(c, name);
+    reply_double(c, v);
+}
+
 /* Redis's 27 fields and one map per used database; latchd has no
  * replication, AOF, cluster links or allocator fragmentation to report
  * (zeros, ratios of 1), and counts keys and clients from its own books. */
@@ -100,24 +106,18 @@ static void memory_stats(client *c)
     reply_stat(c, "keys.count", (long long)keys);
     reply_stat(c, "keys.bytes-per-key", keys ? (long long)(dataset / keys) : 0);
     reply_stat(c, "dataset.bytes", (long long)dataset);
-    reply_bulk_cstr(c, "dataset.percentage");
-    reply_double(c, used ? 100.0 * (double)dataset / (double)used : 0);
-    reply_bulk_cstr(c, "peak.percentage");
-    reply_double(c, s->stat_peak_memory ? 100.0 * (double)used / (double)s->stat_peak_memory : 0);
+    reply_ratio(c, "dataset.percentage", used ? 100.0 * (double)dataset / (double)used : 0);
+    reply_ratio(c, "peak.percentage", s->stat_peak_memory ? 100.0 * (double)used / (double)s->stat_peak_memory : 0);
     reply_stat(c, "allocator.allocated", (long long)used);
     reply_stat(c, "allocator.active", (long long)used);
     reply_stat(c, "allocator.resident", (long long)used);
-    reply_bulk_cstr(c, "allocator-fragmentation.ratio");
-    reply_double(c, 1);
+    reply_ratio(c, "allocator-fragmentation.ratio", 1);
     reply_stat(c, "allocator-fragmentation.bytes", 0);
-    reply_bulk_cstr(c, "allocator-rss.ratio");
-    reply_double(c, 1);
+    reply_ratio(c, "allocator-rss.ratio", 1);
     reply_stat(c, "allocator-rss.bytes", 0);
-    reply_bulk_cstr(c, "rss-overhead.ratio");
-    reply_double(c, 1);
+    reply_ratio(c, "rss-overhead.ratio", 1);
     reply_stat(c, "rss-overhead.bytes", 0);
-    reply_bulk_cstr(c, "fragmentation");
-    reply_double(c, 1);
+    reply_ratio(c, "fragmentation", 1);
     reply_stat(c, "fragmentation.bytes", 0);
 }
 
