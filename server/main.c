@@ -55,6 +55,10 @@ static void on_signal(uv_signal_t *h, int signum)
     static int stopping;   /* saved already: a later signal just waits for the exit */
     if (stopping) return;
     log_msg(&srv->s, LOG_WARNING, "Received %s scheduling shutdown...", signum == SIGINT ? "SIGINT" : "SIGTERM");
+    if (srv->s.cron_paused) {   /* Redis shuts down from its cron: later, or never if aborted */
+        srv->s.shutdown_asap = 1;
+        return;
+    }
     if (rdb_shutdown_save(&srv->s, 0, 0, 0) != 0) return;   /* as Redis: no exit while the save fails */
     stopping = 1;
     latchd_stop(srv);

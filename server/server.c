@@ -252,6 +252,7 @@ void server_expire_reschedule(server *s)
 static void on_idle_check(uv_timer_t *t)
 {
     server *s = t->data;
+    if (s->cron_paused) return;
     uint64_t limit = (uint64_t)s->cfg.timeout * 1000u, now = server_now_ms(s);
     if (limit == 0) return;
     for (client *c = s->clients, *next; c; c = next) {
@@ -277,6 +278,7 @@ void server_idle_timer_update(server *s)
 static void on_obuf_check(uv_timer_t *t)
 {
     server *s = t->data;
+    if (s->cron_paused) return;
     int over = 0;
     for (client *c = s->clients, *next; c; c = next) {
         next = c->next;

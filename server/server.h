@@ -299,6 +299,10 @@ struct server {
     uint64_t frozen_now_ms;      /* nonzero: the clock reads this (FREEZE, fuzzing) */
     int64_t clock_offset_ms;     /* LATCHD.CLOCK: added to the real clock */
     int active_expire;           /* the wheel reclaims keys (DEBUG SET-ACTIVE-EXPIRE) */
+    int cron_paused;             /* DEBUG PAUSE-CRON: the periodic checks (idle clients, soft output
+                                    limits, save points, tracking-table trimming) and a signal's
+                                    shutdown wait */
+    int shutdown_asap;           /* a signal's shutdown waits for the cron (SHUTDOWN ABORT cancels) */
     uint64_t start_ms;
     /* the dump file (persist/rdb_file.c) */
     uint64_t lastsave_s;         /* the last successful save, or the start */

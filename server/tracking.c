@@ -402,6 +402,13 @@ void tracking_after_command(client *c)
 /* Redis's cron goes on trimming while no command comes: the flush does it. */
 static void on_tracking_timer(uv_timer_t *h) { net_flush_pending(h->data); }
 
+/* Between commands, trimming is the cron's work (DEBUG PAUSE-CRON stops
+ * it); before a command it always runs. */
+static void cron_limit(server *s)
+{
+    if (!s->cron_paused) tracking_limit(s);
+}
+
 void tracking_limit(server *s)
 {
     struct tracking_state *t = s->tracking;
@@ -479,7 +486,7 @@ static void broadcast_prefix(server *s, bcast_prefix *p, resp_buf *all, resp_buf
 void tracking_before_sleep(server *s)
 {
     struct tracking_state *t = s->tracking;
-    tracking_limit(s);
+    cron_limit(s);
     if (!t->bcast_pending) {
         close_doomed(s);   /* over their limit by an expiry's invalidation, say */
         return;

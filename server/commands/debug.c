@@ -1,5 +1,5 @@
 /* debug.c - the DEBUG subcommands test suites use (SLEEP, RELOAD, DIGEST,
- * DIGEST-VALUE, SET-ACTIVE-EXPIRE, OBJECT, LISTPACK,
+ * DIGEST-VALUE, PAUSE-CRON, SET-ACTIVE-EXPIRE, OBJECT, LISTPACK,
  * QUICKLIST-PACKED-THRESHOLD, HELP), allowed as enable-debug-command says. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,6 +205,18 @@ static void debug_digest_value(client *c)
     }
 }
 
+/* Redis's serverCron, paused: the periodic checks stop, and a signal's
+ * shutdown waits; unpausing runs a pending one, as the next cron would. */
+static void debug_pause_cron(client *c)
+{
+    char num[64];
+    arg_cstr(&c->argv[2], num, sizeof(num));
+    server *s = c->srv;
+    s->cron_paused = atoi(num) != 0;
+    reply_ok(c);
+    if (!s->cron_paused && s->shutdown_asap && rdb_shutdown_save(s, 0, 0, 0) == 0) server_shutdown(s);
+}
+
 /* 0 leaves expired keys to lazy expiry on access; the wheel stops firing. */
 static void debug_set_active_expire(client *c)
 {
@@ -384,6 +396,7 @@ static const command debug_subcommands[] = {
     {"help", debug_help, 2, 0, 0, 0, 0, "server", "1.0.0", "Show helpful text about the different subcommands", NULL, NULL},
     {"digest", debug_digest, 2, 0, 0, 0, 0, "server", "1.0.0", "The digest of the whole dataset, as Redis computes it", NULL, NULL},
     {"digest-value", debug_digest_value, -2, 0, 0, 0, 0, "server", "1.0.0", "The digest of each key's value", "key [key ...]", NULL},
+    {"pause-cron", debug_pause_cron, 3, 0, 0, 0, 0, "server", "1.0.0", "Pause or resume the periodic checks", "0|1", NULL},
     {"reload", debug_reload, -2, 0, 0, 0, 0, "server", "1.0.0", "Save the dataset, empty it and load it back", "[MERGE] [NOFLUSH] [NOSAVE]", NULL},
     {"sleep", debug_sleep, 3, 0, 0, 0, 0, "server", "1.0.0", "Stop the server for some seconds", "seconds", NULL},
     {"object", debug_object, 3, 0, 0, 0, 0, "server", "1.0.0", "Show low-level information about a key", "key", NULL},

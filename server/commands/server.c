@@ -600,8 +600,8 @@ void cmd_role(client *c)
 void cmd_shutdown(client *c)
 {
     /* Redis 7.0's rules: ABORT stands alone, SAVE and NOSAVE exclude each
-     * other. With no persistence and no delayed shutdown, ABORT never finds
-     * one in progress. */
+     * other. ABORT finds a shutdown in progress only when a signal's waits
+     * for a paused cron (DEBUG PAUSE-CRON). */
     int save = 0, nosave = 0, other = 0, abort_req = 0, force = 0;
     for (int i = 1; i < c->argc; i++) {
         if (arg_is(&c->argv[i], "NOSAVE")) nosave = 1;
@@ -619,7 +619,13 @@ void cmd_shutdown(client *c)
         return;
     }
     if (abort_req) {
-        reply_error(c, "ERR No shutdown in progress.");
+        if (!c->srv->shutdown_asap) {
+            reply_error(c, "ERR No shutdown in progress.");
+            return;
+        }
+        c->srv->shutdown_asap = 0;
+        log_msg(c->srv, LOG_WARNING, "Shutdown manually aborted.");
+        reply_ok(c);
         return;
     }
     log_msg(c->srv, LOG_WARNING, "User requested shutdown...");

@@ -189,7 +189,7 @@ void rdb_wait_child(server *s)
 static void on_save_check(uv_timer_t *t)
 {
     server *s = t->data;
-    if (s->rdb_child) return;
+    if (s->rdb_child || s->cron_paused) return;
     if (s->rdb_bgsave_scheduled) {
         s->rdb_bgsave_scheduled = 0;
         rdb_bgsave(s);

@@ -149,3 +149,27 @@ def test_debug_digest_is_redis_digest(server, reference_redis):
     assert got[-1] == b"0" * 40
     mine.flushall()
     assert mine.execute_command("DEBUG", "DIGEST") == b"0" * 40
+
+
+def test_pause_cron_holds_a_signals_shutdown(server_factory):
+    """With the cron paused a SIGTERM's shutdown waits: SHUTDOWN ABORT
+    cancels it, and unpausing runs one still pending (Redis's serverCron)."""
+    import signal
+    import time
+    srv = server_factory()
+    conn = srv.raw()
+    assert conn.cmd("SHUTDOWN", "ABORT") == b"-ERR No shutdown in progress.\r\n"
+    assert conn.cmd("DEBUG", "PAUSE-CRON", "1") == b"+OK\r\n"
+    srv.proc.send_signal(signal.SIGTERM)
+    time.sleep(0.3)
+    assert conn.cmd("PING") == b"+PONG\r\n"
+    assert conn.cmd("SHUTDOWN", "ABORT") == b"+OK\r\n"
+    assert "Shutdown manually aborted" in srv.log()
+    assert conn.cmd("DEBUG", "PAUSE-CRON", "0") == b"+OK\r\n"
+    assert conn.cmd("PING") == b"+PONG\r\n"
+    assert conn.cmd("DEBUG", "PAUSE-CRON", "1") == b"+OK\r\n"
+    srv.proc.send_signal(signal.SIGTERM)
+    time.sleep(0.3)
+    assert conn.cmd("PING") == b"+PONG\r\n"
+    conn.send(b"DEBUG PAUSE-CRON 0\r\n")
+    assert srv.proc.wait(timeout=10) == 0
