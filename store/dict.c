@@ -339,17 +339,27 @@ static store_dict_node *random_bucket(const store_dict *d, uint64_t *st)
     return i < t0->size ? t0->buckets[i] : t1->buckets[i - t0->size];
 }
 
+/* Uniform over the nodes, not over the buckets: a bucket and a slot in
+ * it are drawn together and a slot past the chain's end draws again, so
+ * a node in a chain of two is as likely as a lone one (a bucket-then-node
+ * draw halves it, which Redis's chi-square tests catch). Chains longer
+ * than RANDOM_SLOTS are rare at the load the dict keeps; their nodes are
+ * drawn a little less often. */
+#define RANDOM_SLOTS 8
+
 store_dict_node *store_dict_random(store_dict *d, uint64_t rnd)
 {
     if (store_dict_size(d) == 0) return NULL;
     rehash_step(d);
     uint64_t st = rnd;
-    store_dict_node *head;
-    do {
-        head = random_bucket(d, &st);
-    } while (!head);
-    size_t len = 0;
-    for (store_dict_node *n = head; n; n = n->next) len++;
-    for (size_t pick = (size_t)(mix_next(&st) % len); pick; pick--) head = head->next;
-    return head;
+    for (;;) {
+        store_dict_node *head = random_bucket(d, &st);
+        if (!head) continue;
+        size_t len = 0;
+        for (store_dict_node *n = head; n; n = n->next) len++;
+        size_t slot = (size_t)(mix_next(&st) % (len > RANDOM_SLOTS ? len : RANDOM_SLOTS));
+        if (slot >= len) continue;
+        while (slot--) head = head->next;
+        return head;
+    }
 }
