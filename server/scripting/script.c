@@ -141,6 +141,12 @@ static int parse_shebang(const char *body, size_t len, int *flags, char *err, si
 unsigned script_command_flags(client *c, const command *cmd)
 {
     int by_sha = cmd->proc == cmd_evalsha || cmd->proc == cmd_evalsha_ro;
+    if (cmd->proc == cmd_fcall && c->argc >= 2) {   /* a function declares its flags when registered */
+        const function *fn = function_lookup(c->srv, c->argv[1].ptr, c->argv[1].len);
+        if (!fn) return cmd->flags;
+        unsigned f = cmd->flags & ~(unsigned)(CMD_WRITE | CMD_MAY_REPLICATE);
+        return (fn->flags & SCRIPT_NO_WRITES) ? f : f | CMD_WRITE;
+    }
     if ((!by_sha && cmd->proc != cmd_eval && cmd->proc != cmd_eval_ro) || c->argc < 2) return cmd->flags;
     const resp_slice *a = &c->argv[1];
     const script *sc = by_sha ? script_lookup(c->srv, a->ptr, a->len) : NULL;

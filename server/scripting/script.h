@@ -118,9 +118,10 @@ void scripts_free(server *s);
 void script_sha1hex(char out[41], const void *p, size_t len);
 /* A cached script by hex SHA1 of any case; NULL if unknown. */
 script *script_lookup(server *s, const char *sha, size_t len);
-/* cmd's flags as Redis's evalGetCommandFlags sees them for c's argv: an
- * EVAL* whose script has a shebang writes unless it says no-writes, and
- * is no longer "may replicate" (CLIENT PAUSE WRITE, MULTI's flags). */
+/* cmd's flags as Redis's evalGetCommandFlags / fcallGetCommandFlags see
+ * them for c's argv: an EVAL* whose script has a shebang, or an FCALL of a
+ * known function, writes unless it says no-writes, and is no longer "may
+ * replicate" (CLIENT PAUSE WRITE, MULTI's flags). */
 unsigned script_command_flags(client *c, const command *cmd);
 /* Cache body under sha (which the caller computed); on a compile error
  * replies it to c and returns NULL. */

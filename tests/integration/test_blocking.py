@@ -4,6 +4,7 @@ waiters served in the order they blocked, a push seen by its waiter before
 any later command, non-blocking inside MULTI and scripts, WRONGTYPE,
 SWAPDB, disconnects, INFO and CLIENT LIST."""
 
+import socket
 import time
 
 import pytest
@@ -351,3 +352,21 @@ def test_idle_timeout_spares_blocked_clients(server, conn):
         assert w.read_reply() == b"*2\r\n$1\r\nk\r\n$1\r\nv\r\n"
     finally:
         server.raw().call("CONFIG", "SET", "timeout", "0")
+
+
+def test_pause_write_lets_a_no_writes_function_run(server):
+    """FCALL of a function registered with no-writes is a read for CLIENT
+    PAUSE WRITE, as Redis's fcallGetCommandFlags makes it."""
+    admin, other = server.raw(), server.raw()
+    lib = "#!lua name=pauselib\nredis.register_function{function_name='ro', callback=function() return 'hi' end, flags={'no-writes'}}\nredis.register_function('rw', function() return redis.call('set', 'k', 'v') end)"
+    assert admin.cmd("FUNCTION", "LOAD", "REPLACE", lib) == b"$8\r\npauselib\r\n"
+    assert admin.cmd("CLIENT", "PAUSE", "100000", "WRITE") == b"+OK\r\n"
+    try:
+        assert other.cmd("FCALL", "ro", "0") == b"$2\r\nhi\r\n"
+        other.send(b"FCALL rw 0\r\n")
+        with pytest.raises(socket.timeout):   # held by the pause
+            other.read_reply(timeout=0.3)
+    finally:
+        assert admin.cmd("CLIENT", "UNPAUSE") == b"+OK\r\n"
+    assert other.read_reply(timeout=5) == b"+OK\r\n"
+    admin.cmd("FUNCTION", "FLUSH")
