@@ -22,7 +22,6 @@
 /* Where the packed hash representation ends (after Redis's listpack
  * limits; the encoding OBJECT reports follows the configured ones: the
  * key's big bit). */
-#define STORE_HASH_SMALL_ENTRIES 128
 #define STORE_HASH_SMALL_VALUE 64
 /* Strings up to this many bytes live inside the key entry (plus a NUL). */
 #define STORE_STR_INLINE_MAX 15

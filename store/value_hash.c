@@ -1,6 +1,6 @@
 /* value_hash.c - hash values: one small field inside the key entry, else
- * packed and insertion-ordered while small, converted once to a dict past
- * Redis's listpack limits (128 / 64 bytes). */
+ * packed and insertion-ordered while Redis would keep a listpack, converted
+ * once to a dict past hash-max-listpack-entries / -value, as Redis does. */
 #include "num.h"
 #include "store_internal.h"
 
@@ -76,8 +76,9 @@ static void convert_to_table(store *s, store_key *k)
     k->enc = STORE_ENC_HASH_TABLE;
 }
 
-/* The representation below follows its own fixed limits; what Redis would
- * report under the configured ones is the key's big bit (access.c). */
+/* The packed form is kept while Redis would keep its listpack (the key's
+ * big bit, set by note_set), so fields come back in insertion order as
+ * Redis's do; store_hash_set converts once it would not. */
 static int hash_set(store *s, store_key *k, const char *field, size_t flen,
                     const char *val, size_t vlen)
 {
@@ -93,14 +94,10 @@ static int hash_set(store *s, store_key *k, const char *field, size_t flen,
         hone_put(k, field, flen, val, vlen);
         return 1;
     }
-    if (k->enc == STORE_ENC_HASH_SMALL &&
-        (flen > STORE_HASH_SMALL_VALUE || vlen > STORE_HASH_SMALL_VALUE))
-        convert_to_table(s, k);
     if (k->enc == STORE_ENC_HASH_TABLE) return htable_set(s, STORE_KV(k)->ht, field, flen, val, vlen);
 
     int added = hsmall_set(s, &STORE_KV(k)->hs, field, flen, val, vlen);
     if (STORE_KV(k)->hs.count == 1) small_to_one(s, k);   /* a value that shrank */
-    else if (STORE_KV(k)->hs.count > STORE_HASH_SMALL_ENTRIES) convert_to_table(s, k);
     return added;
 }
 
@@ -120,6 +117,7 @@ int store_hash_set(store *s, store_key *k, const char *field, size_t flen,
 {
     int added = hash_set(s, k, field, flen, val, vlen);
     note_set(s, k, flen, vlen);
+    if (k->big && k->enc == STORE_ENC_HASH_SMALL) convert_to_table(s, k);
     return added;
 }
 

@@ -255,3 +255,26 @@ def test_string_commands_on_hash_are_wrongtype(conn, argv):
 def test_mget_returns_nil_for_hash(conn):
     conn.cmd("HSET", "h", "f", "v")
     assert conn.cmd("MGET", "h") == b"*1\r\n$-1\r\n"
+
+
+def test_listpack_sized_hash_keeps_insertion_order(r):
+    """While Redis keeps a hash as a listpack (hash-max-listpack-entries /
+    -value), its fields come back in insertion order; latchd's packed form
+    follows the same thresholds."""
+    fields = ["f%d" % (300 - i) for i in range(300)]
+    for f in fields:
+        r.hset("h", f, "v")
+    assert r.object("encoding", "h") == b"listpack"
+    assert [k.decode() for k in r.hkeys("h")] == fields
+    r.config_set("hash-max-listpack-value", 1000000)
+    try:
+        for i in range(1, 6):
+            r.hset("g", "f%d" % i, "x" * (i * 20000))
+        assert r.hkeys("g") == [b"f1", b"f2", b"f3", b"f4", b"f5"]
+    finally:
+        r.config_set("hash-max-listpack-value", 64)
+    r.hset("h", "f0", "v")   # past 512 fields: a hashtable, for good
+    for i in range(301, 520):
+        r.hset("h", "x%d" % i, "v")
+    assert r.object("encoding", "h") == b"hashtable"
+    assert r.hlen("h") == 520

@@ -60,16 +60,18 @@ static void assert_field(const store_key *k, const char *field, const char *want
 }
 
 /* Collects "field=value," in visiting order. */
+#define COLLECT_CAP 16384   /* every buffer collect writes into has this room */
+
 static void collect(const char *fl, size_t flen, const char *v, size_t vlen, void *ctx)
 {
     char *out = ctx;
     size_t n = strlen(out);
-    snprintf(out + n, 4096 - n, "%.*s=%.*s,", (int)flen, fl, (int)vlen, v);
+    snprintf(out + n, COLLECT_CAP - n, "%.*s=%.*s,", (int)flen, fl, (int)vlen, v);
 }
 
 static void assert_order(const store_key *k, const char *want)
 {
-    char buf[4096] = "";
+    char buf[COLLECT_CAP] = "";
     store_hash_foreach(k, collect, buf);
     assert_string_equal(buf, want);
 }
@@ -131,23 +133,23 @@ static void test_binary_and_empty_fields(void **state)
     assert_field(f->k, "", "e");
 }
 
-static void test_convert_at_129_fields(void **state)
+static void test_convert_at_513_fields(void **state)
 {
     fixture *f = *state;
     char fl[32], v[32];
-    for (int i = 0; i < 128; i++) {
+    for (int i = 0; i < 512; i++) {
         snprintf(fl, sizeof(fl), "f%d", i);
         snprintf(v, sizeof(v), "v%d", i);
         assert_int_equal(hset(f, fl, v), 1);
     }
     assert_int_equal(f->k->enc, STORE_ENC_HASH_SMALL);
-    assert_int_equal(hset(f, "f0", "updated"), 0);   /* update: still 128 */
+    assert_int_equal(hset(f, "f0", "updated"), 0);   /* update: still 512 */
     assert_int_equal(f->k->enc, STORE_ENC_HASH_SMALL);
-    assert_int_equal(hset(f, "f128", "v128"), 1);
+    assert_int_equal(hset(f, "f512", "v512"), 1);
     assert_int_equal(f->k->enc, STORE_ENC_HASH_TABLE);
-    assert_int_equal(store_hash_len(f->k), 129);
+    assert_int_equal(store_hash_len(f->k), 513);
     assert_field(f->k, "f0", "updated");
-    for (int i = 1; i <= 128; i++) {
+    for (int i = 1; i <= 512; i++) {
         snprintf(fl, sizeof(fl), "f%d", i);
         snprintf(v, sizeof(v), "v%d", i);
         assert_field(f->k, fl, v);
@@ -160,14 +162,14 @@ static void test_convert_at_129_fields(void **state)
     assert_int_equal(store_hash_del(f->s, f->k, "f7", 2), 1);
     assert_int_equal(store_hash_del(f->s, f->k, "f7", 2), 0);
     assert_field(f->k, "f7", NULL);
-    char buf[4096] = "";
+    char buf[COLLECT_CAP] = "";
     store_hash_foreach(f->k, collect, buf);
     size_t commas = 0;
     for (char *p = buf; *p; p++) commas += *p == ',';
-    assert_int_equal(commas, 128);
-    assert_non_null(strstr(buf, "f128=v128,"));
+    assert_int_equal(commas, 512);
+    assert_non_null(strstr(buf, "f512=v512,"));
     /* Never converts back, even when small again (as in Redis). */
-    for (int i = 0; i <= 128; i++) {
+    for (int i = 0; i <= 512; i++) {
         snprintf(fl, sizeof(fl), "f%d", i);
         store_hash_del(f->s, f->k, fl, strlen(fl));
     }
@@ -516,7 +518,7 @@ static void count_field(const char *fl, size_t flen, const char *v, size_t vlen,
     memcpy(num, fl + 1, flen - 1);   /* field bytes have no NUL */
     num[flen - 1] = '\0';
     int i = atoi(num);
-    assert_true(i >= 0 && i < 400);
+    assert_true(i >= 0 && i < 700);
     seen[i]++;
 }
 
@@ -527,7 +529,7 @@ static void test_scan_small_and_table(void **state)
     fixture *f = *state;
     store_key *k = f->k;
     char fl[16];
-    int seen[400] = {0};
+    int seen[700] = {0};
     for (int i = 0; i < 3; i++) {
         snprintf(fl, sizeof(fl), "f%d", i);
         store_hash_set(f->s, k, fl, strlen(fl), "v", 1);
@@ -535,23 +537,23 @@ static void test_scan_small_and_table(void **state)
     assert_int_equal(store_hash_scan(k, 0, count_field, seen), 0);
     assert_int_equal(seen[0] + seen[1] + seen[2], 3);
     memset(seen, 0, sizeof(seen));
-    for (int i = 3; i < 300; i++) {
+    for (int i = 3; i < 600; i++) {
         snprintf(fl, sizeof(fl), "f%d", i);
         store_hash_set(f->s, k, fl, strlen(fl), "v", 1);
     }
     assert_int_equal(k->enc, STORE_ENC_HASH_TABLE);
     uint64_t cursor = 0;
-    int calls = 0, next = 300;
+    int calls = 0, next = 600;
     do {
         cursor = store_hash_scan(k, cursor, count_field, seen);
-        if (next < 400) {
+        if (next < 700) {
             snprintf(fl, sizeof(fl), "f%d", next++);
             store_hash_set(f->s, k, fl, strlen(fl), "v", 1);
         }
         calls++;
     } while (cursor);
     assert_true(calls > 1);
-    for (int i = 0; i < 300; i++) assert_true(seen[i] >= 1);
+    for (int i = 0; i < 600; i++) assert_true(seen[i] >= 1);
 }
 
 /* HRANDFIELD's draw: every field comes up, packed or in a table. */
@@ -560,7 +562,7 @@ static void test_random_draws_every_field(void **state)
     fixture *f = *state;
     char fl[16];
     for (int round = 0; round < 2; round++) {
-        int n = round ? 300 : 10, seen[300] = {0}, distinct = 0;
+        int n = round ? 600 : 10, seen[600] = {0}, distinct = 0;
         for (int i = 0; i < n; i++) {
             snprintf(fl, sizeof(fl), "f%d", i);
             store_hash_set(f->s, f->k, fl, strlen(fl), "v", 1);
@@ -586,7 +588,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_random_draws_every_field, setup, teardown),
         cmocka_unit_test_setup_teardown(test_small_delete, setup, teardown),
         cmocka_unit_test_setup_teardown(test_binary_and_empty_fields, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_convert_at_129_fields, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_convert_at_513_fields, setup, teardown),
         cmocka_unit_test_setup_teardown(test_convert_at_65_byte_value, setup, teardown),
         cmocka_unit_test_setup_teardown(test_convert_at_65_byte_field, setup, teardown),
         cmocka_unit_test_setup_teardown(test_incrby_small, setup, teardown),
