@@ -125,14 +125,25 @@ static void on_key_expired(const char *key, size_t len, void *ctx)
 
 /* Every keyspace event is a change to WATCH and tracking (but a read's
  * keymiss), then maybe a notification. */
+/* Those who wait on a changed key: WATCH, CLIENT TRACKING, blocked clients. */
+static void __attribute__((noinline)) key_observed(server *s, int db, int cls, const char *key, size_t klen)
+{
+    server_key_modified(s, db, key, klen, cls == STORE_EV_EXPIRED);
+    if (s->blocked_clients) block_key_signal(s, db, key, klen);
+}
+
+/* On the lock path this runs a few times per command: with nobody
+ * watching, tracking, blocked or listening, it is a count and three tests. */
 static void on_key_event(int cls, const char *event, const char *key, size_t klen, void *ctx)
 {
     server_db_slot *db = ctx;
     server *s = db->srv;
-    if (cls != NOTIFY_KEY_MISS && cls != NOTIFY_NEW) s->dirty++;   /* one change, one count */
-    if (cls != NOTIFY_KEY_MISS) server_key_modified(s, db->id, key, klen, cls == STORE_EV_EXPIRED);
-    if (s->blocked_clients && cls != NOTIFY_KEY_MISS) block_key_signal(s, db->id, key, klen);
-    notify_keyspace_event(s, db->id, cls, event, key, klen);
+    if (cls != NOTIFY_KEY_MISS) {
+        s->dirty += cls != NOTIFY_NEW;   /* one change, one count */
+        if (s->watched_keys | s->tracking_keys | s->tracking_prefixes | s->blocked_clients)
+            key_observed(s, db->id, cls, key, klen);
+    }
+    if (s->cfg.notify_keyspace_events & cls) notify_keyspace_event(s, db->id, cls, event, key, klen);
 }
 
 /* The hooks are bound to the slot, not the store: after SWAPDB a store's
