@@ -131,16 +131,21 @@ static int mix_entry(const store_sentry *e, void *ctx)
     return 0;
 }
 
+/* digest d mixed with x as Redis's htonl(x) bytes */
+static void digest_mix_u32(unsigned char *d, uint32_t x)
+{
+    unsigned char be[4] = {(unsigned char)(x >> 24), (unsigned char)(x >> 16), (unsigned char)(x >> 8),
+                           (unsigned char)x};
+    digest_mix(d, be, sizeof be);
+}
+
 /* Redis's xorObjectDigest: the type (network order), the value, and a
  * mark when the key has a deadline. */
 static void digest_value(store_key *k, unsigned char *d)
 {
     static const uint32_t rdb_type[] = {[STORE_STRING] = 0, [STORE_LIST] = 1, [STORE_SET] = 2,
                                         [STORE_ZSET] = 3, [STORE_HASH] = 4, [STORE_STREAM] = 6};
-    uint32_t t = rdb_type[store_key_type(k)];
-    unsigned char be[4] = {(unsigned char)(t >> 24), (unsigned char)(t >> 16), (unsigned char)(t >> 8),
-                           (unsigned char)t};
-    digest_mix(d, be, sizeof be);
+    digest_mix_u32(d, rdb_type[store_key_type(k)]);
     size_t len;
     switch (store_key_type(k)) {
     case STORE_STRING: {
@@ -184,9 +189,7 @@ static void debug_digest(client *c)
     for (int i = 0; i < c->srv->ndbs; i++) {
         store *db = server_db_if_used(c->srv, i);
         if (!db || !store_size(db)) continue;
-        unsigned char be[4] = {(unsigned char)(i >> 24), (unsigned char)(i >> 16), (unsigned char)(i >> 8),
-                               (unsigned char)i};
-        digest_mix(final, be, sizeof be);
+        digest_mix_u32(final, (uint32_t)i);
         store_foreach(db, digest_key, final);
     }
     reply_digest(c, final);

@@ -70,11 +70,8 @@ static void memory_stats(client *c)
     int dbs = 0;
     for (int i = 0; i < s->ndbs; i++) {
         store *db = server_db_if_used(s, i);
-        if (db && store_size(db)) dbs++;
-    }
-    for (int i = 0; i < s->ndbs; i++) {
-        store *db = server_db_if_used(s, i);
         if (!db) continue;
+        dbs += store_size(db) != 0;
         keys += store_size(db);
         dataset += store_used_memory(db);
     }
