@@ -1346,6 +1346,18 @@ static void command_keys(const acl_cmd *e, const resp_slice *argv, int argc, key
     keys_by_proc(e->fullname, argv, argc, r);
 }
 
+int acl_command_keys_each(const command *cmd, const resp_slice *argv, int argc, acl_key_fn fn, void *ctx)
+{
+    const acl_cmd *e = acl_command_of(cmd);
+    key_result r;
+    if (!e) return 0;
+    command_keys(e, argv, argc, &r);
+    for (int i = 0; i < r.n; i++) fn(r.v[i].pos, r.v[i].flags, ctx);
+    int n = r.n;
+    if (r.v != r.small) free(r.v);
+    return n;
+}
+
 /* The key permissions (ACL_PERM_*) a key spec's flags ask for. */
 static unsigned perm_needed(unsigned ksflags)
 {

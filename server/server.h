@@ -632,6 +632,9 @@ void reply_verbatim(client *c, const char *p, size_t len);
 void reply_bool(client *c, int v);                              /* #t/#f, :1/:0 in RESP2 */
 void reply_bignum(client *c, const char *digits, size_t len);   /* (n, a bulk in RESP2 */
 void reply_attribute(client *c, long long n);                   /* |n; RESP3 clients only */
+/* Replays well-formed RESP3 bytes (maps, sets, arrays, strings, numbers,
+ * booleans, nulls) in the client's protocol, RESP2 as Redis downgrades. */
+void reply_resp3(client *c, const char *p, size_t len);
 void reply_arity_error(client *c);
 void reply_syntax_error(client *c);
 void reply_wrongtype(client *c);
