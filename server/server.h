@@ -325,6 +325,7 @@ struct server {
     uint64_t stat_expired;
     uint64_t stat_keyspace_hits, stat_keyspace_misses;
     uint64_t stat_net_in, stat_net_out;
+    uint64_t stat_reads, stat_writes;   /* reads from and writes to clients (total_*_processed) */
     uint64_t stat_total_errors;  /* INFO's total_error_replies */
     size_t stat_peak_memory;     /* used_memory's highest, as INFO saw it */
     size_t startup_memory;       /* used_memory once started: INFO's used_memory_startup */

@@ -65,6 +65,7 @@ void cmd_lastsave(client *c);
 void cmd_save(client *c);
 void cmd_bgsave(client *c);
 void cmd_role(client *c);
+void cmd_lolwut(client *c);
 void cmd_shutdown(client *c);
 extern const command config_subcommands[];
 extern const command command_subcommands[];

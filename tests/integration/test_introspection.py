@@ -385,3 +385,25 @@ def test_info_fields_latchd_only(latchd_factory, reference_redis, section):
     for k, v in ref:
         if k in dict(mine) and num.match(v):
             assert num.match(dict(mine)[k]), (k, dict(mine)[k])
+
+
+def test_total_reads_and_writes_processed_count_each_round_trip(server, q):
+    def counts():
+        return [int(stat_line(q, "stats", f)) for f in ("total_reads_processed", "total_writes_processed")]
+    before = counts()
+    c = RawConn(server.host, server.port)
+    for _ in range(20):
+        assert c.cmd("PING") == b"+PONG\r\n"   # one read and one write each
+    reads, writes = (a - b for a, b in zip(counts(), before))
+    assert reads >= 20 and writes >= 20
+    q.execute_command("CONFIG", "RESETSTAT")
+    assert counts()[0] <= 2
+
+
+def test_lolwut_is_the_version_line(server):
+    c = RawConn(server.host, server.port)
+    assert c.cmd("LOLWUT") == b"$18\r\nRedis ver. 7.0.15\n\r\n"
+    assert c.cmd("LOLWUT", "VERSION", "7", "1", "2") == b"$18\r\nRedis ver. 7.0.15\n\r\n"
+    assert c.cmd("LOLWUT", "VERSION", "x") == b"-ERR value is not an integer or out of range\r\n"
+    c.cmd("HELLO", "3")
+    assert c.cmd("LOLWUT") == b"=22\r\ntxt:Redis ver. 7.0.15\n\r\n"
