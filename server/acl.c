@@ -1320,6 +1320,20 @@ static void keys_by_proc(const char *name, const resp_slice *argv, int argc, key
             }
         }
         keys_add(r, 1, readonly ? ACL_KS_RO | ACL_KS_ACCESS : ACL_KS_RW | ACL_KS_ACCESS | ACL_KS_UPDATE);
+    } else if (!strcmp(name, "migrate")) {
+        int first = 3, num = 1;   /* the key, or what follows KEYS when the key is "" */
+        for (int i = 6; i < argc; i++) {
+            if (arg_is(&argv[i], "auth")) {
+                i += 1;
+            } else if (arg_is(&argv[i], "auth2")) {
+                i += 2;
+            } else if (arg_is(&argv[i], "keys")) {
+                if (argv[3].len > 0) return;
+                first = i + 1, num = argc - first;
+                break;
+            }
+        }
+        for (int i = 0; i < num; i++) keys_add(r, first + i, ACL_KS_RW | ACL_KS_ACCESS | ACL_KS_DELETE);
     } else if (!strcmp(name, "sort") || !strcmp(name, "sort_ro")) {
         int dest = 0;
         for (int i = 2; i < argc; i++) {

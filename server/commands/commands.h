@@ -141,6 +141,7 @@ extern const command function_subcommands[];
 /* dump.c */
 void cmd_dump(client *c);
 void cmd_restore(client *c);
+void cmd_migrate(client *c);   /* migrate.c */
 
 /* keys.c */
 void cmd_exists(client *c);

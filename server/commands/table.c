@@ -105,6 +105,7 @@ static const command table[] = {
     {"touch", cmd_touch, -2, R | F, 1, -1, 1, "generic", "3.2.1", "Alters the last access time of a key(s). Returns the number of existing keys specified.", "key [key ...]", NULL},
     {"persist", cmd_persist, 2, W | F, 1, 1, 1, "generic", "2.2.0", "Remove the expiration from a key", "key", NULL},
     {"dump", cmd_dump, 2, R, 1, 1, 1, "generic", "2.6.0", "Return a serialized version of the value stored at the specified key.", "key", NULL},
+    {"migrate", cmd_migrate, -6, W | MK, 3, 3, 1, "generic", "2.6.0", "Atomically transfer a key from a Redis instance to another one.", "host port key|\"\" destination-db timeout [COPY] [REPLACE] [AUTH password|AUTH2 username password] [KEYS key [key ...]]", NULL},
     {"restore", cmd_restore, -4, W | DO, 1, 1, 1, "generic", "2.6.0", "Create a key using the provided serialized value, previously obtained using DUMP.", "key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]", NULL},
     /* streams */
     {"xadd", cmd_xadd, -5, W | DO | F, 1, 1, 1, "stream", "5.0.0", "Appends a new entry to a stream", "key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value [field value ...]", NULL},
