@@ -727,6 +727,12 @@ static inline void stats_record(client *c, size_t mark, uint64_t ticks)
     if ((c->out.len > mark && c->out.data[mark] == '-') || ticks >= s->rare_ticks || s->stat_error_counted)
         stats_record_slow(c, mark, ticks);
 }
+/* c's command blocked after ticks: a call now, and the rest (Redis's
+ * updateStatsOnUnblock) when it replies from mark on, having taken ticks
+ * more: an error reply or failed (CLIENT UNBLOCK's, whatever it replies)
+ * makes it a failure; histogram, slow log and latency are told then. */
+void stats_blocked(client *c, uint64_t ticks);
+void stats_unblocked(client *c, size_t mark, uint64_t ticks, int failed);
 /* c's command was refused with the error written from mark on. */
 void stats_rejected(client *c, size_t mark);
 /* An error reply with code text (without the '-', e.g. "ERR syntax"). */
