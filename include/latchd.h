@@ -69,7 +69,8 @@ typedef struct latchd_options {
 } latchd_options;
 
 /* A stopped server with Redis 7's defaults, except loglevel "warning" (a
- * library should be quiet), then config_file, then port and bind. NULL on
+ * library should be quiet) and bind "127.0.0.1 -::1" (a library's server
+ * stays local unless told), then config_file, then port and bind. NULL on
  * a bad option or file, with a message in err (errlen bytes, may be 0). */
 LATCHD_API latchd_server *latchd_create(const latchd_options *opt, char *err, size_t errlen);
 

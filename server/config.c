@@ -397,8 +397,10 @@ void config_defaults(latchd_config *cfg)
         if (set_param(cfg, &params[i], &def, 1, err, sizeof(err)) != 0) abort();
     }
     cfg->port = 6379;
-    cfg->bind[0] = mem_strdup("127.0.0.1");
-    cfg->bind[1] = mem_strdup("-::1");
+    /* Redis 7.0's default (redis.conf narrows it to loopback); protected
+     * mode keeps other addresses out while there is no password */
+    cfg->bind[0] = mem_strdup("*");
+    cfg->bind[1] = mem_strdup("-::*");
     cfg->nbind = 2;
     cfg->unixsocket = mem_strdup("");
     cfg->loglevel = LOG_NOTICE;
@@ -1451,6 +1453,9 @@ static void lines_for(const latchd_config *cfg, const latchd_config *def, const 
             int always = p->words == percentiles_words;
             add_line(out, force || always, "%s %s", p->name, value[0] || !always ? value : "\"\"");
         }
+        break;
+    case P_BIND:   /* rewriteConfigBindOption: no address at all is bind "" */
+        add_line(out, force, "%s %s", p->name, value[0] ? value : "\"\"");
         break;
     default:
         add_line(out, force, "%s %s", p->name, value);

@@ -37,6 +37,9 @@ static int apply_options(latchd_config *cfg, const latchd_options *opt, char *er
 {
     char port[16];
     if (apply(cfg, "loglevel", "warning", err, errlen) != 0) return -1;
+    /* a library's lock service stays on this machine unless told (the
+     * server's own default is Redis's "* -::*") */
+    if (apply(cfg, "bind", "127.0.0.1 -::1", err, errlen) != 0) return -1;
     if (opt->config_file && config_load_file(cfg, opt->config_file, err, errlen) != 0) return -1;
     snprintf(port, sizeof(port), "%d", opt->port);
     if (apply(cfg, "port", port, err, errlen) != 0) return -1;
