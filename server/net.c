@@ -12,6 +12,7 @@
 #include "mem.h"
 #include "pubsub.h"
 #include "server.h"
+#include "tls.h"
 
 #define READ_CHUNK (16 * 1024)
 #define IDLE_BUFFER_KEEP (64 * 1024)   /* larger idle output buffers are returned */
@@ -150,6 +151,7 @@ static void client_free(client *c)
     resp_buf_free(&c->inflight);
     queue_free(&c->out_frames);
     queue_free(&c->inflight_frames);
+    if (c->tls) tls_conn_free(c->srv, c->tls);
     resp_parser_free(&c->parser);
     block_state_free(c);
     free(c->name);
@@ -374,9 +376,15 @@ static void write_async(client *c)
     }
 }
 
+static void tls_flush(client *c);
+
 static void flush_client(client *c)
 {
     if ((c->flags & CLIENT_CLOSING) || c->writing) return;
+    if (c->tls) {
+        tls_flush(c);
+        return;
+    }
     if (has_output(c)) {
         unsigned nbufs = gather(c->srv, &c->out, &c->out_frames);
         int n = uv_try_write(&c->h.stream, c->srv->iov, nbufs);
@@ -504,7 +512,7 @@ void client_feed(client *c, const char *p, size_t len)
     query_received(c, len);
 }
 
-static void describe_peer(client *c)
+static void describe_peer(client *c, int port_bound)
 {
     struct sockaddr_storage ss;
     int len = sizeof(ss);
@@ -523,7 +531,7 @@ static void describe_peer(client *c)
     len = sizeof(ss);
     if (uv_tcp_getsockname(&c->h.tcp, (struct sockaddr *)&ss, &len) == 0) {
         uv_ip_name((struct sockaddr *)&ss, ip, sizeof(ip));
-        snprintf(c->laddr, sizeof(c->laddr), "%s:%d", ip, c->srv->port);
+        snprintf(c->laddr, sizeof(c->laddr), "%s:%d", ip, port_bound);
     }
 }
 
@@ -570,17 +578,19 @@ static int protected_mode_refuses(const client *c)
     return cfg->protected_mode && (acl_default_user(c->srv)->flags & ACL_USER_NOPASS) && !client_is_local(c);
 }
 
-void net_on_connection(uv_stream_t *listener, int status)
+/* A connection accepted on listener, set up (NULL: refused or failed,
+ * and closed). */
+static client *accept_client(uv_stream_t *listener, int status, int tls)
 {
     server *s = listener->data;
-    if (status < 0 || s->shutting_down) return;
+    if (status < 0 || s->shutting_down) return NULL;
     int is_unix = listener->type == UV_NAMED_PIPE;
     client *c = client_new(s);
     int rc = is_unix ? uv_pipe_init(s->loop, &c->h.pipe, 0) : uv_tcp_init(s->loop, &c->h.tcp);
     if (rc == 0) rc = uv_accept(listener, &c->h.stream);
     if (rc != 0) {
         client_close(c);
-        return;
+        return NULL;
     }
     if (is_unix) {
         c->flags |= CLIENT_UNIX;
@@ -588,15 +598,171 @@ void net_on_connection(uv_stream_t *listener, int status)
         uv_tcp_nodelay(&c->h.tcp, 1);
         if (s->cfg.tcp_keepalive > 0) uv_tcp_keepalive(&c->h.tcp, 1, (unsigned)s->cfg.tcp_keepalive);
     }
-    describe_peer(c);
+    describe_peer(c, tls ? s->cfg.tls_port : s->port);
     if ((long long)s->nclients > s->cfg.maxclients) {
         refuse(c, maxclients_msg, sizeof(maxclients_msg) - 1);
-        return;
+        return NULL;
     }
+    return c;
+}
+
+void net_on_connection(uv_stream_t *listener, int status)
+{
+    client *c = accept_client(listener, status, 0);
+    if (!c) return;
     if (protected_mode_refuses(c)) {
         refuse(c, denied_msg, sizeof(denied_msg) - 1);
         return;
     }
-    s->stat_conns++;   /* refused ones are not counted, as in Redis */
+    c->srv->stat_conns++;   /* refused ones are not counted, as in Redis */
     if (uv_read_start(&c->h.stream, on_alloc, on_read) != 0) client_close(c);
+}
+
+/* ---- TLS clients: the same buffers, with OpenSSL between them and the
+ * socket. A socket read lands in the server's one raw buffer, is
+ * decrypted into the query buffer (borrowing read_buf as a plain read
+ * does) until OpenSSL has used it all, so nothing decrypted waits for the
+ * socket; a flush encrypts out and its frames into the session's output,
+ * which goes out as one write. ---- */
+
+#define TLS_RAW_CHUNK (16 * 1024 + 512)   /* a full record with its overhead */
+
+static void tls_on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    client *c = h->data;
+    server *s = c->srv;
+    if (!s->tls_raw) s->tls_raw = mem_alloc(TLS_RAW_CHUNK);
+    *buf = uv_buf_init(s->tls_raw, TLS_RAW_CHUNK);
+}
+
+/* The handshake failed or the peer broke the session: logged as Redis
+ * logs a failed accept (before the handshake ended) and closed, after a
+ * last try at sending OpenSSL's alert. */
+static void tls_fail(client *c, long why)
+{
+    tls_conn *t = c->tls;
+    if (why == TLS_ERROR) {
+        if (!tls_conn_established(t))
+            log_msg(c->srv, LOG_WARNING, "Error accepting a client connection: %s (conn: addr=%s)",
+                    tls_conn_error(t), c->addr);
+        else
+            log_msg(c->srv, LOG_VERBOSE, "Error reading from client: %s (addr=%s)", tls_conn_error(t), c->addr);
+    }
+    resp_buf *enc = tls_conn_output(t);
+    if (enc->len && !c->writing) {
+        uv_buf_t b = uv_buf_init(enc->data, (unsigned)enc->len);
+        (void)uv_try_write(&c->h.stream, &b, 1);
+    }
+    client_close(c);
+}
+
+/* Once the handshake is done: what a plain connection meets at accept. */
+static void tls_established(client *c)
+{
+    if (protected_mode_refuses(c)) {
+        c->srv->stat_rejected_conns++;
+        resp_buf_append(&c->out, denied_msg, sizeof(denied_msg) - 1);
+        client_close_after_reply(c);
+    }
+}
+
+static void tls_on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+    client *c = stream->data;
+    tls_conn *t = c->tls;
+    if (nread < 0) {
+        if (!tls_conn_established(t))
+            log_msg(c->srv, LOG_WARNING, "Error accepting a client connection: %s (conn: addr=%s)",
+                    nread == UV_EOF ? "Connection closed by peer" : uv_strerror((int)nread), c->addr);
+        client_close(c);
+        return;
+    }
+    int was = tls_conn_established(t);
+    tls_conn_input(t, buf->base, (size_t)nread);
+    for (;;) {
+        if (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
+        read_buf_borrow(c);
+        query_reserve(c, READ_CHUNK);
+        long n = tls_conn_read(t, c->query.data + c->query.len, c->query.cap - c->query.len);
+        if (!was && tls_conn_established(t)) {
+            was = 1;
+            tls_established(c);
+        }
+        if (n > 0) {
+            query_received(c, (size_t)n);
+            continue;
+        }
+        if (c->flags & CLIENT_READ_BUF) read_buf_give_back(c);
+        if (n == TLS_WANT_INPUT) break;
+        tls_conn_input(t, NULL, 0);
+        tls_fail(c, n);
+        return;
+    }
+    tls_conn_input(t, NULL, 0);   /* the raw buffer is the next client's */
+    if (tls_conn_output(t)->len) client_schedule_write(c);   /* the handshake's replies */
+}
+
+void net_on_tls_connection(uv_stream_t *listener, int status)
+{
+    client *c = accept_client(listener, status, 1);
+    if (!c) return;
+    c->tls = tls_conn_new(c->srv, c);
+    if (!c->tls) {
+        client_close(c);
+        return;
+    }
+    c->srv->stat_conns++;
+    if (uv_read_start(&c->h.stream, tls_on_alloc, tls_on_read) != 0) client_close(c);
+}
+
+/* Encrypt what is queued (while no write is in flight, so a slow reader's
+ * backlog stays plain text in out, where the output limits count it),
+ * then one write of the session's output; what the kernel refuses goes
+ * by uv_write from inflight. */
+static void tls_flush(client *c)
+{
+    tls_conn *t = c->tls;
+    server *s = c->srv;
+    if (has_output(c) && tls_conn_established(t)) {
+        unsigned nbufs = gather(s, &c->out, &c->out_frames);
+        size_t total = 0;
+        for (unsigned i = 0; i < nbufs; i++) {
+            if (tls_conn_write(t, s->iov[i].base, s->iov[i].len) != 0) {
+                tls_fail(c, TLS_ERROR);
+                return;
+            }
+            total += s->iov[i].len;
+        }
+        s->stat_net_out += total;   /* plain text, as Redis counts it */
+        consume(&c->out, &c->out_frames, total);
+        shrink_idle(&c->out);
+    }
+    int closing = (c->flags & CLIENT_CLOSE_AFTER_REPLY) && !has_output(c);
+    if (closing) tls_conn_shutdown(t);
+    resp_buf *enc = tls_conn_output(t);
+    if (enc->len) {
+        uv_buf_t b = uv_buf_init(enc->data, (unsigned)enc->len);
+        int n = uv_try_write(&c->h.stream, &b, 1);
+        if (n < 0 && n != UV_EAGAIN) {
+            client_close(c);
+            return;
+        }
+        if (n > 0) resp_buf_consume(enc, (size_t)n);
+        if (enc->len) {
+            resp_buf tmp = c->inflight;
+            c->inflight = *enc;
+            *enc = tmp;
+            enc->len = 0;
+            b = uv_buf_init(c->inflight.data, (unsigned)c->inflight.len);
+            c->wreq.data = c;
+            c->writing = 1;
+            if (uv_write(&c->wreq, &c->h.stream, &b, 1, on_write) != 0) {
+                c->writing = 0;
+                client_close(c);
+            }
+            return;
+        }
+        shrink_idle(enc);
+    }
+    if (closing) client_close(c);
 }

@@ -23,6 +23,8 @@ struct pubsub_client;   /* pubsub.c */
 struct pubsub_state;
 struct acl_user;        /* acl.h */
 struct acl_state;
+struct tls_state;       /* tls.c */
+struct tls_conn;
 
 /* ---- commands ---- */
 
@@ -191,6 +193,7 @@ struct client {
     struct tracking_client *tracking;   /* CLIENT TRACKING's settings, NULL until the first ON */
     struct block_state *blk;       /* what a blocked command waits for; made on the first block, kept */
     /* identity */
+    struct tls_conn *tls;          /* a TLS client's session (tls.h), else NULL */
     struct acl_user *user;         /* never NULL: the default user until AUTH */
     char *name;
     char *lib_name;
@@ -252,6 +255,10 @@ struct server {
     uv_tcp_t *listeners[CONFIG_MAX_BIND];  /* heap handles, so a rebind can close a set
                                               while the next one listens */
     int nlisteners;
+    uv_tcp_t *tls_listeners[CONFIG_MAX_BIND];   /* the same on tls-port */
+    int ntls_listeners;
+    struct tls_state *tls;       /* the TLS context and handshake deadlines (tls.c), NULL until configured */
+    char *tls_raw;               /* TLS clients' socket reads land here before decryption (net.c) */
     int closing_handles;         /* closed by server_close_handle, callback still due */
     uv_pipe_t unix_listener;
     int has_unix;
@@ -434,6 +441,8 @@ void client_close_after_reply(client *c);
 void client_set_authenticated(client *c, int yes);
 void net_flush_pending(server *s);
 void net_on_connection(uv_stream_t *listener, int status);
+/* The same on a tls-port listener: the client's session handshakes first. */
+void net_on_tls_connection(uv_stream_t *listener, int status);
 client *client_new(server *s);
 /* A client with no connection (fuzzing, and whatever runs commands on its
  * own behalf): feed it bytes with client_feed(), read its replies from

@@ -36,7 +36,8 @@ static size_t collect(server *s, const client *caller)
     size_t n = 0;
     for (client *c = s->clients; c; c = c->next) {
         uv_os_fd_t fd;
-        if (c == caller || (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_AFTER_REPLY))) continue;
+        /* a TLS client's bytes need its session: it waits for the script */
+        if (c == caller || c->tls || (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_AFTER_REPLY))) continue;
         if (uv_fileno(&c->h.handle, &fd) != 0) continue;
         if (n == st->pcap) {
             st->pcap = st->pcap ? st->pcap * 2 : 64;
