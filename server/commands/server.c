@@ -93,13 +93,13 @@ static int tls_context_changed(const latchd_config *a, const latchd_config *b)
            a->tls_session_cache_timeout != b->tls_session_cache_timeout;
 }
 
-/* The first tls-* name c's CONFIG SET gave (the one Redis's error names). */
-static const char *first_tls_arg(client *c, const char *fallback)
+/* The first tls-* name c's CONFIG SET gave (the one Redis's error names),
+ * lower-cased into name. */
+static const char *first_tls_arg(client *c, char name[64], const char *fallback)
 {
-    static char name[64];
     for (int i = 2; i + 1 < c->argc; i += 2) {
         const resp_slice *a = &c->argv[i];
-        if (a->len < sizeof(name) && a->len > 4 && !strncasecmp(a->ptr, "tls-", 4) &&
+        if (a->len < 64 && a->len > 4 && !strncasecmp(a->ptr, "tls-", 4) &&
             (a->len != 8 || strncasecmp(a->ptr, "tls-port", 8))) {
             memcpy(name, a->ptr, a->len);
             name[a->len] = '\0';
@@ -118,8 +118,9 @@ static int tls_take_effect(client *c, const latchd_config *old)
     int port_set = s->cfg.tls_port != old->tls_port && s->cfg.tls_port;
     if (!(port_set && !tls_configured(s)) && !(s->cfg.tls_port && tls_context_changed(&s->cfg, old))) return 0;
     if (tls_configure(s) == 0) return 0;
+    char name[64];
     reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%s') - Unable to update TLS "
-                    "configuration. Check server logs.", first_tls_arg(c, "tls-port"));
+                    "configuration. Check server logs.", first_tls_arg(c, name, "tls-port"));
     return -1;
 }
 
