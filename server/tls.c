@@ -323,6 +323,7 @@ tls_conn *tls_conn_new(server *s, client *c)
     case CONFIG_TLS_AUTH_OPTIONAL: SSL_set_verify(t->ssl, SSL_VERIFY_PEER, NULL); break;
     default: SSL_set_verify(t->ssl, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL); break;
     }
+    SSL_set_mode(t->ssl, SSL_MODE_RELEASE_BUFFERS);
     SSL_set_accept_state(t->ssl);
     wheel_add(&s->tls->handshakes, &t->deadline, server_clock_ms(s) + (uint64_t)s->cfg.tls_handshake_timeout);
     return t;
