@@ -649,7 +649,7 @@ static void tls_fail(client *c, long why)
             log_msg(c->srv, LOG_VERBOSE, "Error reading from client: %s (addr=%s)", tls_conn_error(t), c->addr);
     }
     resp_buf *enc = tls_conn_output(t);
-    if (enc->len && !c->writing) {
+    if (enc->len && !c->writing && !(c->flags & CLIENT_DETACHED)) {
         uv_buf_t b = uv_buf_init(enc->data, (unsigned)enc->len);
         (void)uv_try_write(&c->h.stream, &b, 1);
     }
@@ -666,40 +666,45 @@ static void tls_established(client *c)
     }
 }
 
+void client_tls_received(client *c, const char *p, size_t n)
+{
+    tls_conn *t = c->tls;
+    int was = tls_conn_established(t);
+    tls_conn_input(t, p, n);
+    for (;;) {
+        if (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
+        read_buf_borrow(c);
+        query_reserve(c, READ_CHUNK);
+        long got = tls_conn_read(t, c->query.data + c->query.len, c->query.cap - c->query.len);
+        if (!was && tls_conn_established(t)) {
+            was = 1;
+            tls_established(c);
+        }
+        if (got > 0) {
+            query_received(c, (size_t)got);
+            continue;
+        }
+        if (c->flags & CLIENT_READ_BUF) read_buf_give_back(c);
+        if (got == TLS_WANT_INPUT) break;
+        tls_conn_input(t, NULL, 0);
+        tls_fail(c, got);
+        return;
+    }
+    tls_conn_input(t, NULL, 0);   /* the raw buffer is the next client's */
+    if (tls_conn_output(t)->len) client_schedule_write(c);   /* the handshake's replies */
+}
+
 static void tls_on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
     client *c = stream->data;
-    tls_conn *t = c->tls;
     if (nread < 0) {
-        if (!tls_conn_established(t))
+        if (!tls_conn_established(c->tls))
             log_msg(c->srv, LOG_WARNING, "Error accepting a client connection: %s (conn: addr=%s)",
                     nread == UV_EOF ? "Connection closed by peer" : uv_strerror((int)nread), c->addr);
         client_close(c);
         return;
     }
-    int was = tls_conn_established(t);
-    tls_conn_input(t, buf->base, (size_t)nread);
-    for (;;) {
-        if (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
-        read_buf_borrow(c);
-        query_reserve(c, READ_CHUNK);
-        long n = tls_conn_read(t, c->query.data + c->query.len, c->query.cap - c->query.len);
-        if (!was && tls_conn_established(t)) {
-            was = 1;
-            tls_established(c);
-        }
-        if (n > 0) {
-            query_received(c, (size_t)n);
-            continue;
-        }
-        if (c->flags & CLIENT_READ_BUF) read_buf_give_back(c);
-        if (n == TLS_WANT_INPUT) break;
-        tls_conn_input(t, NULL, 0);
-        tls_fail(c, n);
-        return;
-    }
-    tls_conn_input(t, NULL, 0);   /* the raw buffer is the next client's */
-    if (tls_conn_output(t)->len) client_schedule_write(c);   /* the handshake's replies */
+    client_tls_received(c, buf->base, (size_t)nread);
 }
 
 void net_on_tls_connection(uv_stream_t *listener, int status)
@@ -719,23 +724,29 @@ void net_on_tls_connection(uv_stream_t *listener, int status)
  * backlog stays plain text in out, where the output limits count it),
  * then one write of the session's output; what the kernel refuses goes
  * by uv_write from inflight. */
-static void tls_flush(client *c)
+int client_tls_encrypt(client *c)
 {
     tls_conn *t = c->tls;
     server *s = c->srv;
-    if (has_output(c) && tls_conn_established(t)) {
-        unsigned nbufs = gather(s, &c->out, &c->out_frames);
-        size_t total = 0;
-        for (unsigned i = 0; i < nbufs; i++) {
-            if (tls_conn_write(t, s->iov[i].base, s->iov[i].len) != 0) {
-                tls_fail(c, TLS_ERROR);
-                return;
-            }
-            total += s->iov[i].len;
-        }
-        s->stat_net_out += total;   /* plain text, as Redis counts it */
-        consume(&c->out, &c->out_frames, total);
-        shrink_idle(&c->out);
+    if (!has_output(c) || !tls_conn_established(t)) return 0;
+    unsigned nbufs = gather(s, &c->out, &c->out_frames);
+    size_t total = 0;
+    for (unsigned i = 0; i < nbufs; i++) {
+        if (tls_conn_write(t, s->iov[i].base, s->iov[i].len) != 0) return -1;
+        total += s->iov[i].len;
+    }
+    s->stat_net_out += total;   /* plain text, as Redis counts it */
+    consume(&c->out, &c->out_frames, total);
+    shrink_idle(&c->out);
+    return 0;
+}
+
+static void tls_flush(client *c)
+{
+    tls_conn *t = c->tls;
+    if (client_tls_encrypt(c) != 0) {
+        tls_fail(c, TLS_ERROR);
+        return;
     }
     int closing = (c->flags & CLIENT_CLOSE_AFTER_REPLY) && !has_output(c);
     if (closing) tls_conn_shutdown(t);

@@ -443,6 +443,13 @@ void net_flush_pending(server *s);
 void net_on_connection(uv_stream_t *listener, int status);
 /* The same on a tls-port listener: the client's session handshakes first. */
 void net_on_tls_connection(uv_stream_t *listener, int status);
+/* TLS client c (c->tls set) read [p, p+n) from its socket: the handshake
+ * goes on, then whatever it decrypts runs as commands; on a TLS error c is
+ * logged and closed. Its session's output then holds what to send. */
+void client_tls_received(client *c, const char *p, size_t n);
+/* c's queued replies encrypted into its session's output: 0, or -1 on a
+ * TLS error (nothing is sent before the handshake ends). */
+int client_tls_encrypt(client *c);
 client *client_new(server *s);
 /* A client with no connection (fuzzing, and whatever runs commands on its
  * own behalf): feed it bytes with client_feed(), read its replies from
