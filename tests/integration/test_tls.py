@@ -14,7 +14,7 @@ import time
 import pytest
 import redis
 
-from conftest import START_TIMEOUT, free_port, server_binary
+from conftest import KINDS, START_TIMEOUT, free_port, server_binary
 from resp_util import encode_command
 from tls_util import ByteWiseTLS, Certs
 
@@ -149,7 +149,7 @@ def test_tls_records_split_at_every_byte(tls_server, certs):
 def test_tls_only_with_port_0(certs):
     """port 0 and a tls-port: TLS only, as in Redis (latchd's port 0 alone
     still picks an ephemeral plain port); INFO's tcp_port is the TLS one."""
-    for kind in ("redis", "latchd"):
+    for kind in KINDS:
         tls_port = free_port()
         d = tempfile.mkdtemp(prefix="latchd-tls-only-")
         argv = [server_binary(kind), "--port", "0", "--bind", "127.0.0.1", "--save", ""] + certs.server_args(tls_port)
@@ -314,6 +314,42 @@ def test_tls_protocols_and_ciphers(tls_server, certs):
     s = handshake(srv.tls_port, certs.context())
     assert s.version() == "TLSv1.3"
     s.close()
+
+
+# ------------------------------------------------------------ embedding
+
+EMBED_DRIVER = os.path.join(os.path.dirname(os.environ.get("LATCHD_BIN") or os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "build", "latchd")),
+    "embed_lock_driver")
+
+
+@pytest.mark.skipif(not os.access(EMBED_DRIVER, os.X_OK), reason="embed_lock_driver is built next to latchd")
+@pytest.mark.parametrize("mode", ["thread", "loop"])
+def test_tls_embedded_latchd(certs, mode):
+    """liblatchd: latchd_set(srv, "tls-port", ...) and the certificates
+    before latchd_start serve TLS as the flags do; a lock taken by the
+    native call is seen over TLS."""
+    port = free_port()
+    pairs = ["tls-port", str(port), "tls-cert-file", certs.crt("server"), "tls-key-file", certs.key("server"),
+             "tls-ca-cert-file", certs.crt("ca")]
+    proc = subprocess.Popen([EMBED_DRIVER, mode] + pairs, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, bufsize=1)
+    try:
+        assert proc.stdout.readline().split()[0] == "port"
+        proc.stdin.write("acquire lock:emb owner:1 30000\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline().startswith("LATCHD_OK holds=1")
+        r = redis.Redis(host="127.0.0.1", port=port, socket_timeout=10, **certs.redis_kwargs())
+        assert r.hgetall("lock:emb") == {b"owner:1": b"1"}
+        assert 0 < r.pttl("lock:emb") <= 30000
+        r.close()
+    finally:
+        proc.stdin.close()
+        assert proc.wait(timeout=10) == 0
+    # latchd_set checks as CONFIG SET does
+    bad = subprocess.run([EMBED_DRIVER, mode, "tls-auth-clients", "sometimes"], capture_output=True, text=True,
+                         timeout=10)
+    assert bad.returncode == 2 and "tls-auth-clients" in bad.stderr
 
 
 # ------------------------------------------------------------ redis-cli, redis-benchmark
