@@ -800,7 +800,7 @@ def target_rows(res, opt, labels):
     row("EVAL full text -P16", None if r is None else "%.2f× rps, %.2f× CPU/req" % (r, c),
         "≥ 3× throughput and ≤ 0.35× CPU/req", None if r is None else r >= 3 and c <= 0.35)
     p1 = [(ratio(l, rr), f) for f, (l, rr) in res.values.items()
-          if f.endswith("-P1 rps") and rr]
+          if f.endswith("-P1 rps") and rr and not f.startswith("TLS ")]
     if p1:
         worst = min(p1)
         rates, loads = res.get(worst[1]), res.get(worst[1][:-4] + " load CPU/req")
@@ -875,6 +875,16 @@ def target_rows(res, opt, labels):
     l, rr = res.get("start to first PING (median of %d)" % opt.startup_runs)
     row("start to first PING", None if l is None else "%.2f ms (redis %.2f ms)" % (l, rr),
         "≤ 3 ms", None if l is None else l <= 3)
+    for name in ("TLS %s -P%d" % (w, p) for w in TLS_WORKLOADS for p in (16, 1)):
+        r, c = rps(name), cpu(name)
+        row(name + " c=%d" % opt.clients, None if r is None else "%.2f× rps, %.2f× CPU/req" % (r, c),
+            "≥ 1.0× rps and ≤ 1.0× CPU/req", None if r is None else r >= 1.0 and c <= 1.0)
+    l, rr = res.get("RSS per idle TLS connection (%d)" % opt.tls_idle)
+    row("memory per idle TLS connection (RSS)", None if l is None else "%.0f B (redis %.0f B)" % (l, rr),
+        "≤ redis-server", None if l is None else l <= rr)
+    (l, rr), (lc, rc) = res.get("TLS new handshakes/s"), res.get("TLS server CPU per handshake")
+    row("new TLS handshakes", None if l is None else "%.0f/s (redis %.0f/s), %.0f µs server CPU each (redis %.0f µs)"
+        % (l, rr, lc, rc), "reported side by side", None)
     key = "wheel insert+cancel at %.0e timers, instructions" if labels.get("wheel_cg") else None
     costs = []
     for n in opt.wheel_sizes:
