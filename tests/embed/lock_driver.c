@@ -173,6 +173,7 @@ int main(int argc, char **argv)
     for (int i = 2; i + 1 < argc; i += 2) {
         if (latchd_set(srv, argv[i], argv[i + 1], err, sizeof(err)) != LATCHD_OK) {
             fprintf(stderr, "%s\n", err);
+            latchd_destroy(srv);
             return 2;
         }
     }
