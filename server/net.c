@@ -555,7 +555,7 @@ static const char denied_msg[] =
 static void refuse(client *c, const char *msg, size_t len)
 {
     uv_buf_t buf = uv_buf_init((char *)msg, (unsigned)len);
-    (void)uv_try_write(&c->h.stream, &buf, 1);
+    if (msg) (void)uv_try_write(&c->h.stream, &buf, 1);
     c->srv->stat_rejected_conns++;
     client_close(c);
 }
@@ -600,7 +600,8 @@ static client *accept_client(uv_stream_t *listener, int status, int tls)
     }
     describe_peer(c, tls ? s->cfg.tls_port : s->port);
     if ((long long)s->nclients > s->cfg.maxclients) {
-        refuse(c, maxclients_msg, sizeof(maxclients_msg) - 1);
+        /* a TLS peer could not read the plain text: it is only closed */
+        refuse(c, tls ? NULL : maxclients_msg, tls ? 0 : sizeof(maxclients_msg) - 1);
         return NULL;
     }
     return c;
