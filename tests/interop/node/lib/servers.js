@@ -152,4 +152,4 @@ async function stopServers(servers) {
   if (errors.length) throw errors[0];
 }
 
-module.exports = { KINDS, Server, startServers, stopServers };
+module.exports = { KINDS, Server, freePort, startServers, stopServers };

@@ -7,12 +7,11 @@ const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const Redis = require('ioredis');
 const { createClient } = require('redis');
-const { KINDS, Server, stopServers } = require('../lib/servers');
+const { KINDS, Server, freePort, stopServers } = require('../lib/servers');
 const { whenReady, Closer } = require('../lib/util');
 
 // A CA, a server certificate for 127.0.0.1 and a client one (P-256 keys).
@@ -34,17 +33,6 @@ function makeCerts(dir) {
     file,
     tls: { ca: fs.readFileSync(file('ca.crt')), cert: fs.readFileSync(file('client.crt')), key: fs.readFileSync(file('client.key')) },
   };
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 for (const kind of KINDS) {
