@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "acl.h"
 #include "mem.h"
@@ -578,20 +580,14 @@ static int protected_mode_refuses(const client *c)
     return cfg->protected_mode && (acl_default_user(c->srv)->flags & ACL_USER_NOPASS) && !client_is_local(c);
 }
 
-/* A connection accepted on listener, set up (NULL: refused or failed,
- * and closed). */
-static client *accept_client(uv_stream_t *listener, int status, int tls)
+static void tls_on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
+static void tls_on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
+
+/* Sets up a connection whose handle is open (tls: from a tls-port
+ * listener): Redis's limits and protected mode first (a TLS client's once
+ * its handshake is done), then reading. */
+static void adopt(server *s, client *c, int is_unix, int tls)
 {
-    server *s = listener->data;
-    if (status < 0 || s->shutting_down) return NULL;
-    int is_unix = listener->type == UV_NAMED_PIPE;
-    client *c = client_new(s);
-    int rc = is_unix ? uv_pipe_init(s->loop, &c->h.pipe, 0) : uv_tcp_init(s->loop, &c->h.tcp);
-    if (rc == 0) rc = uv_accept(listener, &c->h.stream);
-    if (rc != 0) {
-        client_close(c);
-        return NULL;
-    }
     if (is_unix) {
         c->flags |= CLIENT_UNIX;
     } else {
@@ -602,21 +598,62 @@ static client *accept_client(uv_stream_t *listener, int status, int tls)
     if ((long long)s->nclients > s->cfg.maxclients) {
         /* a TLS peer could not read the plain text: it is only closed */
         refuse(c, tls ? NULL : maxclients_msg, tls ? 0 : sizeof(maxclients_msg) - 1);
-        return NULL;
+        return;
     }
-    return c;
-}
-
-void net_on_connection(uv_stream_t *listener, int status)
-{
-    client *c = accept_client(listener, status, 0);
-    if (!c) return;
+    if (tls) {
+        c->tls = tls_conn_new(s, c);
+        if (!c->tls) {
+            client_close(c);
+            return;
+        }
+        s->stat_conns++;
+        if (uv_read_start(&c->h.stream, tls_on_alloc, tls_on_read) != 0) client_close(c);
+        return;
+    }
     if (protected_mode_refuses(c)) {
         refuse(c, denied_msg, sizeof(denied_msg) - 1);
         return;
     }
-    c->srv->stat_conns++;   /* refused ones are not counted, as in Redis */
+    s->stat_conns++;   /* refused ones are not counted, as in Redis */
     if (uv_read_start(&c->h.stream, on_alloc, on_read) != 0) client_close(c);
+}
+
+static void on_connection(uv_stream_t *listener, int status, int tls)
+{
+    server *s = listener->data;
+    if (status < 0 || s->shutting_down) return;
+    int is_unix = listener->type == UV_NAMED_PIPE;
+    client *c = client_new(s);
+    int rc = is_unix ? uv_pipe_init(s->loop, &c->h.pipe, 0) : uv_tcp_init(s->loop, &c->h.tcp);
+    if (rc == 0) rc = uv_accept(listener, &c->h.stream);
+    if (rc != 0) {
+        client_close(c);
+        return;
+    }
+    adopt(s, c, is_unix, tls);
+}
+
+void net_on_connection(uv_stream_t *listener, int status) { on_connection(listener, status, 0); }
+void net_on_tls_connection(uv_stream_t *listener, int status) { on_connection(listener, status, 1); }
+
+int net_accept_now(uv_stream_t *listener)
+{
+    server *s = listener->data;
+    uv_os_fd_t lfd;
+    if (s->shutting_down || uv_fileno((uv_handle_t *)listener, &lfd) != 0) return 0;
+    int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return 0;   /* EAGAIN, or an error the loop's own accept reports */
+    int is_unix = listener->type == UV_NAMED_PIPE;
+    client *c = client_new(s);
+    int rc = is_unix ? uv_pipe_init(s->loop, &c->h.pipe, 0) : uv_tcp_init(s->loop, &c->h.tcp);
+    if (rc == 0) rc = is_unix ? uv_pipe_open(&c->h.pipe, fd) : uv_tcp_open(&c->h.tcp, fd);
+    if (rc != 0) {
+        close(fd);
+        client_close(c);
+        return 0;
+    }
+    adopt(s, c, is_unix, 0);   /* only plain listeners are polled there */
+    return 1;
 }
 
 /* ---- TLS clients: the same buffers, with OpenSSL between them and the
@@ -706,19 +743,6 @@ static void tls_on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         return;
     }
     client_tls_received(c, buf->base, (size_t)nread);
-}
-
-void net_on_tls_connection(uv_stream_t *listener, int status)
-{
-    client *c = accept_client(listener, status, 1);
-    if (!c) return;
-    c->tls = tls_conn_new(c->srv, c);
-    if (!c->tls) {
-        client_close(c);
-        return;
-    }
-    c->srv->stat_conns++;
-    if (uv_read_start(&c->h.stream, tls_on_alloc, tls_on_read) != 0) client_close(c);
 }
 
 /* Encrypt what is queued (while no write is in flight, so a slow reader's

@@ -128,6 +128,24 @@ void reply_verbatim(client *c, const char *p, size_t len)
     resp_add_verbatim(b, c->proto, "txt", p, len);
 }
 
+void reply_bool(client *c, int v)
+{
+    OUT_OR_RETURN(c);
+    resp_add_bool(b, c->proto, v);
+}
+
+void reply_bignum(client *c, const char *digits, size_t len)
+{
+    OUT_OR_RETURN(c);
+    resp_add_bignum(b, c->proto, digits, len);
+}
+
+void reply_attribute(client *c, long long n)
+{
+    OUT_OR_RETURN(c);
+    resp_add_attribute_len(b, n);
+}
+
 /* Redis names subcommands "container|sub" in its error texts. */
 static void full_name(client *c, char *dst, size_t len)
 {

@@ -306,6 +306,8 @@ struct server {
     uint64_t frozen_now_ms;      /* nonzero: the clock reads this (FREEZE, fuzzing) */
     int64_t clock_offset_ms;     /* LATCHD.CLOCK: added to the real clock */
     int active_expire;           /* the wheel reclaims keys (DEBUG SET-ACTIVE-EXPIRE) */
+    int script_allow_noscript;   /* DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may call noscript
+                                    commands (Redis's tests use it to call CLIENT from a script) */
     int cron_paused;             /* DEBUG PAUSE-CRON: the periodic checks (idle clients, soft output
                                     limits, save points, tracking-table trimming) and a signal's
                                     shutdown wait */
@@ -450,6 +452,10 @@ void client_tls_received(client *c, const char *p, size_t n);
 /* c's queued replies encrypted into its session's output: 0, or -1 on a
  * TLS error (nothing is sent before the handshake ends). */
 int client_tls_encrypt(client *c);
+/* Accepts one waiting connection on listener outside the loop (for a
+ * script past busy-reply-threshold, which runs inside a loop callback);
+ * 1 when a client was added, 0 when none waited or it failed. */
+int net_accept_now(uv_stream_t *listener);
 client *client_new(server *s);
 /* A client with no connection (fuzzing, and whatever runs commands on its
  * own behalf): feed it bytes with client_feed(), read its replies from
@@ -639,6 +645,9 @@ void reply_map(client *c, long long n);
 void reply_set(client *c, long long n);
 void reply_push(client *c, long long n);   /* RESP3 '>', an array in RESP2 */
 void reply_verbatim(client *c, const char *p, size_t len);
+void reply_bool(client *c, int v);                              /* #t/#f, :1/:0 in RESP2 */
+void reply_bignum(client *c, const char *digits, size_t len);   /* (n, a bulk in RESP2 */
+void reply_attribute(client *c, long long n);                   /* |n; RESP3 clients only */
 void reply_arity_error(client *c);
 void reply_syntax_error(client *c);
 void reply_wrongtype(client *c);
