@@ -146,6 +146,31 @@ def test_tls_records_split_at_every_byte(tls_server, certs):
         c.close()
 
 
+def test_tls_input_behind_a_blocked_command_runs_without_new_bytes(tls_server, certs):
+    """BLPOP then PING in one TLS record: the PING waits decrypted while the
+    client is blocked and runs once a push unblocks it, with nothing more
+    arriving on the socket."""
+    srv = tls_server()
+    s = handshake(srv.tls_port, certs.context())
+    try:
+        s.sendall(encode_command("BLPOP", "q", "0") + encode_command("PING"))
+        wait = srv.client()
+        deadline = time.monotonic() + 10
+        while wait.info("clients")["blocked_clients"] != 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        assert wait.rpush("q", "job") == 1
+        want = b"*2\r\n$1\r\nq\r\n$3\r\njob\r\n+PONG\r\n"
+        got = b""
+        while len(got) < len(want):
+            chunk = s.recv(4096)
+            assert chunk
+            got += chunk
+        assert got == want
+    finally:
+        s.close()
+
+
 def test_tls_only_with_port_0(certs):
     """port 0 and a tls-port: TLS only, as in Redis (latchd's port 0 alone
     still picks an ephemeral plain port); INFO's tcp_port is the TLS one."""
