@@ -518,6 +518,13 @@ int config_protected_configs(const latchd_config *cfg)
     return ((const config_slot *)slot_of(cfg, lookup(name, sizeof(name) - 1, NULL)))->i;
 }
 
+int config_tls_peers(const latchd_config *cfg)
+{
+    static const char repl[] = "tls-replication", cluster[] = "tls-cluster";
+    return ((const config_slot *)slot_of(cfg, lookup(repl, sizeof(repl) - 1, NULL)))->i ||
+           ((const config_slot *)slot_of(cfg, lookup(cluster, sizeof(cluster) - 1, NULL)))->i;
+}
+
 /* "1gb", "512mb", "100k", "42" as Redis 7.0's memtoull reads them (k=1000,
  * kb=1024): digits then a unit, no sign; no digits at all ("", "kb") is 0;
  * up to 127 digits, saturating at ULLONG_MAX; the unit's product wraps. */

@@ -156,6 +156,9 @@ int config_set_pairs(const latchd_config *cfg, latchd_config *next, const char *
                      int npairs, int protected_ok, char *err, size_t errlen);
 /* enable-protected-configs, as CONFIG_PROTECTED_*. */
 int config_protected_configs(const latchd_config *cfg);
+/* tls-replication or tls-cluster is yes (kept without effect, but, as in
+ * Redis, either asks for a CA as tls-auth-clients does). */
+int config_tls_peers(const latchd_config *cfg);
 
 /* Set one parameter from the rest of a config file line after the name
  * ("900 1", quoting as in the file); 0 ok, else message in err. */

@@ -265,7 +265,7 @@ int tls_configure(server *s)
         log_msg(s, LOG_WARNING, "No tls-key-file configured!");
         return -1;
     }
-    if (cfg->tls_auth_clients != CONFIG_TLS_AUTH_NO && !or_null(cfg->tls_ca_cert_file) &&
+    if ((cfg->tls_auth_clients != CONFIG_TLS_AUTH_NO || config_tls_peers(cfg)) && !or_null(cfg->tls_ca_cert_file) &&
         !or_null(cfg->tls_ca_cert_dir)) {
         log_msg(s, LOG_WARNING, "Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, "
                                 "tls-replication or tls-auth-clients are enabled!");

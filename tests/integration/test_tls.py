@@ -289,6 +289,22 @@ def test_tls_config_set_validation(server_factory):
                             "TLS configuration. Check server logs.")
 
 
+def test_tls_ca_required_unless_nothing_checks_peers(server_factory, certs):
+    """Without a CA, tls-port takes only with tls-auth-clients no and
+    tls-replication / tls-cluster off (Redis's tlsConfigure)."""
+    r = server_factory().client(decode_responses=True)
+    base = ["tls-cert-file", certs.crt("server"), "tls-key-file", certs.key("server")]
+    with pytest.raises(redis.ResponseError):
+        r.config_set(*base, "tls-port", str(free_port()))
+    with pytest.raises(redis.ResponseError):
+        r.config_set(*base, "tls-auth-clients", "no", "tls-replication", "yes", "tls-port", str(free_port()))
+    port = free_port()
+    assert r.config_set(*base, "tls-auth-clients", "no", "tls-port", str(port))
+    c = redis.Redis(host="127.0.0.1", port=port, socket_timeout=10, ssl=True, ssl_cert_reqs="none")
+    assert c.ping()
+    c.close()
+
+
 def test_tls_port_turned_on_by_config_set(server_factory, certs):
     srv = server_factory()
     r = srv.client(decode_responses=True)
