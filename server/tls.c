@@ -254,6 +254,33 @@ fail:
     return NULL;
 }
 
+/* tls-client-cert-file / -key-file: Redis builds a client context from
+ * them (for replication, which latchd has not): they must load as there. */
+static int check_client_identity(server *s)
+{
+    const latchd_config *cfg = &s->cfg;
+    char errbuf[256];
+    if (!or_null(cfg->tls_client_cert_file) || !or_null(cfg->tls_client_key_file)) return 0;
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    int ok = ctx != NULL;
+    if (ok) {
+        SSL_CTX_set_default_passwd_cb(ctx, password_cb);
+        SSL_CTX_set_default_passwd_cb_userdata(ctx, (void *)or_null(cfg->tls_client_key_file_pass));
+    }
+    if (ok && SSL_CTX_use_certificate_chain_file(ctx, cfg->tls_client_cert_file) <= 0) {
+        ssl_error_text(errbuf, sizeof(errbuf));
+        log_msg(s, LOG_WARNING, "Failed to load certificate: %s: %s", cfg->tls_client_cert_file, errbuf);
+        ok = 0;
+    } else if (ok && SSL_CTX_use_PrivateKey_file(ctx, cfg->tls_client_key_file, SSL_FILETYPE_PEM) <= 0) {
+        ssl_error_text(errbuf, sizeof(errbuf));
+        log_msg(s, LOG_WARNING, "Failed to load private key: %s: %s", cfg->tls_client_key_file, errbuf);
+        ok = 0;
+    }
+    SSL_CTX_free(ctx);
+    ERR_clear_error();
+    return ok ? 0 : -1;
+}
+
 int tls_configure(server *s)
 {
     const latchd_config *cfg = &s->cfg;
@@ -280,6 +307,10 @@ int tls_configure(server *s)
     }
     SSL_CTX *ctx = make_context(s, protocols);
     if (!ctx) return -1;
+    if (check_client_identity(s) != 0) {
+        SSL_CTX_free(ctx);
+        return -1;
+    }
     if (!s->tls) {
         s->tls = mem_calloc(1, sizeof(*s->tls));
         wheel_init(&s->tls->handshakes, server_clock_ms(s));

@@ -340,6 +340,11 @@ def test_tls_certificate_reload_keeps_clients(tls_server, certs):
                             "update TLS configuration. Check server logs.")
     assert r.config_get("tls-cert-file") == {"tls-cert-file": certs.crt("server2")}
     assert old.ping()
+    # the client identity (for replication) must load too, once both are given
+    assert r.config_set("tls-client-cert-file", certs.crt("client"))
+    with pytest.raises(redis.ResponseError):
+        r.config_set("tls-client-key-file", os.path.join(certs.dir, "missing.key"))
+    assert r.config_set("tls-client-key-file", certs.key("client"))
 
 
 def test_tls_protocols_and_ciphers(tls_server, certs):
