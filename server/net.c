@@ -388,6 +388,7 @@ static void flush_client(client *c)
         return;
     }
     if (has_output(c)) {
+        c->srv->stat_writes++;
         unsigned nbufs = gather(c->srv, &c->out, &c->out_frames);
         int n = uv_try_write(&c->h.stream, c->srv->iov, nbufs);
         if (n < 0 && n != UV_EAGAIN) {
@@ -467,6 +468,7 @@ static void query_received(client *c, size_t n)
 {
     c->query.len += n;
     c->srv->stat_net_in += (uint64_t)n;
+    c->srv->stat_reads++;
     c->last_ms = server_now_ms(c->srv);
     store_env_set_clock(&c->srv->env, c->last_ms);   /* keys' access times, at no extra clock read */
     client_process_input(c);

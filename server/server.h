@@ -332,6 +332,7 @@ struct server {
     uint64_t stat_expired;
     uint64_t stat_keyspace_hits, stat_keyspace_misses;
     uint64_t stat_net_in, stat_net_out;
+    uint64_t stat_reads, stat_writes;   /* reads from and writes to clients (total_*_processed) */
     uint64_t stat_total_errors;  /* INFO's total_error_replies */
     size_t stat_peak_memory;     /* used_memory's highest, as INFO saw it */
     size_t startup_memory;       /* used_memory once started: INFO's used_memory_startup */
@@ -648,6 +649,9 @@ void reply_verbatim(client *c, const char *p, size_t len);
 void reply_bool(client *c, int v);                              /* #t/#f, :1/:0 in RESP2 */
 void reply_bignum(client *c, const char *digits, size_t len);   /* (n, a bulk in RESP2 */
 void reply_attribute(client *c, long long n);                   /* |n; RESP3 clients only */
+/* Replays well-formed RESP3 bytes (maps, sets, arrays, strings, numbers,
+ * booleans, nulls) in the client's protocol, RESP2 as Redis downgrades. */
+void reply_resp3(client *c, const char *p, size_t len);
 void reply_arity_error(client *c);
 void reply_syntax_error(client *c);
 void reply_wrongtype(client *c);
@@ -739,6 +743,12 @@ static inline void stats_record(client *c, size_t mark, uint64_t ticks)
     if ((c->out.len > mark && c->out.data[mark] == '-') || ticks >= s->rare_ticks || s->stat_error_counted)
         stats_record_slow(c, mark, ticks);
 }
+/* c's command blocked after ticks: a call now, and the rest (Redis's
+ * updateStatsOnUnblock) when it replies from mark on, having taken ticks
+ * more: an error reply or failed (CLIENT UNBLOCK's, whatever it replies)
+ * makes it a failure; histogram, slow log and latency are told then. */
+void stats_blocked(client *c, uint64_t ticks);
+void stats_unblocked(client *c, size_t mark, uint64_t ticks, int failed);
 /* c's command was refused with the error written from mark on. */
 void stats_rejected(client *c, size_t mark);
 /* An error reply with code text (without the '-', e.g. "ERR syntax"). */

@@ -74,8 +74,10 @@ static void serve(client *c, int fd)
     if (n <= 0) return;   /* EOF and errors: libuv sees them after the script */
     c->query.len += (size_t)n;
     c->srv->stat_net_in += (uint64_t)n;
+    c->srv->stat_reads++;
     client_process_input(c);
     if (c->writing || c->out.len == 0 || c->out_frames.n) return;   /* keep the byte order */
+    c->srv->stat_writes++;
     ssize_t w = write(fd, c->out.data, c->out.len);
     if (w > 0) {
         resp_buf_consume(&c->out, (size_t)w);
