@@ -779,6 +779,7 @@ static void tls_flush(client *c)
     if (closing) tls_conn_shutdown(t);
     resp_buf *enc = tls_conn_output(t);
     if (enc->len) {
+        c->srv->stat_writes++;
         uv_buf_t b = uv_buf_init(enc->data, (unsigned)enc->len);
         int n = uv_try_write(&c->h.stream, &b, 1);
         if (n < 0 && n != UV_EAGAIN) {
