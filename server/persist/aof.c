@@ -770,10 +770,18 @@ static int read_manifest(server *s)
     return 1;
 }
 
-/* History files go once the manifest no longer names them. */
+/* Redis's aofDelHistoryFiles: the manifest stops naming them, then they go. */
 static void delete_history(server *s)
 {
     aof_state *a = s->aof;
+    if (!a->nhist) return;
+    size_t n = a->nhist;
+    a->nhist = 0;
+    if (write_manifest(s) != 0) {
+        a->nhist = n;   /* named still: kept, and tried again after the next rewrite */
+        return;
+    }
+    a->nhist = n;
     for (size_t i = 0; i < a->nhist; i++) {
         char *path = path_in_dir(s, a->hist[i].name);
         log_msg(s, LOG_NOTICE, "Removing the history file %s in the background", a->hist[i].name);
@@ -1313,7 +1321,7 @@ static int open_for_append(server *s)
         a->base = (aof_file){base, a->base_seq};
         a->base_is_rdb = s->cfg.aof_use_rdb_preamble;
         log_msg(s, LOG_NOTICE, "Creating AOF base file %s on server start", base);
-        a->base_size = a->current_size = file_size(s, base);
+        /* as Redis: the sizes count from the next load or rewrite */
     }
     int created = a->nincr == 0;
     if (created) {
