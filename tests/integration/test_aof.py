@@ -52,9 +52,16 @@ def incr_records(srv, seq=1):
         return records(f.read())
 
 
+def loaded(srv):
+    """Started, and done loading (redis-server answers -LOADING until then)."""
+    assert wait_for(lambda: not srv.raw().cmd("PING").startswith(b"-LOADING"), timeout=20)
+    return srv
+
+
 def restart(srv):
     srv.stop()
     srv._start()
+    loaded(srv)
 
 
 def near_ms(v, delta_ms):
@@ -196,6 +203,7 @@ def test_restart_loads_everything(server_factory):
     srv.proc.kill()   # no shutdown: what is acknowledged is on disk
     srv.proc.wait()
     srv._start()
+    loaded(srv)
     r = srv.client()
     assert r.get("s") == b"v"
     assert 990000 < r.pttl("t") <= 1000000
@@ -268,7 +276,7 @@ def test_truncated_tail_is_cut_and_loaded(server_factory):
     good = os.path.getsize(path)
     with open(path, "ab") as f:
         f.write(b"*3\r\n$3\r\nSET\r\n$1\r\nc\r\n$1")
-    srv._start()
+    loaded(srv._start() or srv)
     r = srv.client()
     assert r.get("a") == b"1" and r.get("b") == b"2" and r.get("c") is None
     assert "!!! Warning: short read while loading the AOF file appendonly.aof.1.incr.aof!!!" in srv.log()
@@ -365,6 +373,7 @@ def _cross(src_kind, dst_kind):
             shutil.copytree(aof_dir(a), aof_dir(b))
             b.extra_args += list(AOF)
             b._start()
+            loaded(b)
             r = b.client()
             assert r.get("s") == b"v" and r.ttl("s") > 900
             assert r.lrange("l", 0, -1) == [b"a", b"b"]
