@@ -281,8 +281,7 @@ void script_run(const script_call *call)
     /* While someone monitors, Lua runs it: monitors see each redis.call;
      * and a user with limits, whose every redis.call is checked;
      * and a tracking caller's reads are Lua's redis.calls too. */
-    /* ... and while the AOF logs the commands its Lua text runs */
-    int done = call->sc && call->sc->native && s->cfg.native_scripts && !call->readonly && !s->monitors && !s->aof_on &&
+    int done = call->sc && call->sc->native && s->cfg.native_scripts && !call->readonly && !s->monitors &&
                call->c->user->unrestricted && !(call->c->flags & CLIENT_TRACKING) && call->sc->native->run(call);
     if (done) {
         st->native_runs++;

@@ -388,3 +388,51 @@ def _cross(src_kind, dst_kind):
 @pytest.mark.parametrize("src,dst", [("latchd", "redis"), ("redis", "latchd")])
 def test_latchd_only_aof_crosses_to_and_from_redis(src, dst):
     _cross(src, dst)
+
+
+# Each native lock script's calls, run once natively and once by Lua: the
+# same records (deadlines aside).
+NATIVE_FLOWS = [
+    ("149c5a8b", [(["L"], ["30000", "o1"]), (["L"], ["30000", "o1"]), (["L"], ["30000", "o2"])]),
+    ("dad0f8d6", [(["L"], ["30000", "o1"]), (["L"], ["30000", "o1"])]),
+    ("9401052d", [(["L"], ["30000", "o1"]), (["L"], ["30000", "o1"])]),
+    ("1aa70d37", [(["L"], ["30000", "o1"])]),
+    ("3ffe249c", [(["L", "ch"], ["m", "30000", "o1"]), (["L", "ch"], ["m", "30000", "o1"]),
+                  (["L", "ch"], ["m", "30000", "o9"])]),
+    ("778cea8a", [(["L", "ch"], ["m", "30000", "o1", "publish"])] * 2),
+    ("68664592", [(["L", "ch", "latch"], ["m", "30000", "o1", "publish", "5000"])] * 2),
+    ("4a66e59a", [(["L", "ch", "latch"], ["m", "30000", "o1", "5000"])]),
+    ("93cfc048", [(["L", "ch"], ["m", "30000", "o1"])] * 3),
+    ("8e19a1dd", [(["L"], ["40000", "o1"]), (["L"], ["40000", "o9"])]),
+    ("7e9c80b3", [(["L", "ch"], ["m"])] * 2),
+    ("c3f8721c", [(["T"], ["tok"]), (["T"], ["other"])]),
+    ("1cac5148", [(["T"], ["tok", "9000"]), (["T"], ["other", "9000"])]),
+]
+
+
+def _native_records(native, flows):
+    srv = Server("latchd", AOF + ("--native-scripts", native))
+    try:
+        raw = srv.raw()
+        lock = Script.vector("149c5a8b")
+        for prefix, calls in flows:
+            raw.cmd("FLUSHALL")
+            assert lock.raw(raw, keys=["L"], argv=["30000", "o1"]) == b"$-1\r\n"
+            assert lock.raw(raw, keys=["L"], argv=["30000", "o1"]) == b"$-1\r\n"   # held twice
+            raw.cmd("SET", "T", "tok")
+            sc = Script.vector(prefix)
+            for keys, argv in calls:
+                sc.raw(raw, keys=keys, argv=argv)
+        runs = srv.client().info("latchd")["latchd_native_script_runs"]
+        return [[b"<ms>" if a.isdigit() and len(a) == 13 else a for a in r] for r in incr_records(srv)], runs
+    finally:
+        srv.cleanup()
+
+
+def test_latchd_only_native_lock_scripts_log_what_their_lua_logs():
+    native, runs = _native_records("yes", NATIVE_FLOWS)
+    lua, none = _native_records("no", NATIVE_FLOWS)
+    assert runs > 20 and none == 0   # each way really ran as it says
+    assert len(native) == len(lua)
+    for a, b in zip(native, lua):
+        assert a == b
