@@ -3,6 +3,7 @@
  * (manifest, base, incr) loaded at start and rewritten in a forked child. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -337,62 +338,92 @@ static void log_float(client *c, int hash)
     }
 }
 
-static int is_subcommand(const client *c, const char *const *names)
+/* How a command is logged, by its command_stat_id: looked up once per
+ * command instead of comparing procs. */
+enum {
+    K_PLAIN,     /* its argv as it came */
+    K_SELF,      /* never itself: its effects are logged (scripts, EXEC) or nothing a reload redoes */
+    K_FORCED,    /* even when no key changed, unless it failed (FLUSHALL of nothing, SWAPDB, FUNCTION) */
+    K_SET, K_SETEX, K_PSETEX, K_GETSET, K_GETDEL, K_GETEX,
+    K_EXPIRE, K_PEXPIRE, K_EXPIREAT, K_PEXPIREAT,
+    K_INCRBYFLOAT, K_HINCRBYFLOAT, K_RESTORE, K_BLMOVE, K_BRPOPLPUSH,
+};
+
+static unsigned char *kinds;   /* by command_stat_id, made once (the table is read-only after) */
+static pthread_once_t kinds_once = PTHREAD_ONCE_INIT;
+
+static void kinds_init(void)
 {
-    if (c->argc < 2) return 0;
-    for (; *names; names++)
-        if (arg_is(&c->argv[1], *names)) return 1;
+    static const struct { command_proc p; unsigned char k; } by_proc[] = {
+        {cmd_exec, K_SELF}, {cmd_eval, K_SELF}, {cmd_evalsha, K_SELF}, {cmd_eval_ro, K_SELF},
+        {cmd_evalsha_ro, K_SELF}, {cmd_fcall, K_SELF}, {cmd_fcall_ro, K_SELF}, {cmd_debug, K_SELF},
+        {cmd_publish, K_SELF}, {cmd_flushall, K_FORCED}, {cmd_flushdb, K_FORCED}, {cmd_swapdb, K_FORCED},
+        {cmd_set, K_SET}, {cmd_setex, K_SETEX}, {cmd_psetex, K_PSETEX}, {cmd_getset, K_GETSET},
+        {cmd_getdel, K_GETDEL}, {cmd_getex, K_GETEX}, {cmd_expire, K_EXPIRE}, {cmd_pexpire, K_PEXPIRE},
+        {cmd_expireat, K_EXPIREAT}, {cmd_pexpireat, K_PEXPIREAT}, {cmd_incrbyfloat, K_INCRBYFLOAT},
+        {cmd_hincrbyfloat, K_HINCRBYFLOAT}, {cmd_restore, K_RESTORE}, {cmd_blmove, K_BLMOVE},
+        {cmd_brpoplpush, K_BRPOPLPUSH},
+    };
+    kinds = mem_calloc(command_stat_slots(), 1);
+    for (size_t i = 0; i < command_count(); i++) {
+        const command *cmd = command_at(i);
+        for (size_t j = 0; j < sizeof by_proc / sizeof by_proc[0]; j++)
+            if (cmd->proc == by_proc[j].p) kinds[command_stat_id(cmd, NULL)] = by_proc[j].k;
+    }
+}
+
+/* FUNCTION's writes are forced; its other subcommands change nothing. */
+static int function_writes(const client *c)
+{
+    static const char *const writes[] = {"load", "delete", "flush", "restore", NULL};
+    if (c->cmd->proc != cmd_function || c->argc < 2) return 0;
+    for (const char *const *w = writes; *w; w++)
+        if (arg_is(&c->argv[1], *w)) return 1;
     return 0;
 }
 
-/* Commands whose own records would be wrong: their effects are logged
- * (scripts, EXEC) or they change nothing a reload should redo. */
-static int logs_itself(command_proc p)
+static void log_command(client *c, int kind)
 {
-    return p == cmd_exec || p == cmd_eval || p == cmd_evalsha || p == cmd_eval_ro || p == cmd_evalsha_ro ||
-           p == cmd_fcall || p == cmd_fcall_ro || p == cmd_debug || p == cmd_publish;
-}
-
-static void log_command(client *c)
-{
-    command_proc p = c->cmd->proc;
     const resp_slice *v = c->argv;
-    if (p == cmd_set) log_set(c);
-    else if (p == cmd_setex || p == cmd_psetex) {
+    switch (kind) {
+    case K_SET: log_set(c); break;
+    case K_SETEX:
+    case K_PSETEX: {
         resp_slice r[5] = {S_SET, v[1], v[3], S_PXAT,
-                           number(c->srv->aof, 0, deadline_of(c, &v[1], &v[2], p == cmd_psetex, 0))};
+                           number(c->srv->aof, 0, deadline_of(c, &v[1], &v[2], kind == K_PSETEX, 0))};
         aof_add(c, 5, r);
-    } else if (p == cmd_getset) {
+        break;
+    }
+    case K_GETSET: {
         resp_slice r[3] = {S_SET, v[1], v[2]};
         aof_add(c, 3, r);
-    } else if (p == cmd_getdel) {
+        break;
+    }
+    case K_GETDEL: {
         resp_slice r[2] = {S_DEL, v[1]};
         aof_add(c, 2, r);
-    } else if (p == cmd_getex) log_getex(c);
-    else if (p == cmd_expire) log_expire(c, 0, 0);
-    else if (p == cmd_pexpire) log_expire(c, 1, 0);
-    else if (p == cmd_expireat) log_expire(c, 0, 1);
-    else if (p == cmd_pexpireat) log_expire(c, 1, 1);
-    else if (p == cmd_incrbyfloat) log_float(c, 0);
-    else if (p == cmd_hincrbyfloat) log_float(c, 1);
-    else if (p == cmd_restore) log_restore(c);
-    else if (p == cmd_blmove) {
+        break;
+    }
+    case K_GETEX: log_getex(c); break;
+    case K_EXPIRE: log_expire(c, 0, 0); break;
+    case K_PEXPIRE: log_expire(c, 1, 0); break;
+    case K_EXPIREAT: log_expire(c, 0, 1); break;
+    case K_PEXPIREAT: log_expire(c, 1, 1); break;
+    case K_INCRBYFLOAT: log_float(c, 0); break;
+    case K_HINCRBYFLOAT: log_float(c, 1); break;
+    case K_RESTORE: log_restore(c); break;
+    case K_BLMOVE: {
         resp_slice r[5] = {S_LMOVE, v[1], v[2], v[3], v[4]};
         aof_add(c, 5, r);
-    } else if (p == cmd_brpoplpush) {
+        break;
+    }
+    case K_BRPOPLPUSH: {
         resp_slice r[3] = {S_RPOPLPUSH, v[1], v[2]};
         aof_add(c, 3, r);
-    } else aof_add(c, c->argc, v);
-}
-
-/* Forced: these change the server even when no key changes (FLUSHALL of
- * an empty server, SWAPDB, FUNCTION's writes), logged unless they failed. */
-static int forced_by_kind(const client *c)
-{
-    static const char *const fn_writes[] = {"load", "delete", "flush", "restore", NULL};
-    command_proc p = c->cmd->proc;
-    return p == cmd_flushall || p == cmd_flushdb || p == cmd_swapdb ||
-           (p == cmd_function && is_subcommand(c, fn_writes));
+        break;
+    }
+    default: aof_add(c, c->argc, v);
+    }
 }
 
 void aof_proc(client *c)
@@ -406,10 +437,13 @@ void aof_proc(client *c)
     a->depth++;
     c->cmd->proc(c);
     a->depth--;
-    int failed = c->out.len > mark && c->out.data[mark] == '-';
-    if (!a->handled && !logs_itself(c->cmd->proc) &&
-        (aof_changes(s) != before || a->forced || (!failed && forced_by_kind(c))))
-        log_command(c);
+    int kind = kinds[command_stat_id(c->cmd, NULL)];
+    if (!a->handled && kind != K_SELF) {
+        int changed = aof_changes(s) != before || a->forced;
+        if (!changed && (kind == K_FORCED || function_writes(c)))
+            changed = !(c->out.len > mark && c->out.data[mark] == '-');   /* forced, unless it failed */
+        if (changed) log_command(c, kind);
+    }
     a->handled = handled;
     a->forced = forced;
     if (a->depth == 0) commit(s);
@@ -1337,6 +1371,7 @@ static int open_for_append(server *s)
 
 static void set_on(server *s, int st)
 {
+    pthread_once(&kinds_once, kinds_init);
     s->aof->state = st;
     s->aof_on = st != AOF_OFF;
     cron_start(s);
