@@ -1391,22 +1391,33 @@ int aof_start(server *s)
     return 0;
 }
 
+/* Redis's killAppendOnlyChild: the child stopped, its temp file removed. */
+static void kill_child(server *s)
+{
+    aof_state *a = s->aof;
+    if (!a->child) return;
+    kill(a->child, SIGUSR1);
+    waitpid(a->child, NULL, 0);
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "temp-rewriteaof-bg-%d.aof", a->child);
+    unlink(tmp);
+    a->child = 0;
+    if (a->handles) uv_signal_stop(&a->sigchld);
+}
+
 int aof_set_enabled(server *s, int on)
 {
     aof_state *a = state(s);
     if (!on) {
         if (a->state == AOF_OFF) return 0;
         flush_file(s, 1);
+        if (a->child) log_msg(s, LOG_NOTICE, "Killing running AOF rewrite child: %ld", (long)a->child);
         if (a->fd >= 0) {
             fdatasync(a->fd);
             close(a->fd);
         }
         a->fd = -1;
-        if (a->child) {
-            kill(a->child, SIGUSR1);
-            waitpid(a->child, NULL, 0);
-            a->child = 0;
-        }
+        kill_child(s);
         a->buf.len = 0;
         a->scheduled = 0;
         set_on(s, AOF_OFF);
@@ -1418,11 +1429,7 @@ int aof_set_enabled(server *s, int on)
     /* Redis's startAppendOnly: records wait for the rewrite's base */
     set_on(s, AOF_WAIT_REWRITE);
     if (read_manifest(s) < 0) manifest_clear(a);
-    if (a->child) {
-        kill(a->child, SIGUSR1);
-        waitpid(a->child, NULL, 0);
-        a->child = 0;
-    }
+    kill_child(s);
     if (s->rdb_child) {
         a->scheduled = 1;
         log_msg(s, LOG_NOTICE, "AOF was enabled but there is already another background operation. An AOF "
@@ -1440,15 +1447,8 @@ void aof_shutdown(server *s)
 {
     aof_state *a = s->aof;
     if (!a) return;
-    if (a->child) {
-        log_msg(s, LOG_WARNING, "There is a child rewriting the AOF. Killing it!");
-        kill(a->child, SIGUSR1);
-        waitpid(a->child, NULL, 0);
-        char tmp[64];
-        snprintf(tmp, sizeof tmp, "temp-rewriteaof-bg-%d.aof", a->child);
-        unlink(tmp);
-        a->child = 0;
-    }
+    if (a->child) log_msg(s, LOG_WARNING, "There is a child rewriting the AOF. Killing it!");
+    kill_child(s);
     if (a->state != AOF_OFF && a->fd >= 0) {
         log_msg(s, LOG_NOTICE, "Calling fsync() on the AOF file.");
         flush_file(s, 1);
