@@ -39,10 +39,10 @@ __attribute__((visibility("default"))) ssize_t write(int fd, const void *buf, si
     return real(fd, buf, count);
 }
 
-__attribute__((visibility("default"))) int fdatasync(int fd)
+/* fsync and fdatasync: EIO while failing, else the real call. */
+static int sync_or_fail(const char *name, int fd)
 {
-    static int (*real)(int);
-    if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
+    int (*real)(int) = (int (*)(int))dlsym(RTLD_NEXT, name);
     if (failing(fd)) {
         errno = EIO;
         return -1;
@@ -50,13 +50,5 @@ __attribute__((visibility("default"))) int fdatasync(int fd)
     return real(fd);
 }
 
-__attribute__((visibility("default"))) int fsync(int fd)
-{
-    static int (*real)(int);
-    if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
-    if (failing(fd)) {
-        errno = EIO;
-        return -1;
-    }
-    return real(fd);
-}
+__attribute__((visibility("default"))) int fdatasync(int fd) { return sync_or_fail("fdatasync", fd); }
+__attribute__((visibility("default"))) int fsync(int fd) { return sync_or_fail("fsync", fd); }

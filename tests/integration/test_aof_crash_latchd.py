@@ -3,7 +3,9 @@ release Redisson locks (EVALSHA of its scripts) and INCR counters as fast as
 they can. With appendfsync always, whatever was acknowledged is there after
 the restart: every held lock with its owner and its remaining lease, every
 counter at least at its last acknowledged value (and at most at what was
-sent). With everysec, what is lost is measured: at most about a second."""
+sent). With everysec, what is lost is measured: at most about a second
+(SIGKILL keeps what reached the kernel: what is lost is what a write
+postponed behind a slow background fsync still held, as in Redis)."""
 
 import os
 import random
@@ -34,6 +36,7 @@ class Worker(threading.Thread):
         self.acked = self.sent                    # the last INCR reply
         self.locks = dict(prev.locks) if prev else {}   # key -> (state, owner, t_send, t_ack)
         self.stop = False
+        self.error = None
 
     def key(self, i):
         return "lock:%d:%d" % (self.wid, i)
@@ -63,6 +66,8 @@ class Worker(threading.Thread):
                     self.locks[key] = ("held", owner, t_send, time.time())
         except (redis.ConnectionError, redis.TimeoutError, ConnectionError):
             return
+        except AssertionError as e:   # a wrong reply: the test fails, not just this thread
+            self.error = e
 
 
 def load_scripts(port):
@@ -92,6 +97,8 @@ def run_round(srv, rnd, seconds, found):
     srv.proc.wait()
     for w in workers:
         w.join(10)
+        assert not w.is_alive()
+        assert w.error is None, w.error
     return workers, killed
 
 
@@ -155,12 +162,13 @@ def test_latchd_kill9_with_appendfsync_everysec_loses_at_most_about_a_second(lat
             lost = max(0, w.acked - value)
             rate = (w.sent - start.get(w.wid, 0)) / seconds
             lost_max_s = max(lost_max_s, lost / rate if rate else 0)
-            found[w.wid] = Found(value, {k: ("held", st[1], 0, killed) if r.exists(k) and r.hget(k, st[1]) else ("free",)
-                                         for k, st in w.locks.items() if len(st) > 1} |
-                                 {k: ("free",) for k, st in w.locks.items() if len(st) == 1 and not r.exists(k)})
-            for k in list(found[w.wid].locks):
-                if r.exists(k) and found[w.wid].locks[k] == ("free",):
-                    r.delete(k)   # held by an owner nobody remembers: let it go
+            # what the server holds is the next round's start: a lost
+            # acquire or release (up to a second or two of them) included
+            locks = {}
+            for k in w.locks:
+                holder = r.hgetall(k)
+                locks[k] = ("held", next(iter(holder)).decode(), 0, killed) if holder else ("free",)
+            found[w.wid] = Found(value, locks)
         srv.close_connections()
     print("everysec: the most lost in a round: %.3f s of acknowledged INCRs" % lost_max_s)
     # a second between fsyncs, plus one in flight on the thread pool
