@@ -436,3 +436,27 @@ def test_latchd_only_native_lock_scripts_log_what_their_lua_logs():
     assert len(native) == len(lua)
     for a, b in zip(native, lua):
         assert a == b
+
+
+def test_auto_rewrite_on_growth(server_factory):
+    srv = server_factory(*AOF, "--auto-aof-rewrite-min-size", "4096", "--auto-aof-rewrite-percentage", "100")
+    r = srv.client()
+    for i in range(200):
+        r.set("k%d" % i, "v" * 40)
+    assert wait_for(lambda: r.info("persistence")["aof_rewrites"] >= 1
+                    and r.info("persistence")["aof_rewrite_in_progress"] == 0, timeout=20)
+    assert "Starting automatic rewriting of AOF on" in srv.log()
+    restart(srv)
+    assert srv.client().dbsize() == 200
+
+
+def test_shutdown_syncs_the_file(server_factory):
+    srv = server_factory("--appendonly", "yes", "--appendfsync", "no")
+    raw = srv.raw()
+    raw.cmd("SET", "k", "v")
+    raw.send(b"SHUTDOWN\r\n")
+    assert raw.read_until_closed(timeout=10) == b""
+    assert wait_for(lambda: srv.proc.poll() is not None, timeout=10)
+    assert "Calling fsync() on the AOF file." in srv.log()
+    srv._start()
+    assert loaded(srv).client().get("k") == b"v"
