@@ -42,8 +42,7 @@ int persist_aof_next(const unsigned char *p, size_t len, size_t *pos, persist_ao
         if (at >= len) return PERSIST_AOF_END;
         if (p[at] != '#') break;
         const unsigned char *nl = memchr(p + at, '\n', len - at);
-        if (!nl) return PERSIST_ERR_TRUNCATED;
-        at = (size_t)(nl - p) + 1;
+        at = nl ? (size_t)(nl - p) + 1 : len;   /* a last line without its newline is read too, as fgets does */
         *pos = at;
     }
     if (p[at] != '*') return PERSIST_ERR_FORMAT;
@@ -51,17 +50,14 @@ int persist_aof_next(const unsigned char *p, size_t len, size_t *pos, persist_ao
     long long argc = header_number(p, len, at + 1, &next);
     if (argc == -2) return PERSIST_ERR_TRUNCATED;
     if (argc < 1) return PERSIST_ERR_FORMAT;
-    if ((size_t)argc > (len - next) / 4 + 1) {
-        /* every argument takes at least "$0\r\n\r\n": more than the bytes
-         * left can hold is a cut-off file (or a lie, found further on) */
-        return PERSIST_ERR_TRUNCATED;
-    }
-    if ((size_t)argc > a->cap) {
-        a->cap = (size_t)argc;
-        a->v = mem_realloc(a->v, a->cap * sizeof(*a->v));
-    }
     at = next;
     for (long long j = 0; j < argc; j++) {
+        /* grown as arguments are found, not to what the header claims:
+         * a corrupt count must not allocate more than the bytes can hold */
+        if ((size_t)j == a->cap) {
+            a->cap = a->cap ? a->cap * 2 : 16;
+            a->v = mem_realloc(a->v, a->cap * sizeof(*a->v));
+        }
         if (at >= len) return PERSIST_ERR_TRUNCATED;
         if (p[at] != '$') return PERSIST_ERR_FORMAT;
         long long n = header_number(p, len, at + 1, &next);

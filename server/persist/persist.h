@@ -230,7 +230,8 @@ typedef struct persist_aof_args {
 } persist_aof_args;
 
 enum { PERSIST_AOF_END = 1 };
-/* The record at *pos of p[0..len), "#" annotation lines before it skipped:
+/* The record at *pos of p[0..len), "#" annotation lines before it skipped
+ * (the last one may lack its newline):
  * PERSIST_OK with a filled and *pos past it; PERSIST_AOF_END at the end
  * of the bytes; PERSIST_ERR_TRUNCATED when the bytes end inside a record
  * (*pos stays at its start, past the annotations); PERSIST_ERR_FORMAT for
