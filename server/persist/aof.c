@@ -23,12 +23,6 @@ enum { AOF_OFF, AOF_ON, AOF_WAIT_REWRITE };
 #define WRITE_ERROR_LOG_S 30     /* Redis's AOF_WRITE_LOG_ERROR_RATE */
 #define MAX_FILES 4096
 
-/* One record waiting for its command's end: Redis's also_propagate. */
-typedef struct prop_op {
-    int db;
-    size_t off, len;
-} prop_op;
-
 typedef struct aof_file {
     char *name;
     long long seq;
@@ -39,9 +33,9 @@ struct aof_state {
     /* propagation */
     int depth;                 /* nested command calls running (EXEC, scripts) */
     int handled, forced;       /* the running command logged itself / must be logged */
-    resp_buf ops;              /* the pending records' bytes */
-    prop_op *opv;
-    size_t nops, opcap;
+    size_t nops;               /* records of the running command so far (Redis's also_propagate) */
+    size_t pending_start;      /* where they start in buf */
+    size_t multi_at;           /* where MULTI goes when a second one comes: after the first's SELECT */
     resp_slice *scratch;       /* argv of a rewritten record */
     size_t scratch_cap;
     char num[4][24];           /* digits of rewritten arguments */
@@ -90,7 +84,6 @@ static aof_state *state(server *s)
         a->write_ok = 1;
         a->last_rewrite_ok = 1;
         a->last_rewrite_s = -1;
-        resp_buf_init(&a->ops);
         resp_buf_init(&a->buf);
     }
     return s->aof;
@@ -98,38 +91,58 @@ static aof_state *state(server *s)
 
 /* ---- encoding ---- */
 
-static void put_header(resp_buf *b, char type, size_t n)
+/* "<type><n>\r\n" at p; its length. */
+static size_t header_at(char *p, char type, size_t n)
 {
-    char tmp[24];
-    int len = 0;
-    tmp[len++] = type;
-    char digits[20];
-    int d = 0;
-    do digits[d++] = (char)('0' + n % 10); while ((n /= 10));
-    while (d) tmp[len++] = digits[--d];
-    tmp[len++] = '\r';
-    tmp[len++] = '\n';
-    resp_buf_append(b, tmp, (size_t)len);
+    size_t len = 0;
+    p[len++] = type;
+    if (n < 10) {   /* argument counts, names, most keys: no division */
+        p[len++] = (char)('0' + n);
+    } else if (n < 100) {
+        p[len++] = (char)('0' + n / 10);
+        p[len++] = (char)('0' + n % 10);
+    } else {
+        char digits[20];
+        size_t d = 0;
+        do digits[d++] = (char)('0' + n % 10); while ((n /= 10));
+        while (d) p[len++] = digits[--d];
+    }
+    p[len++] = '\r';
+    p[len++] = '\n';
+    return len;
 }
 
+/* A command as a RESP array of bulks: sized once, written in place (the
+ * lock path writes two or three of these per script). */
 static void put_cmd(resp_buf *b, int argc, const resp_slice *argv)
 {
-    put_header(b, '*', (size_t)argc);
+    size_t need = 24;
+    for (int i = 0; i < argc; i++) need += argv[i].len + 24;
+    resp_buf_reserve(b, need);
+    char *p = b->data + b->len, *start = p;
+    p += header_at(p, '*', (size_t)argc);
     for (int i = 0; i < argc; i++) {
-        put_header(b, '$', argv[i].len);
-        resp_buf_append(b, argv[i].ptr, argv[i].len);
-        resp_buf_append(b, "\r\n", 2);
+        p += header_at(p, '$', argv[i].len);
+        memcpy(p, argv[i].ptr, argv[i].len);
+        p += argv[i].len;
+        *p++ = '\r';
+        *p++ = '\n';
     }
+    b->len += (size_t)(p - start);
 }
 
 /* ---- the records of one iteration ---- */
 
-/* Redis's feedAppendOnlyFile: an annotation when the second changed, a
- * SELECT when the database did. Kept only while a file takes them. */
-static void feed(server *s, int db, const char *p, size_t len)
+static int taking(const aof_state *a)
+{
+    return a->state == AOF_ON || (a->state == AOF_WAIT_REWRITE && a->child);
+}
+
+/* Redis's feedAppendOnlyFile's head: an annotation when the second
+ * changed, a SELECT when the database did. */
+static void feed_prefix(server *s, int db)
 {
     aof_state *a = s->aof;
-    if (a->state == AOF_OFF || (a->state == AOF_WAIT_REWRITE && !a->child)) return;
     resp_buf *b = &a->buf;
     if (s->cfg.aof_timestamp_enabled) {
         uint64_t now_s = server_real_ms(s) / 1000;
@@ -139,42 +152,52 @@ static void feed(server *s, int db, const char *p, size_t len)
         }
     }
     if (db != a->selected_db) {
-        char n[16];
-        int nl = snprintf(n, sizeof n, "%d", db);
-        resp_slice sel[2] = {{"SELECT", 6}, {n, (size_t)nl}};
+        char n[24];
+        resp_slice sel[2] = {{"SELECT", 6}, {n, store_ll2str(n, db)}};
         put_cmd(b, 2, sel);
         a->selected_db = db;
     }
-    resp_buf_append(b, p, len);
 }
+
+static const char MULTI_REC[] = "*1\r\n$5\r\nMULTI\r\n", EXEC_REC[] = "*1\r\n$4\r\nEXEC\r\n";
 
 /* Redis's propagatePendingCommands: more than one record of one command
  * (a script's, EXEC's, a lazy expiry's DEL before the command) go in
- * MULTI ... EXEC. */
+ * MULTI ... EXEC. The records are written into the buffer as they come;
+ * the second one puts MULTI in front of the first (after its SELECT). */
 static void commit(server *s)
 {
     aof_state *a = s->aof;
-    if (!a->nops) return;
-    static const char multi[] = "*1\r\n$5\r\nMULTI\r\n", exec[] = "*1\r\n$4\r\nEXEC\r\n";
-    int wrap = a->nops > 1;
-    if (wrap) feed(s, a->opv[0].db, multi, sizeof multi - 1);
-    for (size_t i = 0; i < a->nops; i++) feed(s, a->opv[i].db, (const char *)a->ops.data + a->opv[i].off, a->opv[i].len);
-    if (wrap) feed(s, a->opv[a->nops - 1].db, exec, sizeof exec - 1);
+    if (a->nops > 1) resp_buf_append(&a->buf, EXEC_REC, sizeof EXEC_REC - 1);
     a->nops = 0;
-    a->ops.len = 0;
 }
 
 static void add_record(server *s, int db, int argc, const resp_slice *argv)
 {
     aof_state *a = s->aof;
-    if (a->nops == a->opcap) {
-        a->opcap = a->opcap ? a->opcap * 2 : 8;
-        a->opv = mem_realloc(a->opv, a->opcap * sizeof(*a->opv));
+    if (!taking(a)) return;
+    resp_buf *b = &a->buf;
+    if (a->depth == 0) {   /* outside any command: alone */
+        feed_prefix(s, db);
+        put_cmd(b, argc, argv);
+        return;
     }
-    size_t off = a->ops.len;
-    put_cmd(&a->ops, argc, argv);
-    a->opv[a->nops++] = (prop_op){db, off, a->ops.len - off};
-    if (a->depth == 0) commit(s);
+    if (a->nops == 0) {
+        a->pending_start = b->len;
+        feed_prefix(s, db);
+        a->multi_at = b->len;
+    } else {
+        if (a->nops == 1) {   /* a transaction after all */
+            size_t n = sizeof MULTI_REC - 1;
+            resp_buf_reserve(b, n);
+            memmove(b->data + a->multi_at + n, b->data + a->multi_at, b->len - a->multi_at);
+            memcpy(b->data + a->multi_at, MULTI_REC, n);
+            b->len += n;
+        }
+        feed_prefix(s, db);
+    }
+    put_cmd(b, argc, argv);
+    a->nops++;
 }
 
 void aof_add(client *c, int argc, const resp_slice *argv) { add_record(c->srv, c->db, argc, argv); }
@@ -203,8 +226,7 @@ static resp_slice *scratch(aof_state *a, size_t n)
 
 static resp_slice number(aof_state *a, int slot, long long v)
 {
-    int n = snprintf(a->num[slot], sizeof a->num[slot], "%lld", v);
-    return (resp_slice){a->num[slot], (size_t)n};
+    return (resp_slice){a->num[slot], store_ll2str(a->num[slot], v)};
 }
 
 /* The key as the command left it, without reclaiming it. */
@@ -525,13 +547,28 @@ static ssize_t write_all(int fd, const char *p, size_t n)
     return (ssize_t)done;
 }
 
+/* The first n bytes of buf are in the file: dropped, and the running
+ * command's offsets moved with them. */
+static void written(aof_state *a, size_t n)
+{
+    a->current_size += (long long)n;
+    a->incr_size += (long long)n;
+    if (n == a->buf.len) a->buf.len = 0;
+    else resp_buf_consume(&a->buf, n);
+    a->pending_start -= n < a->pending_start ? n : a->pending_start;
+    a->multi_at -= n < a->multi_at ? n : a->multi_at;
+}
+
 static void flush_file(server *s, int force)
 {
     aof_state *a = s->aof;
     if (a->fd < 0) return;
     uint64_t now_s = server_real_ms(s) / 1000;
     int policy = (int)s->cfg.appendfsync;
-    if (a->buf.len == 0) {
+    /* from inside a command (a rewrite started by one), its records stay:
+     * a second one may still put MULTI before them */
+    size_t len = a->depth && a->nops ? a->pending_start : a->buf.len;
+    if (len == 0) {
         if (a->fsynced_size == a->incr_size) return;
         if (policy == CONFIG_FSYNC_ALWAYS) goto do_fsync;
         if (policy == CONFIG_FSYNC_EVERYSEC && now_s > a->last_fsync_s && !a->fsync_running) goto do_fsync;
@@ -548,8 +585,8 @@ static void flush_file(server *s, int force)
                                "without waiting for fsync to complete, this may slow down Redis.");
     }
     a->flush_postponed_s = 0;
-    ssize_t n = write_all(a->fd, (const char *)a->buf.data, a->buf.len);
-    if (n != (ssize_t)a->buf.len) {
+    ssize_t n = write_all(a->fd, (const char *)a->buf.data, len);
+    if (n != (ssize_t)len) {
         int can_log = now_s - a->last_error_log_s > WRITE_ERROR_LOG_S;
         if (can_log) a->last_error_log_s = now_s;
         if (n < 0) {
@@ -558,7 +595,7 @@ static void flush_file(server *s, int force)
         } else {
             if (can_log)
                 log_msg(s, LOG_WARNING, "Short write while writing to the AOF file: (nwritten=%lld, expected=%lld)",
-                        (long long)n, (long long)a->buf.len);
+                        (long long)n, (long long)len);
             if (ftruncate(a->fd, a->incr_size) == -1) {
                 if (can_log)
                     log_msg(s, LOG_WARNING, "Could not remove short write from the append-only file.  Redis may "
@@ -577,11 +614,7 @@ static void flush_file(server *s, int force)
         }
         a->write_ok = 0;
         s->aof_write_err = 1;
-        if (n > 0) {
-            a->current_size += n;
-            a->incr_size += n;
-            resp_buf_consume(&a->buf, (size_t)n);
-        }
+        if (n > 0) written(a, (size_t)n);
         return;   /* tried again by the next flush or the cron */
     }
     if (!a->write_ok) {
@@ -589,9 +622,7 @@ static void flush_file(server *s, int force)
         a->write_ok = 1;
         s->aof_write_err = a->fsync_failed != 0;
     }
-    a->current_size += n;
-    a->incr_size += n;
-    a->buf.len = 0;
+    written(a, len);
 do_fsync:
     if (policy == CONFIG_FSYNC_ALWAYS) {
         if (fdatasync(a->fd) == -1) {
@@ -1510,9 +1541,7 @@ void aof_free(server *s)
     if (a->fd >= 0) close(a->fd);
     manifest_clear(a);
     free(a->temp_incr);
-    free(a->opv);
     free(a->scratch);
-    resp_buf_free(&a->ops);
     resp_buf_free(&a->buf);
     free(a);
     s->aof = NULL;

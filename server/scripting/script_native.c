@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lock.h"
+#include "num.h"
 #include "persist/persist.h"
 #include "script.h"
 
@@ -37,8 +38,8 @@ static void log_pexpire(const script_call *call, const resp_slice *key)
 {
     store_key *k = store_lookup(db(call), key->ptr, key->len);
     char n[24];
-    int nl = snprintf(n, sizeof n, "%lld", k ? (long long)store_key_deadline(k) : 0LL);
-    resp_slice r[3] = {{"PEXPIREAT", 9}, *key, {n, (size_t)nl}};
+    size_t nl = store_ll2str(n, k ? (long long)store_key_deadline(k) : 0LL);
+    resp_slice r[3] = {{"PEXPIREAT", 9}, *key, {n, nl}};
     log_cmd(call, 3, r);
 }
 
@@ -135,8 +136,8 @@ static void log_release(const script_call *call, long long r, int latch)
     if (!latch) return;
     store_key *k = store_lookup(db(call), KEY(2)->ptr, KEY(2)->len);
     char n[24];
-    int nl = snprintf(n, sizeof n, "%lld", k ? (long long)store_key_deadline(k) : 0LL);
-    resp_slice set[5] = {{"SET", 3}, *KEY(2), {r ? "1" : "0", 1}, {"PXAT", 4}, {n, (size_t)nl}};
+    size_t nl = store_ll2str(n, k ? (long long)store_key_deadline(k) : 0LL);
+    resp_slice set[5] = {{"SET", 3}, *KEY(2), {r ? "1" : "0", 1}, {"PXAT", 4}, {n, nl}};
     log_cmd(call, 5, set);
 }
 
