@@ -3,7 +3,6 @@
  * (manifest, base, incr) loaded at start and rewritten in a forked child. */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +67,7 @@ struct aof_state {
     uv_signal_t sigchld;
     uv_timer_t cron;
     int handles;               /* sigchld and cron initialised */
+    unsigned char *kinds;      /* how each command is logged (K_*), by command_stat_id */
 };
 
 static const resp_slice S_DEL = {"DEL", 3}, S_SET = {"SET", 3}, S_PXAT = {"PXAT", 4},
@@ -371,10 +371,9 @@ enum {
     K_INCRBYFLOAT, K_HINCRBYFLOAT, K_RESTORE, K_BLMOVE, K_BRPOPLPUSH,
 };
 
-static unsigned char *kinds;   /* by command_stat_id, made once (the table is read-only after) */
-static pthread_once_t kinds_once = PTHREAD_ONCE_INIT;
-
-static void kinds_init(void)
+/* The server's table, by command_stat_id (a library holds no process-wide
+ * state of its own: each server makes its copy when the AOF first needs it). */
+static unsigned char *kinds_new(void)
 {
     static const struct { command_proc p; unsigned char k; } by_proc[] = {
         {cmd_exec, K_SELF}, {cmd_eval, K_SELF}, {cmd_evalsha, K_SELF}, {cmd_eval_ro, K_SELF},
@@ -386,12 +385,13 @@ static void kinds_init(void)
         {cmd_hincrbyfloat, K_HINCRBYFLOAT}, {cmd_restore, K_RESTORE}, {cmd_blmove, K_BLMOVE},
         {cmd_brpoplpush, K_BRPOPLPUSH},
     };
-    kinds = mem_calloc(command_stat_slots(), 1);
+    unsigned char *kinds = mem_calloc(command_stat_slots(), 1);
     for (size_t i = 0; i < command_count(); i++) {
         const command *cmd = command_at(i);
         for (size_t j = 0; j < sizeof by_proc / sizeof by_proc[0]; j++)
             if (cmd->proc == by_proc[j].p) kinds[command_stat_id(cmd, NULL)] = by_proc[j].k;
     }
+    return kinds;
 }
 
 /* FUNCTION's writes are forced; its other subcommands change nothing. */
@@ -459,7 +459,7 @@ void aof_proc(client *c)
     a->depth++;
     c->cmd->proc(c);
     a->depth--;
-    int kind = kinds[command_stat_id(c->cmd, NULL)];
+    int kind = a->kinds[command_stat_id(c->cmd, NULL)];
     if (!a->handled && kind != K_SELF) {
         int changed = aof_changes(s) != before || a->forced;
         if (!changed && (kind == K_FORCED || function_writes(c)))
@@ -1402,7 +1402,7 @@ static int open_for_append(server *s)
 
 static void set_on(server *s, int st)
 {
-    pthread_once(&kinds_once, kinds_init);
+    if (!s->aof->kinds) s->aof->kinds = kinds_new();
     s->aof->state = st;
     s->aof_on = st != AOF_OFF;
     cron_start(s);
@@ -1542,6 +1542,7 @@ void aof_free(server *s)
     manifest_clear(a);
     free(a->temp_incr);
     free(a->scratch);
+    free(a->kinds);
     resp_buf_free(&a->buf);
     free(a);
     s->aof = NULL;
