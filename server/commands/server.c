@@ -583,9 +583,14 @@ void cmd_bgsave(client *c)
         } else {
             reply_error(c, "ERR Background save already in progress");
         }
-    } else if (c->mstate.executing) {
-        rdb_schedule_bgsave(s);
-        reply_status(c, "Background saving scheduled");
+    } else if (c->mstate.executing || aof_rewriting(s)) {
+        if (schedule || c->mstate.executing) {
+            rdb_schedule_bgsave(s);
+            reply_status(c, "Background saving scheduled");
+        } else {
+            reply_error(c, "ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE "
+                           "SCHEDULE in order to schedule a BGSAVE whenever possible.");
+        }
     } else if (rdb_bgsave(s) == 0) {
         reply_status(c, "Background saving started");
     } else {

@@ -648,6 +648,8 @@ void aof_before_sleep(server *s)
         flush_file(s, 0);
 }
 
+int aof_rewriting(const server *s) { return s->aof && s->aof->child; }
+
 const char *aof_write_error(const server *s)
 {
     const aof_state *a = s->aof;

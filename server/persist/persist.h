@@ -320,6 +320,8 @@ void aof_before_sleep(server *s);
 int aof_bgrewrite(server *s, int *scheduled, const char **err);
 /* CONFIG SET appendonly: 0, or -1 logged. */
 int aof_set_enabled(server *s, int on);
+/* A rewrite child runs: no other child may start (BGSAVE waits). */
+int aof_rewriting(const server *s);
 /* The write error that stops writes (MISCONF), or NULL. */
 const char *aof_write_error(const server *s);
 /* SHUTDOWN: the buffer written and synced, a rewrite child stopped. */

@@ -195,10 +195,11 @@ void rdb_wait_child(server *s)
 static void on_save_check(uv_timer_t *t)
 {
     server *s = t->data;
-    if (s->rdb_child || s->cron_paused) return;
+    if (s->rdb_child || s->cron_paused || aof_rewriting(s)) return;   /* one child at a time */
     if (s->rdb_bgsave_scheduled) {
         s->rdb_bgsave_scheduled = 0;
         rdb_bgsave(s);
+        if (!s->cfg.save[0]) uv_timer_stop(t);
         return;
     }
     uint64_t now_s = server_now_ms(s) / 1000;
@@ -228,7 +229,7 @@ void rdb_save_points_update(server *s)
 {
     timer_init(s);
     if (s->cfg.save[0]) uv_timer_start(&s->rdb_timer, on_save_check, 1000, 1000);
-    else uv_timer_stop(&s->rdb_timer);
+    else if (!s->rdb_bgsave_scheduled) uv_timer_stop(&s->rdb_timer);   /* a scheduled BGSAVE still waits */
 }
 
 void rdb_schedule_bgsave(server *s)
@@ -236,7 +237,7 @@ void rdb_schedule_bgsave(server *s)
     s->rdb_bgsave_scheduled = 1;
     if (s->rdb_child) return;   /* on_child_exit starts it */
     timer_init(s);
-    uv_timer_start(&s->rdb_timer, on_save_check, 0, s->cfg.save[0] ? 1000 : 0);
+    uv_timer_start(&s->rdb_timer, on_save_check, 0, 1000);   /* until it starts (an AOF rewrite may run) */
 }
 
 void rdb_close(server *s)

@@ -460,3 +460,19 @@ def test_shutdown_syncs_the_file(server_factory):
     assert "Calling fsync() on the AOF file." in srv.log()
     srv._start()
     assert loaded(srv).client().get("k") == b"v"
+
+
+def test_bgsave_waits_for_a_rewrite_child(server_factory):
+    srv = server_factory(*AOF)
+    raw = srv.raw()
+    for i in range(10):
+        raw.cmd("SET", "k%d" % i, "v")
+    raw.cmd("CONFIG", "SET", "rdb-key-save-delay", "100000")   # 0.1 s a key: a rewrite of a second
+    assert raw.cmd("BGREWRITEAOF") == b"+Background append only file rewriting started\r\n"
+    assert raw.cmd("BGREWRITEAOF") == b"-ERR Background append only file rewriting already in progress\r\n"
+    assert raw.cmd("BGSAVE") == (b"-ERR Another child process is active (AOF?): can't BGSAVE right now. "
+                                 b"Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.\r\n")
+    assert raw.cmd("BGSAVE", "SCHEDULE") == b"+Background saving scheduled\r\n"
+    raw.cmd("CONFIG", "SET", "rdb-key-save-delay", "0")
+    assert wait_for(lambda: srv.client().info("persistence")["rdb_saves"] >= 1, timeout=30)
+    assert srv.client().info("persistence")["aof_rewrites"] >= 1
