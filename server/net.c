@@ -12,6 +12,7 @@
 
 #include "acl.h"
 #include "mem.h"
+#include "persist/persist.h"
 #include "pubsub.h"
 #include "server.h"
 #include "tls.h"
@@ -410,7 +411,10 @@ static void flush_client(client *c)
 
 void net_flush_pending(server *s)
 {
-    /* Redis's beforeSleep: BCAST messages for what changed, before writing */
+    /* Redis's beforeSleep: the AOF written (and with appendfsync always
+     * synced) before any reply of this iteration leaves */
+    if (s->aof_on) aof_before_sleep(s);
+    /* BCAST messages for what changed, before writing */
     if (s->tracking_clients) tracking_before_sleep(s);
     client *c = s->pending;
     s->pending = NULL;

@@ -18,6 +18,7 @@
 
 typedef struct server server;
 typedef struct client client;
+typedef struct aof_state aof_state;   /* persist/aof.c */
 struct scripts;
 struct pubsub_client;   /* pubsub.c */
 struct pubsub_state;
@@ -325,6 +326,10 @@ struct server {
     uv_signal_t rdb_sigchld;     /* armed while a child runs */
     uv_timer_t rdb_timer;        /* save points, once a second while any are set */
     int rdb_sigchld_init, rdb_timer_init;
+    /* the append-only file (persist/aof.c) */
+    aof_state *aof;              /* NULL until appendonly or BGREWRITEAOF first needs it */
+    int aof_on;                  /* commands' changes are logged: the one test when off */
+    int aof_write_err;           /* the file cannot be written: writes get MISCONF */
     /* stats */
     uint64_t stat_conns;
     uint64_t stat_commands;
