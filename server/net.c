@@ -409,7 +409,9 @@ static void flush_client(client *c)
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY) client_close(c);
 }
 
-void net_flush_pending(server *s)
+void net_flush_pending(server *s) { net_flush_pending_except(s, NULL); }
+
+void net_flush_pending_except(server *s, client *keep)
 {
     /* Redis's beforeSleep: the AOF written (and with appendfsync always
      * synced) before any reply of this iteration leaves */
@@ -420,9 +422,14 @@ void net_flush_pending(server *s)
     s->pending = NULL;
     while (c) {
         client *next = c->pending_next;
-        c->pending_next = NULL;
-        c->flags &= ~CLIENT_PENDING_WRITE;
-        flush_client(c);
+        if (c == keep) {   /* stays on the list, as it was */
+            c->pending_next = s->pending;
+            s->pending = c;
+        } else {
+            c->pending_next = NULL;
+            c->flags &= ~CLIENT_PENDING_WRITE;
+            flush_client(c);
+        }
         c = next;
     }
 }
