@@ -476,12 +476,14 @@ static int command_keys(const command *cmd, const resp_slice *argv, int argc, in
         return n;
     }
     if (!strcmp(name, "sort") || !strcmp(name, "sort_ro")) {
+        int dest = 0;   /* only the last STORE counts, as SORT itself takes it */
         keys[n++] = 1;
         for (int i = 2; i < argc; i++) {
             if (arg_is(&argv[i], "limit")) i += 2;
             else if ((arg_is(&argv[i], "by") || arg_is(&argv[i], "get"))) i++;
-            else if (arg_is(&argv[i], "store") && i + 1 < argc && !strcmp(name, "sort")) keys[n++] = ++i;
+            else if (arg_is(&argv[i], "store") && i + 1 < argc && !strcmp(name, "sort")) dest = i + 1;
         }
+        if (dest) keys[n++] = dest;
         return n;
     }
     if (cmd->first_key <= 0) return 0;

@@ -223,6 +223,7 @@ def test_latency_histogram(fresh):
     (["zunionstore", "dst", "2", "a", "b", "WEIGHTS", "1", "2"], [b"dst", b"a", b"b"]),
     (["zunion", "2", "a", "b"], [b"a", b"b"]),
     (["sort", "k", "LIMIT", "0", "1", "BY", "w*", "STORE", "dst"], [b"k", b"dst"]),
+    (["sort", "abc", "STORE", "invalid", "STORE", "stillbad", "STORE", "def"], [b"abc", b"def"]),
     (["lcs", "key1", "key2"], [b"key1", b"key2"]),
 ])
 def test_command_getkeys(q, argv, keys):
