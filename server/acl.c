@@ -1517,6 +1517,13 @@ static int check_and_log(client *c, client *logger, const command *cmd, const co
     return rc;
 }
 
+int acl_user_may(const acl_user *u, const command *cmd, const command *sub, const resp_slice *argv, int argc)
+{
+    const acl_cmd *e = checked_command(cmd, sub);
+    int pos = 0;
+    return !e || acl_check(u, e, argv, argc, &pos) == ACL_OK;
+}
+
 int acl_admit(client *c, const command *cmd, const command *sub, int ctx)
 {
     if (cmd->flags & CMD_CONTAINER && !sub && c->argc >= 2) {

@@ -200,6 +200,9 @@ int acl_admit(client *c, const command *cmd, const command *sub, int ctx);
 int acl_exec_admit(client *c);
 /* A script's redis.call by caller: ACL_OK, or the denial (logged with the
  * Lua context); acl_denial_text words it. */
+/* redis.acl_check_cmd: may u run cmd (sub: its subcommand or NULL) with
+ * argv? Nothing is logged. */
+int acl_user_may(const acl_user *u, const command *cmd, const command *sub, const resp_slice *argv, int argc);
 int acl_script_check(client *caller, const command *cmd, const resp_slice *argv, int argc);
 const char *acl_denial_text(int rc);
 /* c's user may run cmd with c->argv and has ksflags's access (ACL_KS_*)

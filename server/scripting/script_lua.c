@@ -624,6 +624,9 @@ static int redis_call_generic(lua_State *L, int raise)
     client *self = e->srv->scripts->self;
     if (cmd->flags & CMD_WRITE) e->srv->scripts->wrote = 1;
     script_exec(e->srv, cmd, e->argv, argc);
+    /* the arguments are done with: their stack slots go to the reply (with
+     * ~8000 of them the stack has no room left for even an integer) */
+    lua_settop(L, 0);
     const char *pos = self->out.data, *end = pos + self->out.len;
     int is_error = self->out.len && pos[0] == '-';
     int ok = self->out.len && push_reply(L, &pos, end);
@@ -631,6 +634,30 @@ static int redis_call_generic(lua_State *L, int raise)
     if (!ok) return raise_error_cstr(L, "latchd: unreadable reply in script");
     if (is_error) mark_counted(L);
     return raise && is_error ? lua_error(L) : 1;
+}
+
+/* redis.acl_check_cmd(command, arg, ...): whether the script's caller
+ * could run that command with those arguments. */
+static int redis_acl_check_cmd(lua_State *L)
+{
+    script_engine *e = engine_of(L);
+    const script_call *run = e->srv->scripts->running;
+    int argc = lua_gettop(L);
+    if (!run) return raise_error_cstr(L, "redis.acl_check_cmd can only be called inside a script invocation");
+    int collected = argc == 0 ? 0 : collect_args(L, e, argc);
+    if (collected != 1)
+        return raise_error_cstr(L, argc == 0 ? "Please specify at least one argument for this redis lib call"
+                                             : "Lua redis lib command arguments must be strings or integers");
+    const command *cmd = command_lookup(e->argv[0].ptr, e->argv[0].len), *sub = NULL;
+    if (cmd && (cmd->flags & CMD_CONTAINER) && argc >= 2) {
+        sub = subcommand_lookup(cmd, e->argv[1].ptr, e->argv[1].len);
+        if (!sub) cmd = NULL;
+    }
+    if (!cmd) return raise_error_cstr(L, "Invalid command passed to redis.acl_check_cmd()");
+    int may = acl_user_may(run->c->user, cmd, sub, e->argv, argc);
+    lua_settop(L, 0);
+    lua_pushboolean(L, may);
+    return 1;
 }
 
 static int redis_call(lua_State *L) { return redis_call_generic(L, 1); }
@@ -783,7 +810,7 @@ static void register_redis_api(script_engine *e)
         {"error_reply", redis_error_reply}, {"status_reply", redis_status_reply},
         {"log", redis_log}, {"setresp", redis_setresp}, {"set_repl", redis_set_repl},
         {"replicate_commands", redis_replicate_commands}, {"breakpoint", redis_breakpoint},
-        {"debug", redis_debug},
+        {"debug", redis_debug}, {"acl_check_cmd", redis_acl_check_cmd},
     };
     lua_State *L = e->L;
     lua_newtable(L);

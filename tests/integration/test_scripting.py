@@ -511,3 +511,21 @@ def test_busy_write_script_is_unkillable(server_factory):
     other.send(encode_command("SHUTDOWN", "NOSAVE"))
     assert other.is_closed(wait=10)
     srv.proc.wait(timeout=10)
+
+
+def test_redis_call_with_eight_thousand_arguments(conn):
+    body = "local a = {} for i=1,7999 do a[i] = 1 end return redis.call('lpush', 'l', unpack(a))"
+    assert conn.cmd("EVAL", body, "0") == b":7999\r\n"
+
+
+def test_redis_acl_check_cmd(server_factory):
+    srv = server_factory()
+    admin = srv.raw()
+    assert admin.cmd("ACL", "SETUSER", "bob", "on", ">123", "+@scripting", "+set", "~x*") == b"+OK\r\n"
+    bob = srv.raw()
+    assert bob.cmd("AUTH", "bob", "123") == b"+OK\r\n"
+    assert bob.cmd("EVAL", "return redis.acl_check_cmd('set','xx',1)", "1", "xx") == b":1\r\n"
+    assert bob.cmd("EVAL", "return redis.acl_check_cmd('hset','xx','f',1)", "1", "xx") == b"$-1\r\n"
+    assert bob.cmd("EVAL", "return redis.acl_check_cmd('set','yy',1)", "1", "xx") == b"$-1\r\n"
+    err = bob.cmd("EVAL", "return redis.acl_check_cmd('invalid-cmd','arg')", "0")
+    assert err.startswith(b"-ERR Invalid command passed to redis.acl_check_cmd()")
