@@ -94,9 +94,7 @@ static const char *const loglevel_names[] = {
     [LOG_DEBUG] = "debug", [LOG_VERBOSE] = "verbose", [LOG_NOTICE] = "notice", [LOG_WARNING] = "warning",
     [LOG_WARNING + 1] = NULL,
 };
-/* Indexed by CONFIG_MAXMEMORY_*, in Redis's order. All are accepted;
- * latchd never evicts, so every policy behaves as noeviction (writes that
- * may grow memory are refused). */
+/* Indexed by CONFIG_MAXMEMORY_*, in Redis's order (evict.c). */
 const char *const config_maxmemory_policies[] = {
     [CONFIG_MAXMEMORY_VOLATILE_LRU] = "volatile-lru",
     [CONFIG_MAXMEMORY_VOLATILE_LFU] = "volatile-lfu",
@@ -161,6 +159,7 @@ static const param params[] = {
     ROW("maxclients", NULL, P_INT64, 0, maxclients, long long, 1, UINT_MAX, NULL),
     ROW("timeout", NULL, P_INT64, 0, timeout, long long, 0, INT_MAX, NULL),
     ROW("tcp-keepalive", NULL, P_INT64, 0, tcp_keepalive, long long, 0, INT_MAX, NULL),
+    ROW("maxmemory-samples", NULL, P_INT64, 0, maxmemory_samples, long long, 1, INT_MAX, NULL),
     ROW("databases", NULL, P_INT64, IMM, databases, long long, 1, INT_MAX, NULL),
     ROW("protected-mode", NULL, P_BOOL, 0, protected_mode, int, 0, 0, NULL),
     ROW("dir", NULL, P_DIR, PF_PROTECTED, dir, char *, 0, 0, NULL),
@@ -314,7 +313,7 @@ static const param params[] = {
     INT_("active-defrag-threshold-upper", NULL, 0, 0, 1000, "100"),
     INT_("replica-priority", "slave-priority", 0, 0, INT_MAX, "100"),
     INT_("repl-diskless-sync-delay", NULL, 0, 0, INT_MAX, "5"),
-    INT_("maxmemory-samples", NULL, 0, 1, INT_MAX, "5"),
+
     INT_("maxmemory-eviction-tenacity", NULL, 0, 0, 100, "10"),
     INT_("replica-announce-port", "slave-announce-port", 0, 0, 65535, "0"),
     INT_("tcp-backlog", NULL, IMM, 0, INT_MAX, "511"),
@@ -420,6 +419,7 @@ void config_defaults(latchd_config *cfg)
     cfg->maxmemory_policy = CONFIG_MAXMEMORY_NOEVICTION;
     cfg->maxclients = 10000;
     cfg->tcp_keepalive = 300;
+    cfg->maxmemory_samples = 5;
     cfg->databases = 16;
     cfg->protected_mode = 1;
     cfg->save = mem_strdup("");   /* a test double keeps nothing on disk unless asked */

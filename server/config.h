@@ -50,6 +50,7 @@ typedef struct latchd_config {
     long long maxclients;
     long long timeout;       /* idle seconds, 0 = never */
     long long tcp_keepalive;
+    long long maxmemory_samples;   /* keys compared per eviction and database */
     long long databases;
     int protected_mode;
     char *save;              /* save points, "<seconds> <changes>" pairs; "" = none */
@@ -121,8 +122,7 @@ enum { CONFIG_ACL_PUBSUB_ALLCHANNELS, CONFIG_ACL_PUBSUB_RESETCHANNELS };
 /* enable-debug-command's values, as Redis 7 names them. */
 enum { CONFIG_PROTECTED_NO, CONFIG_PROTECTED_YES, CONFIG_PROTECTED_LOCAL };
 
-/* maxmemory-policy's values, in Redis's order; every one acts as
- * noeviction. */
+/* maxmemory-policy's values, in Redis's order (evict.c). */
 enum {
     CONFIG_MAXMEMORY_VOLATILE_LRU,
     CONFIG_MAXMEMORY_VOLATILE_LFU,

@@ -64,10 +64,11 @@ static int monitor_may_run(client *c, const command *cmd)
     return 0;
 }
 
-/* latchd never evicts: every maxmemory-policy acts as noeviction. */
-static int over_maxmemory(const server *s)
+/* Redis's performEvictions before a command: over maxmemory, keys go as
+ * the policy says; 1 when memory is still over. */
+static int out_of_memory(server *s)
 {
-    return s->cfg.maxmemory > 0 && server_used_memory(s) > s->cfg.maxmemory;
+    return server_used_memory(s) > s->cfg.maxmemory && evict_to_maxmemory(s) != 0;
 }
 
 /* Inside MULTI Redis finds a container's subcommand before queueing, and
@@ -94,7 +95,7 @@ static int oom_refuses(client *c, const command *cmd)
         const command *sub = subcommand_lookup(cmd, c->argv[1].ptr, c->argv[1].len);
         if (sub) flags |= sub->flags;
     }
-    if (!(flags & CMD_DENYOOM) || !over_maxmemory(c->srv)) return 0;
+    if (!out_of_memory(c->srv) || !(flags & CMD_DENYOOM)) return 0;
     reply_error(c, "OOM command not allowed when used memory > 'maxmemory'.");
     return 1;
 }

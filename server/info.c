@@ -152,9 +152,10 @@ static void section_stats(server *s, resp_buf *b)
         "instantaneous_output_repl_kbps:0.00\r\n");
     resp_buf_appendf(b, "rejected_connections:%llu\r\nsync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\n"
         "expired_keys:%llu\r\nexpired_stale_perc:0.00\r\nexpired_time_cap_reached_count:0\r\n"
-        "expire_cycle_cpu_milliseconds:0\r\nevicted_keys:0\r\nevicted_clients:0\r\n"
+        "expire_cycle_cpu_milliseconds:0\r\nevicted_keys:%llu\r\nevicted_clients:0\r\n"
         "total_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\n",
-        (unsigned long long)s->stat_rejected_conns, (unsigned long long)s->stat_expired);
+        (unsigned long long)s->stat_rejected_conns, (unsigned long long)s->stat_expired,
+        (unsigned long long)s->stat_evicted);
     resp_buf_appendf(b, "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n", (unsigned long long)s->stat_keyspace_hits,
         (unsigned long long)s->stat_keyspace_misses);
     resp_buf_appendf(b, "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n",

@@ -335,6 +335,7 @@ struct server {
     uint64_t stat_commands;
     uint64_t stat_rejected_conns;
     uint64_t stat_expired;
+    uint64_t stat_evicted;       /* keys evict.c removed (INFO evicted_keys) */
     uint64_t stat_keyspace_hits, stat_keyspace_misses;
     uint64_t stat_net_in, stat_net_out;
     uint64_t stat_reads, stat_writes;   /* reads from and writes to clients (total_*_processed) */
@@ -394,6 +395,10 @@ uint64_t server_real_ms(server *s);
 void server_clock_freeze(server *s);
 void server_clock_resume(server *s);
 void server_clock_advance(server *s, uint64_t ms);
+/* evict.c: keys evicted by maxmemory-policy until used memory is back
+ * under maxmemory; 0 when it is, -1 when the policy (noeviction) or the
+ * keys (none a volatile policy may take) leave it over. */
+int evict_to_maxmemory(server *s);
 /* INFO's used_memory, which maxmemory is compared against. */
 size_t server_used_memory(const server *s);
 void server_expire_rearm(server *s);

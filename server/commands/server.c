@@ -155,6 +155,8 @@ static int config_take_effect(client *c, const latchd_config *old)
                        "Check server logs.");
         return -1;
     }
+    /* a lower maxmemory evicts at once (Redis's updateMaxmemory) */
+    if (s->cfg.maxmemory > 0 && s->cfg.maxmemory != old->maxmemory) evict_to_maxmemory(s);
     server_idle_timer_update(s);
     rdb_save_points_update(s);
     server_env_sync(s);

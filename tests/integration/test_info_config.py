@@ -771,3 +771,53 @@ def test_config_long_values_whole(conn):
         assert config_get(conn, "replica-announce-ip") == [b"replica-announce-ip", b"h" * 9000]
     finally:
         conn.cmd("CONFIG", "SET", "save", "", "replica-announce-ip", "")
+
+
+@pytest.mark.parametrize("policy", ["allkeys-lru", "allkeys-lfu", "allkeys-random", "volatile-lru",
+                                    "volatile-lfu", "volatile-random", "volatile-ttl"])
+def test_maxmemory_policy_evicts_to_the_limit(server_factory, policy):
+    """Over maxmemory, keys go as the policy says before each command:
+    used_memory stays near the limit, volatile policies take only keys with
+    a TTL (writes fail once none is left), and each eviction is counted and
+    announced as an 'evicted' event."""
+    srv = server_factory()
+    r = srv.client()
+    r.config_set("notify-keyspace-events", "Ee")
+    sub = srv.client().pubsub()
+    sub.psubscribe("__keyevent@0__:evicted")
+    limit = r.info("memory")["used_memory"] + 2_000_000
+    r.config_set("maxmemory", limit)
+    r.config_set("maxmemory-policy", policy)
+    volatile = policy.startswith("volatile")
+    p = r.pipeline(transaction=False)
+    for i in range(5000):
+        if volatile and i % 2:
+            p.set("k%d" % i, "x" * 1000)   # no TTL: never evicted
+        else:
+            p.set("k%d" % i, "x" * 1000, ex=100000 + i)
+    res = p.execute(raise_on_error=False)
+    oom = [x for x in res if isinstance(x, Exception)]
+    info = r.info()
+    assert info["evicted_keys"] > 1000
+    assert info["used_memory"] < limit + 100_000
+    if volatile:
+        assert oom and all("OOM" in str(x) for x in oom)
+        assert r.ttl("k1") == -1   # the keys without a TTL are all there
+        assert all(r.exists("k%d" % i) for i in range(1, 5000, 2)[:200])
+    else:
+        assert not oom
+    events = 0
+    while sub.get_message(timeout=0.5):
+        events += 1
+    assert events > 100
+    r.config_set("maxmemory", 0)
+
+
+def test_maxmemory_set_lower_evicts_at_once(server_factory):
+    srv = server_factory()
+    r = srv.client()
+    r.mset({"k%d" % i: "x" * 1000 for i in range(3000)})
+    r.config_set("maxmemory-policy", "allkeys-random")
+    r.config_set("maxmemory", r.info("memory")["used_memory"] - 1_000_000)
+    assert r.info("stats")["evicted_keys"] > 500   # by CONFIG SET itself
+    r.config_set("maxmemory", 0)

@@ -1,0 +1,97 @@
+/* evict.c - maxmemory-policy: while used memory is over maxmemory, keys
+ * drawn at random are compared by the policy and the best one evicted. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem.h"
+#include "persist/persist.h"
+#include "server.h"
+
+/* Draws for one sample of a volatile policy, whose keys may be few among
+ * the rest: without Redis's separate dict of keys with a TTL, a sample
+ * that finds none in this many draws counts as none there. */
+#define EVICT_VOLATILE_DRAWS 64
+
+static int policy_is_volatile(int p)
+{
+    return p == CONFIG_MAXMEMORY_VOLATILE_LRU || p == CONFIG_MAXMEMORY_VOLATILE_LFU ||
+           p == CONFIG_MAXMEMORY_VOLATILE_RANDOM || p == CONFIG_MAXMEMORY_VOLATILE_TTL;
+}
+
+/* Higher goes first: the idlest (LRU), the least used (LFU), the nearest
+ * deadline (TTL); under a random policy any drawn key will do. */
+static uint64_t evict_score(store *st, store_key *k, int policy)
+{
+    switch (policy) {
+    case CONFIG_MAXMEMORY_VOLATILE_LRU:
+    case CONFIG_MAXMEMORY_ALLKEYS_LRU: return store_key_idle_seconds(st, k);
+    case CONFIG_MAXMEMORY_VOLATILE_LFU:
+    case CONFIG_MAXMEMORY_ALLKEYS_LFU: return 255u - store_key_freq(st, k);
+    case CONFIG_MAXMEMORY_VOLATILE_TTL: return UINT64_MAX - (uint64_t)store_key_deadline(k);
+    default: return 0;
+    }
+}
+
+static store_key *draw(server *s, store *st, int vol)
+{
+    for (int i = 0; i < (vol ? EVICT_VOLATILE_DRAWS : 1); i++) {
+        store_key *k = store_random_key(st, server_random(s));
+        if (!k) return NULL;
+        if (!vol || store_key_deadline(k) != STORE_NO_DEADLINE) return k;
+    }
+    return NULL;
+}
+
+/* maxmemory-samples keys of each database compared: the best, or NULL
+ * when no database has a key the policy may evict. */
+static store_key *pick(server *s, int policy, int *dbp)
+{
+    int vol = policy_is_volatile(policy);
+    store_key *best = NULL;
+    uint64_t best_score = 0;
+    for (int db = 0; db < s->cfg.databases; db++) {
+        store *st = server_db_if_used(s, db);
+        if (!st || store_size(st) == 0) continue;
+        for (long long i = 0; i < s->cfg.maxmemory_samples; i++) {
+            store_key *k = draw(s, st, vol);
+            if (!k) break;
+            uint64_t sc = evict_score(st, k, policy);
+            if (!best || sc > best_score) best = k, best_score = sc, *dbp = db;
+        }
+    }
+    return best;
+}
+
+static void evict_one(server *s, int db, store_key *k)
+{
+    store *st = server_db_if_used(s, db);
+    size_t len;
+    const char *name = store_key_name(k, &len);
+    char small[128], *copy = len <= sizeof(small) ? small : mem_alloc(len);
+    memcpy(copy, name, len);   /* the key goes with its entry */
+    store_delete_key(st, k);
+    s->stat_evicted++;
+    store_notify(st, NOTIFY_EVICTED, "evicted", copy, len);   /* WATCH, tracking, events */
+    if (s->aof_on) aof_key_expired(s, db, copy, len);          /* logged as a DEL, as Redis */
+    if (copy != small) free(copy);
+}
+
+int evict_to_maxmemory(server *s)
+{
+    int policy = s->cfg.maxmemory_policy, rc = 0;
+    /* evictions are nobody's command: a tracking client is told of them
+     * before the reply to the command they came before, as in Redis */
+    client *cur = s->current_client;
+    s->current_client = NULL;
+    while (server_used_memory(s) > s->cfg.maxmemory) {
+        int db = 0;
+        store_key *k = policy == CONFIG_MAXMEMORY_NOEVICTION ? NULL : pick(s, policy, &db);
+        if (!k) {
+            rc = -1;
+            break;
+        }
+        evict_one(s, db, k);
+    }
+    s->current_client = cur;
+    return rc;
+}
