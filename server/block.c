@@ -40,6 +40,9 @@ struct block_state {
     int type;                       /* BLOCK_* */
     int rerun;                      /* a postponed command runs again when unparked */
     block_serve_fn serve;
+    block_stream_fn sserve;         /* BLOCK_STREAM's serve */
+    char *data;                     /* BLOCK_STREAM's state (block_stream_data) */
+    size_t data_cap;
     wheel_node timer;               /* armed when a deadline is set */
     block_waiter *w;
     int nw, wcap;
@@ -203,6 +206,7 @@ static void park(client *c, struct block_state *b, int type, uint64_t deadline)
     b->type = type;
     c->flags |= CLIENT_BLOCKED;
     s->blocked_clients++;
+    if (type == BLOCK_STREAM) s->blocked_streams++;
     if (deadline) {
         wheel_add(&s->block->wheel, &b->timer, deadline);
         s->block->timed++;
@@ -245,6 +249,20 @@ void block_for_keys(client *c, int type, int first, int n, uint64_t deadline, bl
     park(c, b, type, deadline);
 }
 
+void *block_for_stream(client *c, int first, int n, uint64_t deadline, block_stream_fn serve, size_t len)
+{
+    block_for_keys(c, BLOCK_STREAM, first, n, deadline, NULL);
+    struct block_state *b = c->blk;
+    b->sserve = serve;
+    if (len > b->data_cap) {
+        b->data = mem_realloc(b->data, len);
+        b->data_cap = len;
+    }
+    return b->data;
+}
+
+void *block_stream_data(const client *c) { return c->blk->data; }
+
 void block_for_wait(client *c, uint64_t deadline)
 {
     struct block_state *b;
@@ -283,6 +301,7 @@ static void unpark(client *c)
         bs->timed--;
     }
     if (b->type == BLOCK_PAUSED) queue_remove(&bs->paused, c);
+    if (b->type == BLOCK_STREAM) s->blocked_streams--;
     b->type = BLOCK_NONE;
     c->flags &= ~CLIENT_BLOCKED;
     s->blocked_clients--;
@@ -314,6 +333,7 @@ void block_state_free(client *c)
     struct block_state *b = c->blk;
     if (!b) return;
     free(b->w);
+    free(b->data);
     free(b->argv);
     resp_buf_free(&b->bytes);
     free(b);
@@ -365,7 +385,9 @@ void block_db_swapped(server *s, int a, int b)
 }
 
 /* Serve bk's waiters of the key's type, first blocked first, while the
- * key has data; a served client leaves every key it waited on. */
+ * key has data; a served client leaves every key it waited on. Stream
+ * waiters decide for themselves (new entries, or an XREADGROUP's key or
+ * group gone), whatever the key holds now. */
 static void serve_key(server *s, block_key *bk)
 {
     store *st = server_db_if_used(s, bk->db);
@@ -374,25 +396,31 @@ static void serve_key(server *s, block_key *bk)
     for (block_waiter *w = bk->head, *next; w; w = next) {
         next = w->next;
         store_key *k = st ? store_lookup(st, key.ptr, key.len) : NULL;
-        if (!k) break;
-        store_type ty = store_key_type(k);
-        int want = ty == STORE_LIST ? BLOCK_LIST : ty == STORE_ZSET ? BLOCK_ZSET : BLOCK_NONE;
-        if (want == BLOCK_NONE) break;
         client *c = w->c;
         struct block_state *b = c->blk;
-        if (b->type != want) continue;
+        if (b->type != BLOCK_STREAM) {
+            store_type ty = k ? store_key_type(k) : STORE_STRING;
+            int want = !k ? BLOCK_NONE : ty == STORE_LIST ? BLOCK_LIST : ty == STORE_ZSET ? BLOCK_ZSET : BLOCK_NONE;
+            if (want == BLOCK_NONE) {
+                if (s->blocked_streams) continue;   /* a stream waiter further on may still be served */
+                break;
+            }
+            if (b->type != want) continue;
+        }
         resp_slice *argv = c->argv;
         int argc = c->argc;
         c->argv = b->argv;
         c->argc = b->argc;
         client *outer = s->current_client;   /* the served command is c's own (Redis's serveClientsBlockedOnListKey) */
         s->current_client = c;
-        b->serve(c, k, &key);
-        if (s->tracking_clients) tracking_after_command(c);   /* its invalidations after its reply */
+        int served = 1;
+        if (b->type == BLOCK_STREAM) served = b->sserve(c, k, &key);
+        else b->serve(c, k, &key);
+        if (served && s->tracking_clients) tracking_after_command(c);   /* its invalidations after its reply */
         s->current_client = outer;
         c->argv = argv;
         c->argc = argc;
-        unpark_and_queue(c);
+        if (served) unpark_and_queue(c);
     }
     bk->serving = 0;
     key_free_if_idle(s, bk);

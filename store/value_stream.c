@@ -282,6 +282,7 @@ void store_stream_key_init(store *s, store_key *k)
 void store_stream_key_free(store *s, store_key *k)
 {
     store_stream *st = STORE_KV(k)->st;
+    store_stream_groups_free(s, st);
     for (uint32_t i = 0; i < st->nnodes; i++) node_free(s, &st->nodes[i]);
     store_mem_free(&s->used_memory, st->nodes);
     store_mem_free(&s->used_memory, st);
@@ -295,6 +296,7 @@ void store_stream_key_dup(store *s, store_key *dst, const store_key *src)
     *b = *a;
     b->nodes = nodes;
     b->ncap = b->nnodes;
+    store_stream_groups_dup(s, b, a);
     if (!b->nnodes) return;
     b->nodes = store_mem_alloc(&s->used_memory, b->nnodes * sizeof *b->nodes);
     for (uint32_t i = 0; i < b->nnodes; i++) {

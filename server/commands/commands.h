@@ -386,6 +386,13 @@ void cmd_xlen(client *c);
 void cmd_xdel(client *c);
 void cmd_xsetid(client *c);
 void cmd_xread(client *c);
+void cmd_xreadgroup(client *c);
+void cmd_xgroup(client *c);
+extern const command xgroup_subcommands[];
+void cmd_xack(client *c);
+void cmd_xpending(client *c);
+void cmd_xclaim(client *c);
+void cmd_xautoclaim(client *c);
 void cmd_xinfo(client *c);
 extern const command xinfo_subcommands[];
 
