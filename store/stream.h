@@ -81,6 +81,14 @@ size_t store_stream_trim(store *s, store_stream *st, int by_minid, uint64_t maxl
                          store_sid minid, int approx, long long limit);
 /* The live entry with the lowest (or last: highest) ID; 0 if empty. */
 int store_stream_edge(const store_stream *st, int last, store_sid *id);
+/* Every entry of node i, deleted ones too, in order (RDB's listpacks). */
+typedef int (*store_sentry_all_fn)(const store_sentry *e, int deleted, void *ctx);
+void store_stream_node_walk(const store_stream *st, size_t i, store_sentry_all_fn fn, void *ctx);
+/* Loading: an entry (deleted or live) appended as it was, to a new node
+ * whose first ID is node_first when new_node, else to the last one. The
+ * caller keeps IDs increasing and sets len and the bookkeeping after. */
+void store_stream_append_raw(store *s, store_stream *st, store_sid id, const char *const *f, const size_t *lens,
+                             size_t n, int deleted, int new_node, store_sid node_first);
 /* Node count (XINFO's radix-tree-keys). */
 size_t store_stream_nodes(const store_stream *st);
 

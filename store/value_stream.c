@@ -64,51 +64,22 @@ static void first_refresh(store_stream *st)
     if (!store_stream_edge(st, 0, &st->first)) st->first = (store_sid){0, 0};
 }
 
+static store_snode *node_push(store *s, store_stream *st, store_sid first);
+static void node_put(store *s, store_snode *nd, store_sid id, const char *const *f, const size_t *lens, size_t n,
+                     int deleted);
+
 void store_stream_append(store *s, store_stream *st, store_sid id, const char *const *f,
                          const size_t *lens, size_t n, long long max_entries, long long max_bytes)
 {
-    size_t need = 1 + 3 * 10, payload = 0;   /* flag, three varints at most, the pairs */
-    for (size_t i = 0; i < n; i++) {
-        need += pack_varint_len(lens[i]) + lens[i];
-        payload += lens[i];
-    }
+    size_t payload = 0;
+    for (size_t i = 0; i < n; i++) payload += lens[i];
     store_snode *nd = st->nnodes ? &st->nodes[st->nnodes - 1] : NULL;
     /* Redis's rule: a node is full at max_bytes (with the new entry's
      * fields and values) or at max_entries entries, deleted ones counted. */
     if (!nd || (max_bytes && nd->bytes + payload >= (unsigned long long)max_bytes) ||
-        (max_entries && nd->total >= (unsigned long long)max_entries)) {
-        if (nd && nd->cap > nd->bytes) {   /* a full node takes no more: give back its slack */
-            nd->buf = store_mem_realloc(&s->used_memory, nd->buf, nd->bytes);
-            nd->cap = nd->bytes;
-        }
-        if (st->nnodes == st->ncap) {
-            st->ncap = st->ncap ? st->ncap * 2 : 4;
-            st->nodes = store_mem_realloc(&s->used_memory, st->nodes, st->ncap * sizeof *st->nodes);
-        }
-        nd = &st->nodes[st->nnodes++];
-        memset(nd, 0, sizeof *nd);
-        nd->first = id;
-    }
-    if (nd->bytes + need > nd->cap) {
-        size_t cap = nd->cap ? nd->cap * 2 : 64;
-        while (cap < nd->bytes + need) cap *= 2;
-        nd->buf = store_mem_realloc(&s->used_memory, nd->buf, cap);
-        nd->cap = (uint32_t)cap;
-    }
-    char *w = nd->buf + nd->bytes;
-    *w++ = 0;
-    w += pack_varint_put(w, id.ms - nd->first.ms);
-    w += pack_varint_put(w, id.seq);
-    w += pack_varint_put(w, n / 2);
-    for (size_t i = 0; i < n; i++) {
-        w += pack_varint_put(w, lens[i]);
-        memcpy(w, f[i], lens[i]);
-        w += lens[i];
-    }
-    nd->bytes = (uint32_t)(w - nd->buf);
-    nd->last = id;
-    nd->live++;
-    nd->total++;
+        (max_entries && nd->total >= (unsigned long long)max_entries))
+        nd = node_push(s, st, id);
+    node_put(s, nd, id, f, lens, n, 0);
     st->len++;
     st->last = id;
     st->entries_added++;
@@ -268,6 +239,71 @@ int store_stream_edge(const store_stream *st, int last, store_sid *id)
 }
 
 size_t store_stream_nodes(const store_stream *st) { return st->nnodes; }
+
+void store_stream_node_walk(const store_stream *st, size_t i, store_sentry_all_fn fn, void *ctx)
+{
+    const store_snode *n = &st->nodes[i];
+    const char *p = n->buf, *stop = n->buf + n->bytes;
+    store_sentry e;
+    int del;
+    while (p < stop) {
+        p = entry_read(n, p, &e, &del);
+        if (fn(&e, del, ctx)) return;
+    }
+}
+
+/* A new node at the tail starting at first. */
+static store_snode *node_push(store *s, store_stream *st, store_sid first)
+{
+    store_snode *nd = st->nnodes ? &st->nodes[st->nnodes - 1] : NULL;
+    if (nd && nd->cap > nd->bytes) {   /* a full node takes no more: give back its slack */
+        nd->buf = store_mem_realloc(&s->used_memory, nd->buf, nd->bytes);
+        nd->cap = nd->bytes;
+    }
+    if (st->nnodes == st->ncap) {
+        st->ncap = st->ncap ? st->ncap * 2 : 4;
+        st->nodes = store_mem_realloc(&s->used_memory, st->nodes, st->ncap * sizeof *st->nodes);
+    }
+    nd = &st->nodes[st->nnodes++];
+    memset(nd, 0, sizeof *nd);
+    nd->first = first;
+    return nd;
+}
+
+/* Entry id with n items at the end of node nd. */
+static void node_put(store *s, store_snode *nd, store_sid id, const char *const *f, const size_t *lens, size_t n,
+                     int deleted)
+{
+    size_t need = 1 + 3 * 10;   /* flag, three varints at most, the pairs */
+    for (size_t i = 0; i < n; i++) need += pack_varint_len(lens[i]) + lens[i];
+    if (nd->bytes + need > nd->cap) {
+        size_t cap = nd->cap ? nd->cap * 2 : 64;
+        while (cap < nd->bytes + need) cap *= 2;
+        nd->buf = store_mem_realloc(&s->used_memory, nd->buf, cap);
+        nd->cap = (uint32_t)cap;
+    }
+    char *w = nd->buf + nd->bytes;
+    *w++ = (char)(deleted != 0);
+    w += pack_varint_put(w, id.ms - nd->first.ms);
+    w += pack_varint_put(w, id.seq);
+    w += pack_varint_put(w, n / 2);
+    for (size_t i = 0; i < n; i++) {
+        w += pack_varint_put(w, lens[i]);
+        memcpy(w, f[i], lens[i]);
+        w += lens[i];
+    }
+    nd->bytes = (uint32_t)(w - nd->buf);
+    nd->last = id;
+    nd->live += !deleted;
+    nd->total++;
+}
+
+void store_stream_append_raw(store *s, store_stream *st, store_sid id, const char *const *f, const size_t *lens,
+                             size_t n, int deleted, int new_node, store_sid node_first)
+{
+    store_snode *nd = new_node || !st->nnodes ? node_push(s, st, node_first) : &st->nodes[st->nnodes - 1];
+    node_put(s, nd, id, f, lens, n, deleted);
+}
 
 /* ---- the key's side (store.c's per-type hooks) ---- */
 

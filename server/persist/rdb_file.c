@@ -88,9 +88,6 @@ static int write_file(server *s)
         store *st = server_db_if_used(s, i);
         if (st) persist_rdb_db(&w, i, st);
     }
-    if (w.streams_left_out)
-        log_msg(s, LOG_WARNING, "%zu stream key(s) left out of %s: latchd cannot write streams to RDB files yet",
-                w.streams_left_out, s->cfg.dbfilename);
     int rc = persist_rdb_end(&w) == PERSIST_OK && fsync(fd) == 0 ? 0 : -1;
     if (close(fd) != 0) rc = -1;
     if (rc == 0 && rename(tmp, s->cfg.dbfilename) != 0) rc = -1;
