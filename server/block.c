@@ -367,7 +367,9 @@ static void swap_visit(store_dict_node *n, void *ctx)
     swap_scan *sc = ctx;
     block_key *bk = (block_key *)n;
     store_presence p = store_peek(sc->st, bk->key, n->keylen);
-    if (p == STORE_ABSENT) return;
+    /* a stream key gone: its XREADGROUP waiters are told (Redis's
+     * scanDatabaseForDeletedStreams) */
+    if (p == STORE_ABSENT && !sc->s->blocked_streams) return;
     /* the type is checked when served: a key past its deadline is
      * reclaimed then, as Redis's lookup does */
     block_key_signal(sc->s, sc->db, bk->key, n->keylen);
@@ -381,6 +383,27 @@ void block_db_swapped(server *s, int a, int b)
     for (int i = 0; i < 2; i++) {
         swap_scan sc = {s, server_db_if_used(s, dbs[i]), dbs[i]};
         if (sc.st && store_dict_size(&bs->keys[dbs[i]])) store_dict_foreach(&bs->keys[dbs[i]], swap_visit, &sc);
+    }
+}
+
+typedef struct flush_scan {
+    server *s;
+    int db;
+} flush_scan;
+
+static void flush_visit(store_dict_node *n, void *ctx)
+{
+    flush_scan *fs = ctx;
+    block_key_signal(fs->s, fs->db, ((block_key *)n)->key, n->keylen);
+}
+
+void block_db_flushed(server *s, int db)
+{
+    struct block_server *bs = s->block;
+    if (!bs || !s->blocked_streams) return;
+    for (int i = db < 0 ? 0 : db; i < (db < 0 ? s->ndbs : db + 1); i++) {
+        flush_scan fs = {s, i};
+        if (store_dict_size(&bs->keys[i])) store_dict_foreach(&bs->keys[i], flush_visit, &fs);
     }
 }
 

@@ -565,8 +565,12 @@ void block_for_wait(client *c, uint64_t deadline);
 /* A key of database db changed: waiters on it get served after the
  * current command. The caller tests s->blocked_clients first. */
 void block_key_signal(server *s, int db, const char *key, size_t klen);
-/* SWAPDB a b: keys now holding data are ready for a's and b's waiters. */
+/* SWAPDB a b: keys now holding data are ready for a's and b's waiters
+ * (and, with stream waiters, the keys gone too). */
 void block_db_swapped(server *s, int a, int b);
+/* FLUSHDB (db) or FLUSHALL (-1): stream waiters' keys are ready, so
+ * XREADGROUP's learn their key is gone. */
+void block_db_flushed(server *s, int db);
 /* Serve the waiters of every ready key (Redis's handleClientsBlockedOnKeys),
  * after a top-level command. */
 void block_handle_ready(server *s);

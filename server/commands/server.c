@@ -483,6 +483,7 @@ void cmd_flushdb(client *c)
     if (!flush_mode_ok(c, 1)) return;
     multi_db_touched(c->srv, c->db, -1);
     store_flush(client_db(c));
+    block_db_flushed(c->srv, c->db);
     tracking_flushed(c->srv);
     reply_ok(c);
 }
