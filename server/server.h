@@ -732,6 +732,9 @@ static inline void stats_record(client *c, size_t mark, uint64_t ticks)
 void stats_rejected(client *c, size_t mark);
 /* An error reply with code text (without the '-', e.g. "ERR syntax"). */
 void stats_count_error(server *s, const char *text, size_t len);
+/* A blocked client (its command c->cmd, counted when it blocked) was
+ * answered with this error when served (Redis's updateStatsOnUnblock). */
+void stats_unblocked_error(client *c, const char *text, size_t len);
 /* redis.call refused cmd (NULL: unknown) before running it. */
 void stats_script_refused(server *s, const command *cmd);
 void stats_info_commandstats(server *s, resp_buf *b);

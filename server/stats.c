@@ -194,6 +194,12 @@ void stats_rejected(client *c, size_t mark)
     if (c->cmd) stat_of(c)->rejected++;
 }
 
+void stats_unblocked_error(client *c, const char *text, size_t len)
+{
+    stats_count_error(c->srv, text, len);
+    if (c->cmd) stat_of(c)->failed++;
+}
+
 void stats_script_refused(server *s, const command *cmd)
 {
     stats_count_error(s, "ERR", 3);

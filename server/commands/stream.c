@@ -565,7 +565,7 @@ static int slice_eq(const resp_slice *a, const resp_slice *b)
 static void blocked_error(client *c, const char *text)
 {
     reply_error(c, text);
-    stats_count_error(c->srv, text, strlen(text));
+    stats_unblocked_error(c, text, strlen(text));
 }
 
 /* Redis's serveClientsBlockedOnStreamKey for one waiter (and
