@@ -519,20 +519,27 @@ SET_LOADS = (
 )
 
 
+def load_growth(opt, stream, replies, units, what):
+    """Per kind, (RSS, used_memory) growth per unit while a fresh server
+    takes stream() (replies replies) through redis-cli --pipe."""
+    per = {}
+    for kind in KINDS:
+        s = Server(kind, opt)
+        try:
+            time.sleep(0.2)
+            rss0, used0 = proc_status_kb(s.proc.pid, "VmRSS"), info_field(s.port, "used_memory")
+            pipe_load(s.port, stream(), replies, what)
+            time.sleep(0.2)
+            rss1, used1 = proc_status_kb(s.proc.pid, "VmRSS"), info_field(s.port, "used_memory")
+            per[kind] = ((rss1 - rss0) * 1024.0 / units, (used1 - used0) / float(units))
+        finally:
+            s.stop()
+    return per
+
+
 def section_sets(opt, res):
     for label, units, stream, replies in SET_LOADS:
-        per = {}
-        for kind in KINDS:
-            s = Server(kind, opt)
-            try:
-                time.sleep(0.2)
-                rss0, used0 = proc_status_kb(s.proc.pid, "VmRSS"), info_field(s.port, "used_memory")
-                pipe_load(s.port, stream(), replies, label)
-                time.sleep(0.2)
-                rss1, used1 = proc_status_kb(s.proc.pid, "VmRSS"), info_field(s.port, "used_memory")
-                per[kind] = ((rss1 - rss0) * 1024.0 / units, (used1 - used0) / float(units))
-            finally:
-                s.stop()
+        per = load_growth(opt, stream, replies, units, label)
         res.add("sets", "RSS, %s" % label, per["latchd"][0], per["redis"][0], "bytes")
         res.add("sets", "used_memory, %s" % label, per["latchd"][1], per["redis"][1], "bytes")
 
@@ -581,18 +588,7 @@ def section_streams(servers, opt, res):
 
 def section_stream_memory(opt, res):
     n = opt.stream_memory_entries
-    per = {}
-    for kind in KINDS:
-        s = Server(kind, opt)
-        try:
-            time.sleep(0.2)
-            rss0, used0 = proc_status_kb(s.proc.pid, "VmRSS"), info_field(s.port, "used_memory")
-            pipe_load(s.port, stream_fill_stream(n), n, "%d stream entries" % n)
-            time.sleep(0.2)
-            rss1, used1 = proc_status_kb(s.proc.pid, "VmRSS"), info_field(s.port, "used_memory")
-            per[kind] = ((rss1 - rss0) * 1024.0 / n, (used1 - used0) / float(n))
-        finally:
-            s.stop()
+    per = load_growth(opt, lambda: stream_fill_stream(n), n, n, "%d stream entries" % n)
     label = "%dk-entry stream of 2 small fields, per entry" % (n // 1000)
     res.add("streams", "RSS, %s" % label, per["latchd"][0], per["redis"][0], "bytes")
     res.add("streams", "used_memory, %s" % label, per["latchd"][1], per["redis"][1], "bytes")
