@@ -19,8 +19,11 @@ static inline int store_sid_cmp(store_sid a, store_sid b)
 
 /* One node: up to stream-node-max-entries entries (deleted ones included,
  * as Redis's listpacks keep them flagged) in one buffer. An entry is
- * [u8 deleted][varint ms - first.ms][varint seq][varint pairs] then each
- * field and value as [varint length][bytes]. */
+ * [u8 flags][varint ms - first.ms][varint seq][varint pairs] then each
+ * field and value as [varint length][bytes], or, when its fields are the
+ * node's first entry's (flag STORE_SENTRY_SAME, Redis's SAMEFIELDS), the
+ * values only. */
+enum { STORE_SENTRY_DELETED = 1, STORE_SENTRY_SAME = 2 };
 typedef struct store_snode {
     store_sid first;      /* the ID of its first entry, live or not */
     store_sid last;       /* the ID of its last entry */
@@ -43,16 +46,22 @@ typedef struct store_stream {
     uint32_t ngroups, gcap;
 } store_stream;
 
-/* An entry as visited: its ID and its pairs, packed (store_sentry_pair). */
+/* An entry as visited: its ID and its pairs, packed (store_sentry_pair):
+ * p holds fields and values, or values only when mp (the node's first
+ * entry's items, where the fields are read) is set. */
 typedef struct store_sentry {
     store_sid id;
     size_t pairs;
-    const char *p;
+    const char *p, *mp;
 } store_sentry;
 
-/* The next pair of e, from *p (start at e->p); returns where the one after starts. */
-const char *store_sentry_pair(const char *p, const char **f, size_t *flen, const char **v,
-                              size_t *vlen);
+/* Where store_sentry_pair reads next: start at {e->p, e->mp}. */
+typedef struct store_spos {
+    const char *p, *mp;
+} store_spos;
+
+/* The next pair of the entry, moving pos on. */
+void store_sentry_pair(store_spos *pos, const char **f, size_t *flen, const char **v, size_t *vlen);
 
 /* Every pair of e, in order, to fn. */
 void store_sentry_foreach(const store_sentry *e, store_field_fn fn, void *ctx);

@@ -352,11 +352,12 @@ static void lp_num(persist_lp_writer *w, long long v)
 static int same_fields(const store_sentry *a, const store_sentry *b)
 {
     if (a->pairs != b->pairs) return 0;
-    const char *pa = a->p, *pb = b->p, *fa, *fb, *va, *vb;
+    store_spos pa = {a->p, a->mp}, pb = {b->p, b->mp};
+    const char *fa, *fb, *va, *vb;
     size_t fal, fbl, val, vbl;
     for (size_t i = 0; i < a->pairs; i++) {
-        pa = store_sentry_pair(pa, &fa, &fal, &va, &val);
-        pb = store_sentry_pair(pb, &fb, &fbl, &vb, &vbl);
+        store_sentry_pair(&pa, &fa, &fal, &va, &val);
+        store_sentry_pair(&pb, &fb, &fbl, &vb, &vbl);
         if (fal != fbl || memcmp(fa, fb, fal)) return 0;
     }
     return 1;
@@ -370,10 +371,11 @@ static int snode_entry(const store_sentry *e, int deleted, void *ctx)
         lp_num(&o->w, o->live);
         lp_num(&o->w, (long long)(o->total - o->live));
         lp_num(&o->w, (long long)e->pairs);
-        const char *p = e->p, *f, *v;
+        store_spos pos = {e->p, e->mp};
+        const char *f, *v;
         size_t fl, vl;
         for (size_t i = 0; i < e->pairs; i++) {
-            p = store_sentry_pair(p, &f, &fl, &v, &vl);
+            store_sentry_pair(&pos, &f, &fl, &v, &vl);
             persist_lp_append(&o->w, f, fl);
         }
         lp_num(&o->w, 0);
@@ -384,10 +386,11 @@ static int snode_entry(const store_sentry *e, int deleted, void *ctx)
     lp_num(&o->w, (long long)(e->id.ms - o->master.ms));
     lp_num(&o->w, (long long)(e->id.seq - o->master.seq));
     if (!same) lp_num(&o->w, (long long)e->pairs);
-    const char *p = e->p, *f, *v;
+    store_spos pos = {e->p, e->mp};
+    const char *f, *v;
     size_t fl, vl;
     for (size_t i = 0; i < e->pairs; i++) {
-        p = store_sentry_pair(p, &f, &fl, &v, &vl);
+        store_sentry_pair(&pos, &f, &fl, &v, &vl);
         if (!same) persist_lp_append(&o->w, f, fl);
         persist_lp_append(&o->w, v, vl);
     }

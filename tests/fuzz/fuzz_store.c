@@ -199,7 +199,8 @@ static int stream_visit(const store_sentry *e, void *ctx)
     const char *f, *v;
     size_t flen, vlen;
     FUZZ_CHECK(e->pairs == 1);
-    store_sentry_pair(e->p, &f, &flen, &v, &vlen);
+    store_spos pos = {e->p, e->mp};
+    store_sentry_pair(&pos, &f, &flen, &v, &vlen);
     FUZZ_CHECK(flen == 1 && f[0] == 'f' && blob_is(&mf->val, v, vlen));
     w->i++;
     return 0;
