@@ -7,9 +7,10 @@
 
 #define STORE_SIDMAP_CHUNK 64
 
-/* A run of entries in ID order: [store_sid][vsize bytes] each. */
+/* A run of entries in ID order: [store_sid][vsize bytes] each, from
+ * slot off on (acknowledging in order takes the front: no memmove). */
 struct store_sidchunk {
-    uint32_t n, cap;
+    uint32_t n, cap, off;
     char e[];
 };
 
@@ -17,12 +18,12 @@ static size_t esize(const store_sidmap *m) { return sizeof(store_sid) + m->vsize
 
 static store_sid *ekey(const store_sidmap *m, struct store_sidchunk *c, uint32_t i)
 {
-    return (store_sid *)(void *)(c->e + i * esize(m));
+    return (store_sid *)(void *)(c->e + (c->off + i) * esize(m));
 }
 
 static void *eval(const store_sidmap *m, struct store_sidchunk *c, uint32_t i)
 {
-    return c->e + i * esize(m) + sizeof(store_sid);
+    return c->e + (c->off + i) * esize(m) + sizeof(store_sid);
 }
 
 void store_sidmap_init(store_sidmap *m, uint32_t vsize)
@@ -78,7 +79,7 @@ void *store_sidmap_get(const store_sidmap *m, store_sid id)
 static struct store_sidchunk *chunk_new(store *s, const store_sidmap *m, uint32_t cap)
 {
     struct store_sidchunk *c = store_mem_alloc(&s->used_memory, sizeof *c + cap * esize(m));
-    c->n = 0;
+    c->n = c->off = 0;
     c->cap = cap;
     return c;
 }
@@ -113,7 +114,7 @@ void *store_sidmap_put(store *s, store_sidmap *m, store_sid id, int *created)
             struct store_sidchunk *r = chunk_new(s, m, STORE_SIDMAP_CHUNK);
             uint32_t half = c->n / 2;
             r->n = c->n - half;
-            memcpy(r->e, c->e + half * es, r->n * es);
+            memcpy(r->e, c->e + (c->off + half) * es, r->n * es);
             c->n = half;
             chunk_insert(s, m, ci + 1, r);
             if (p > half) {
@@ -123,6 +124,10 @@ void *store_sidmap_put(store *s, store_sidmap *m, store_sid id, int *created)
             }
         }
     }
+    if (c->off && c->off + c->n == c->cap) {   /* room at the front: close it up */
+        memmove(c->e, c->e + c->off * es, c->n * es);
+        c->off = 0;
+    }
     if (c->n == c->cap) {
         uint32_t cap = c->cap * 2 > STORE_SIDMAP_CHUNK ? STORE_SIDMAP_CHUNK : c->cap * 2;
         struct store_sidchunk *g = store_mem_realloc(&s->used_memory, c, sizeof *c + cap * es);
@@ -130,7 +135,8 @@ void *store_sidmap_put(store *s, store_sidmap *m, store_sid id, int *created)
         m->chunks[ci] = g;
         c = g;
     }
-    memmove(c->e + (p + 1) * es, c->e + p * es, (c->n - p) * es);
+    char *base = c->e + c->off * es;
+    memmove(base + (p + 1) * es, base + p * es, (c->n - p) * es);
     c->n++;
     *ekey(m, c, p) = id;
     void *v = eval(m, c, p);
@@ -148,7 +154,12 @@ int store_sidmap_del(store *s, store_sidmap *m, store_sid id)
     uint32_t p = pos_find(m, c, id);
     if (p >= c->n || store_sid_cmp(*ekey(m, c, p), id)) return 0;
     size_t es = esize(m);
-    memmove(c->e + p * es, c->e + (p + 1) * es, (c->n - p - 1) * es);
+    if (p == 0) {
+        c->off++;
+    } else {
+        char *base = c->e + c->off * es;
+        memmove(base + p * es, base + (p + 1) * es, (c->n - p - 1) * es);
+    }
     c->n--;
     m->count--;
     if (!c->n) {
