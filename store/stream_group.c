@@ -11,6 +11,7 @@
  * slot off on (acknowledging in order takes the front: no memmove). */
 struct store_sidchunk {
     uint32_t n, cap, off;
+    uint32_t pad;   /* the entries' IDs are 8-byte aligned */
     char e[];
 };
 

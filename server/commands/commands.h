@@ -387,6 +387,9 @@ void cmd_xdel(client *c);
 void cmd_xsetid(client *c);
 void cmd_xread(client *c);
 void cmd_xreadgroup(client *c);
+/* XREAD/XREADGROUP's keys as their key spec finds them: the first half of
+ * what follows STREAMS; how many, from argv[*first] on (0: none). */
+int stream_xread_keys(const resp_slice *argv, int argc, int *first);
 void cmd_xgroup(client *c);
 extern const command xgroup_subcommands[];
 void cmd_xack(client *c);

@@ -780,6 +780,17 @@ out:
     }
 }
 
+int stream_xread_keys(const resp_slice *argv, int argc, int *first)
+{
+    /* the key spec's rule: after the STREAMS keyword, the first half */
+    for (int i = 1; i < argc; i++) {
+        if (!arg_is(&argv[i], "streams")) continue;
+        *first = i + 1;
+        return (argc - i - 1) / 2;
+    }
+    return 0;
+}
+
 void cmd_xread(client *c) { xread_generic(c, 0); }
 void cmd_xreadgroup(client *c) { xread_generic(c, 1); }
 

@@ -382,3 +382,18 @@ def test_blocked_xreadgroup_served_with_a_default_count(server, conn):
     got = parse(w.read_reply(timeout=10))
     assert len(got[0][1]) == 1000   # Redis's XREAD_BLOCKED_DEFAULT_COUNT
     assert parse(conn.cmd("XINFO", "GROUPS", "s"))[0][7] == b"1000-0"
+
+
+def test_xread_keys_for_getkeys_and_tracking(server, conn, ref):
+    for cmd in (("XREAD", "STREAMS", "a", "b", "0", "0"), ("XREADGROUP", "GROUP", "g", "c", "NOACK", "STREAMS", "a", ">"),
+                ("XREAD", "COUNT", "5", "BLOCK", "1", "STREAMS", "a", "0"), ("XREAD", "STREAMS", "a", "b", "0"),
+                ("XREAD", "COUNT", "2", "STREAMS")):
+        both(conn, ref, "COMMAND", "GETKEYS", *cmd)
+    # a read through XREAD is tracked: the next XADD invalidates the key
+    t = server.raw()
+    t.cmd("HELLO", "3")
+    assert t.cmd("CLIENT", "TRACKING", "ON") == b"+OK\r\n"
+    conn.cmd("XADD", "s", "1-0", "f", "v")
+    t.cmd("XREAD", "STREAMS", "s", "0")
+    conn.cmd("XADD", "s", "2-0", "f", "v")
+    assert parse(t.read_reply()) == [b"invalidate", [b"s"]]
