@@ -1,5 +1,5 @@
-/* stream.c - stream commands (XADD ... XREAD): Redis 7.0's ID rules,
- * trimming options, replies and error texts, over store/stream.h. */
+/* stream.c - stream commands (XADD ... XREAD, consumer groups, blocking
+ * reads): Redis 7.0's ID rules, options, replies and error texts, over store/stream.h. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

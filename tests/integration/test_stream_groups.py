@@ -397,3 +397,20 @@ def test_xread_keys_for_getkeys_and_tracking(server, conn, ref):
     t.cmd("XREAD", "STREAMS", "s", "0")
     conn.cmd("XADD", "s", "2-0", "f", "v")
     assert parse(t.read_reply()) == [b"invalidate", [b"s"]]
+
+
+@pytest.mark.parametrize("flush", [("FLUSHALL",), ("FLUSHDB",), ("SWAPDB", "0", "5")])
+def test_flush_and_swapdb_unblock_xreadgroup(server, conn, flush):
+    conn.cmd("SELECT", "5")
+    conn.cmd("FLUSHDB")
+    conn.cmd("SELECT", "0")
+    conn.cmd("XGROUP", "CREATE", "s", "g", "$", "MKSTREAM")
+    w = park(server, conn, "XREADGROUP", "GROUP", "g", "a", "BLOCK", "0", "STREAMS", "s", ">", n=1)
+    r = park(server, conn, "XREAD", "BLOCK", "0", "STREAMS", "s", "$", n=2)
+    conn.cmd(*flush)
+    assert w.read_reply() == b"-UNBLOCKED the stream key no longer exists\r\n"
+    assert wait_for(lambda: info_field(conn, "blocked_clients") == 1)   # XREAD waits on
+    conn.cmd("XADD", "s", "1-0", "f", "v")
+    assert parse(r.read_reply()) == [[b"s", [[b"1-0", [b"f", b"v"]]]]]
+    conn.cmd("SELECT", "5")
+    conn.cmd("FLUSHDB")
