@@ -576,14 +576,15 @@ def section_streams(servers, opt, res):
             cli(port, "FLUSHALL")
             pipe_load(port, stream_fill_stream(n), n, "%d stream entries" % n)
             cli(port, "XGROUP", "CREATE", "s", "g", "0")
-            t0 = time.monotonic()
+            t0, cpu0 = time.monotonic(), cpu_seconds(servers[kind].proc.pid)
             pipe_load(port, stream_consume_stream(n, batch), 2 * ((n + batch - 1) // batch), "consumer")
-            got[kind].append(n / (time.monotonic() - t0))
+            got[kind].append((n / (time.monotonic() - t0), (cpu_seconds(servers[kind].proc.pid) - cpu0) * 1e6 / n))
             if cli(port, "XPENDING", "s", "g").split()[0] != "0":
                 raise BenchError("%s left entries pending" % kind)
-    med = {k: statistics.median(v) for k, v in got.items()}
-    res.add("streams", "XREADGROUP COUNT %d + XACK, %dk entries, entries/s" % (batch, n // 1000),
-            med["latchd"], med["redis"], "entries/s")
+    med = {k: [statistics.median(r[i] for r in v) for i in range(2)] for k, v in got.items()}
+    label = "XREADGROUP COUNT %d + XACK, %dk entries" % (batch, n // 1000)
+    res.add("streams", label + " entries/s", med["latchd"][0], med["redis"][0], "entries/s")
+    res.add("streams", label + " CPU/entry", med["latchd"][1], med["redis"][1], "µs server CPU")
 
 
 def section_stream_memory(opt, res):
