@@ -494,8 +494,12 @@ static void reply_timed_out(client *c)
 int block_unblock(client *c, const char *err)
 {
     if (!(c->flags & CLIENT_BLOCKED) || c->blk->type == BLOCK_PAUSED) return 0;
-    if (err) reply_error(c, err);
-    else reply_timed_out(c);
+    if (err) {
+        reply_error(c, err);
+        stats_unblocked_error(c, err, strlen(err));   /* Redis's updateStatsOnUnblock */
+    } else {
+        reply_timed_out(c);
+    }
     unpark_and_queue(c);
     return 1;
 }

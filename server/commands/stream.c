@@ -939,14 +939,23 @@ static store_sid *parse_ids(client *c, int first, store_sid *stack, size_t nstac
     return ids;
 }
 
+/* The stream argv[1] and its group argv[2]: 1 with both (*g NULL when
+ * either is missing), 0 after WRONGTYPE. */
+static int key_group(client *c, store_key **k, store_sgroup **g)
+{
+    *k = db_lookup_read(c, &c->argv[1]);
+    *g = NULL;
+    if (!*k) return 1;
+    if (!db_check_type(c, *k, STORE_STREAM)) return 0;
+    *g = store_sgroup_find(store_stream_of(*k), c->argv[2].ptr, c->argv[2].len);
+    return 1;
+}
+
 void cmd_xack(client *c)
 {
-    store_key *k = db_lookup_read(c, &c->argv[1]);
-    store_sgroup *g = NULL;
-    if (k) {
-        if (!db_check_type(c, k, STORE_STREAM)) return;
-        g = store_sgroup_find(store_stream_of(k), c->argv[2].ptr, c->argv[2].len);
-    }
+    store_key *k;
+    store_sgroup *g;
+    if (!key_group(c, &k, &g)) return;
     if (!g) {
         reply_int(c, 0);
         return;
@@ -1026,9 +1035,9 @@ void cmd_xpending(client *c)
         }
         if (si + 3 < c->argc) cname = &c->argv[si + 3];
     }
-    store_key *k = db_lookup_read(c, &c->argv[1]);
-    if (!db_check_type(c, k, STORE_STREAM)) return;
-    store_sgroup *g = k ? store_sgroup_find(store_stream_of(k), c->argv[2].ptr, c->argv[2].len) : NULL;
+    store_key *k;
+    store_sgroup *g;
+    if (!key_group(c, &k, &g)) return;
     if (!g) {
         reply_nogroup(c);
         return;
@@ -1106,6 +1115,21 @@ static void sid_list_free(sid_list *l)
     if (l->v != l->stack) free(l->v);
 }
 
+/* One claim (XCLAIM's and XAUTOCLAIM's): id pending in g goes to the
+ * consumer argv[3] (looked up or made once, in *con), delivered at time,
+ * its count set to retrycount (>= 0) or counted unless justid. */
+static void claim_one(client *c, store_sgroup *g, store_snack *nk, store_sid id, store_sconsumer **con,
+                      uint64_t time, long long retrycount, int justid, uint64_t now, sid_list *claimed)
+{
+    if (!*con) *con = consumer_get(c, g, &c->argv[3], &c->argv[1], now);
+    store_snack_assign(client_db(c), nk, id, *con);
+    nk->delivery_time = time;
+    if (retrycount >= 0) nk->delivery_count = (uint64_t)retrycount;
+    else if (!justid) nk->delivery_count++;
+    sid_list_push(claimed, id);
+    c->srv->dirty++;
+}
+
 /* The claimed entries (or their IDs only). */
 static void reply_claimed(client *c, const store_stream *st, const sid_list *l, int justid)
 {
@@ -1125,14 +1149,11 @@ static int ll_or_reply_msg(client *c, const resp_slice *a, long long *out, const
 
 void cmd_xclaim(client *c)
 {
-    store_key *k = db_lookup_read(c, &c->argv[1]);
-    store_sgroup *g = NULL;
+    store_key *k;
+    store_sgroup *g;
     long long minidle, retrycount = -1, deliverytime = -1;
     int force = 0, justid = 0;
-    if (k) {
-        if (!db_check_type(c, k, STORE_STREAM)) return;
-        g = store_sgroup_find(store_stream_of(k), c->argv[2].ptr, c->argv[2].len);
-    }
+    if (!key_group(c, &k, &g)) return;
     if (!g) {
         reply_nogroup(c);
         return;
@@ -1195,13 +1216,7 @@ void cmd_xclaim(client *c)
         }
         if (!nk) continue;
         if (nk->consumer && minidle && (long long)now - (long long)nk->delivery_time < minidle) continue;
-        if (!con) con = consumer_get(c, g, &c->argv[3], &c->argv[1], now);
-        store_snack_assign(db, nk, id, con);
-        nk->delivery_time = (uint64_t)deliverytime;
-        if (retrycount >= 0) nk->delivery_count = (uint64_t)retrycount;
-        else if (!justid) nk->delivery_count++;
-        sid_list_push(&claimed, id);
-        c->srv->dirty++;
+        claim_one(c, g, nk, id, &con, (uint64_t)deliverytime, retrycount, justid, now, &claimed);
     }
     reply_claimed(c, st, &claimed, justid);
     sid_list_free(&claimed);
@@ -1235,12 +1250,9 @@ void cmd_xautoclaim(client *c)
             return;
         }
     }
-    store_key *k = db_lookup_read(c, &c->argv[1]);
-    store_sgroup *g = NULL;
-    if (k) {
-        if (!db_check_type(c, k, STORE_STREAM)) return;
-        g = store_sgroup_find(store_stream_of(k), c->argv[2].ptr, c->argv[2].len);
-    }
+    store_key *k;
+    store_sgroup *g;
+    if (!key_group(c, &k, &g)) return;
     if (!g) {
         reply_nogroup(c);
         return;
@@ -1268,13 +1280,8 @@ void cmd_xautoclaim(client *c)
             continue;
         }
         if (minidle && (long long)now - (long long)nk->delivery_time < minidle) continue;
-        if (!con) con = consumer_get(c, g, &c->argv[3], &c->argv[1], now);
-        store_snack_assign(db, nk, id, con);
-        nk->delivery_time = now;
-        if (!justid) nk->delivery_count++;
-        sid_list_push(&claimed, id);
+        claim_one(c, g, nk, id, &con, now, -1, justid, now, &claimed);
         count--;
-        c->srv->dirty++;
     }
     if (!store_sidmap_next(&g->pel, &it, &id, NULL)) id = SID_MIN;   /* the next call's cursor */
     reply_array(c, 3);

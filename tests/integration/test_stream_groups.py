@@ -338,10 +338,15 @@ def test_xreadgroup_block_woken_one_reader_per_entry(server, conn):
 
 
 def test_xreadgroup_block_errors_when_group_or_key_goes(server, conn):
+    conn.cmd("CONFIG", "RESETSTAT")
     conn.cmd("XGROUP", "CREATE", "s", "g", "$", "MKSTREAM")
     w = park(server, conn, "XREADGROUP", "GROUP", "g", "a", "BLOCK", "0", "STREAMS", "s", ">", n=1)
     conn.cmd("XGROUP", "DESTROY", "s", "g")
     assert w.read_reply() == b"-NOGROUP the consumer group this client was blocked on no longer exists\r\n"
+    # counted as the blocked command's failure, as Redis's updateStatsOnUnblock does
+    stats = parse(conn.cmd("INFO", "errorstats")) + parse(conn.cmd("INFO", "commandstats"))
+    assert b"errorstat_NOGROUP:count=1" in stats
+    assert b"cmdstat_xreadgroup:calls=1," in stats and b"rejected_calls=0,failed_calls=1" in stats
     conn.cmd("XGROUP", "CREATE", "s", "g", "$")
     w = park(server, conn, "XREADGROUP", "GROUP", "g", "a", "BLOCK", "0", "STREAMS", "s", ">", n=1)
     conn.cmd("DEL", "s")
