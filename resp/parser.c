@@ -62,6 +62,25 @@ static int str_to_ll(const char *s, size_t n, long long *out)
     return 1;
 }
 
+/* The usual header line in one pass: the type byte, "0" or up to 18
+ * digits without a leading zero (no overflow possible), then '\r' with
+ * the byte after it in buf. 0 for anything else, which the general path
+ * (find_eol, str_to_ll) then parses with all of Redis's errors; the
+ * digits hold no NUL, so skipping find_eol's NUL rule changes nothing. */
+static int quick_len(const char *buf, size_t at, size_t len, char type, long long *n, size_t *eol)
+{
+    size_t i = at + 1, lim = len - i > 18 ? i + 18 : len;
+    unsigned long long v = 0;
+    if (at >= len || buf[at] != type) return 0;
+    if (i < lim && buf[i] == '0') i++;
+    else
+        while (i < lim && (unsigned)(buf[i] - '0') <= 9) v = v * 10 + (unsigned)(buf[i++] - '0');
+    if (i == at + 1 || i + 1 >= len || buf[i] != '\r') return 0;
+    *n = (long long)v;
+    *eol = i;
+    return 1;
+}
+
 static int fail(resp_parser *p, const char *text)
 {
     p->error = text;
@@ -139,14 +158,16 @@ static int parse_count(resp_parser *p, const char *buf, size_t len)
     size_t eol;
     long long n;
 
-    if (!find_eol(p, buf, len, '\r', &eol)) {
-        if (len > p->lim.max_inline)
-            return fail(p, PROTO_ERR "too big mbulk count string");
-        return STEP_MORE;
+    if (!quick_len(buf, 0, len, '*', &n, &eol)) {
+        if (!find_eol(p, buf, len, '\r', &eol)) {
+            if (len > p->lim.max_inline)
+                return fail(p, PROTO_ERR "too big mbulk count string");
+            return STEP_MORE;
+        }
+        if (eol + 2 > len) return STEP_MORE;
+        if (!str_to_ll(buf + 1, eol - 1, &n)) return fail(p, PROTO_ERR "invalid multibulk length");
     }
-    if (eol + 2 > len) return STEP_MORE;
-    if (!str_to_ll(buf + 1, eol - 1, &n) || n > p->lim.max_multibulk)
-        return fail(p, PROTO_ERR "invalid multibulk length");
+    if (n > p->lim.max_multibulk) return fail(p, PROTO_ERR "invalid multibulk length");
     if (n > RESP_UNAUTH_MULTIBULK_MAX && p->lim.unauthenticated)
         return fail(p, PROTO_ERR "unauthenticated multibulk length");
     if (n <= 0) {
@@ -165,19 +186,21 @@ static int parse_bulk_len(resp_parser *p, const char *buf, size_t len)
     size_t eol, at = p->line_pos;
     long long n;
 
-    if (!find_eol(p, buf, len, '\r', &eol)) {
-        if (len - at > p->lim.max_inline)
-            return fail(p, PROTO_ERR "too big bulk count string");
-        return STEP_MORE;
+    if (!quick_len(buf, at, len, '$', &n, &eol)) {
+        if (!find_eol(p, buf, len, '\r', &eol)) {
+            if (len - at > p->lim.max_inline)
+                return fail(p, PROTO_ERR "too big bulk count string");
+            return STEP_MORE;
+        }
+        if (eol + 2 > len) return STEP_MORE;
+        if (buf[at] != '$') {
+            /* %c, as Redis formats it: the offending byte verbatim. */
+            snprintf(p->errbuf, sizeof(p->errbuf), PROTO_ERR "expected '$', got '%c'", buf[at]);
+            return fail(p, p->errbuf);
+        }
+        if (!str_to_ll(buf + at + 1, eol - at - 1, &n)) return fail(p, PROTO_ERR "invalid bulk length");
     }
-    if (eol + 2 > len) return STEP_MORE;
-    if (buf[at] != '$') {
-        /* %c, as Redis formats it: the offending byte verbatim. */
-        snprintf(p->errbuf, sizeof(p->errbuf), PROTO_ERR "expected '$', got '%c'", buf[at]);
-        return fail(p, p->errbuf);
-    }
-    if (!str_to_ll(buf + at + 1, eol - at - 1, &n) || n < 0 || n > p->lim.max_bulk)
-        return fail(p, PROTO_ERR "invalid bulk length");
+    if (n < 0 || n > p->lim.max_bulk) return fail(p, PROTO_ERR "invalid bulk length");
     if (n > RESP_UNAUTH_BULK_MAX && p->lim.unauthenticated)
         return fail(p, PROTO_ERR "unauthenticated bulk length");
     p->bulk_len = n;

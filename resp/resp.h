@@ -110,6 +110,7 @@ void resp_add_array_len(resp_buf *b, long long n);             /* *n */
 void resp_add_map_len(resp_buf *b, int proto, long long n);    /* %n / *2n */
 void resp_add_set_len(resp_buf *b, int proto, long long n);    /* ~n / *n */
 void resp_add_push_len(resp_buf *b, int proto, long long n);   /* >n / *n */
+void resp_add_attribute_len(resp_buf *b, long long n);          /* |n: RESP3 only */
 void resp_add_double(resp_buf *b, int proto, double d);       /* ,d / $ bulk, Redis's %.17g formatting, inf/-inf/nan */
 void resp_add_double_text(resp_buf *b, int proto, const char *s, size_t len); /* ,s / $ bulk: a double already formatted */
 void resp_add_bool(resp_buf *b, int proto, int v);            /* #t/#f / :1/:0 */

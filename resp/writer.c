@@ -199,6 +199,8 @@ void resp_add_push_len(resp_buf *b, int proto, long long n)
     add_header(b, proto >= 3 ? '>' : '*', n);
 }
 
+void resp_add_attribute_len(resp_buf *b, long long n) { add_header(b, '|', n); }
+
 /* %.17g round-trips every double. Infinity is spelled out by hand, as in
  * Redis, because some libcs print it differently; NaN is left to %.17g
  * ("nan" or "-nan" with glibc), again as Redis does. */

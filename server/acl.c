@@ -1320,6 +1320,20 @@ static void keys_by_proc(const char *name, const resp_slice *argv, int argc, key
             }
         }
         keys_add(r, 1, readonly ? ACL_KS_RO | ACL_KS_ACCESS : ACL_KS_RW | ACL_KS_ACCESS | ACL_KS_UPDATE);
+    } else if (!strcmp(name, "migrate")) {
+        int first = 3, num = 1;   /* the key, or what follows KEYS when the key is "" */
+        for (int i = 6; i < argc; i++) {
+            if (arg_is(&argv[i], "auth")) {
+                i += 1;
+            } else if (arg_is(&argv[i], "auth2")) {
+                i += 2;
+            } else if (arg_is(&argv[i], "keys")) {
+                if (argv[3].len > 0) return;
+                first = i + 1, num = argc - first;
+                break;
+            }
+        }
+        for (int i = 0; i < num; i++) keys_add(r, first + i, ACL_KS_RW | ACL_KS_ACCESS | ACL_KS_DELETE);
     } else if (!strcmp(name, "sort") || !strcmp(name, "sort_ro")) {
         int dest = 0;
         for (int i = 2; i < argc; i++) {
@@ -1344,6 +1358,18 @@ static void command_keys(const acl_cmd *e, const resp_slice *argv, int argc, key
     if (!varflags && keys_from_specs(spec, e->cmd->arity, argv, argc, r) >= 0) return;
     r->n = 0;
     keys_by_proc(e->fullname, argv, argc, r);
+}
+
+int acl_command_keys_each(const command *cmd, const resp_slice *argv, int argc, acl_key_fn fn, void *ctx)
+{
+    const acl_cmd *e = acl_command_of(cmd);
+    key_result r;
+    if (!e) return 0;
+    command_keys(e, argv, argc, &r);
+    for (int i = 0; i < r.n; i++) fn(r.v[i].pos, r.v[i].flags, ctx);
+    int n = r.n;
+    if (r.v != r.small) free(r.v);
+    return n;
 }
 
 /* The key permissions (ACL_PERM_*) a key spec's flags ask for. */

@@ -204,6 +204,12 @@ int acl_script_check(client *caller, const command *cmd, const resp_slice *argv,
 const char *acl_denial_text(int rc);
 /* c's user may run cmd with c->argv and has ksflags's access (ACL_KS_*)
  * to every key: SORT's BY and GET patterns name any key. */
+/* Redis's getKeysFromCommandWithSpecs (COMMAND GETKEYSANDFLAGS): fn for
+ * each key of cmd in argv (argv[0] its name) with its key-spec flags
+ * (ACL_KS_*), from the specs, or the command's own rule where they cannot
+ * say; the number of keys. */
+typedef void (*acl_key_fn)(int pos, unsigned ksflags, void *ctx);
+int acl_command_keys_each(const command *cmd, const resp_slice *argv, int argc, acl_key_fn fn, void *ctx);
 int acl_all_keys_allowed(const client *c, const command *cmd, unsigned ksflags);
 
 /* The ACL LOG: user NULL means c's user. */

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "acl.h"
 #include "mem.h"
@@ -378,6 +380,7 @@ static void flush_client(client *c)
 {
     if ((c->flags & CLIENT_CLOSING) || c->writing) return;
     if (has_output(c)) {
+        c->srv->stat_writes++;
         unsigned nbufs = gather(c->srv, &c->out, &c->out_frames);
         int n = uv_try_write(&c->h.stream, c->srv->iov, nbufs);
         if (n < 0 && n != UV_EAGAIN) {
@@ -457,6 +460,7 @@ static void query_received(client *c, size_t n)
 {
     c->query.len += n;
     c->srv->stat_net_in += (uint64_t)n;
+    c->srv->stat_reads++;
     c->last_ms = server_now_ms(c->srv);
     store_env_set_clock(&c->srv->env, c->last_ms);   /* keys' access times, at no extra clock read */
     client_process_input(c);
@@ -570,18 +574,10 @@ static int protected_mode_refuses(const client *c)
     return cfg->protected_mode && (acl_default_user(c->srv)->flags & ACL_USER_NOPASS) && !client_is_local(c);
 }
 
-void net_on_connection(uv_stream_t *listener, int status)
+/* Sets up a connection whose handle is open: Redis's limits and
+ * protected mode first, then reading. */
+static void adopt(server *s, client *c, int is_unix)
 {
-    server *s = listener->data;
-    if (status < 0 || s->shutting_down) return;
-    int is_unix = listener->type == UV_NAMED_PIPE;
-    client *c = client_new(s);
-    int rc = is_unix ? uv_pipe_init(s->loop, &c->h.pipe, 0) : uv_tcp_init(s->loop, &c->h.tcp);
-    if (rc == 0) rc = uv_accept(listener, &c->h.stream);
-    if (rc != 0) {
-        client_close(c);
-        return;
-    }
     if (is_unix) {
         c->flags |= CLIENT_UNIX;
     } else {
@@ -599,4 +595,39 @@ void net_on_connection(uv_stream_t *listener, int status)
     }
     s->stat_conns++;   /* refused ones are not counted, as in Redis */
     if (uv_read_start(&c->h.stream, on_alloc, on_read) != 0) client_close(c);
+}
+
+void net_on_connection(uv_stream_t *listener, int status)
+{
+    server *s = listener->data;
+    if (status < 0 || s->shutting_down) return;
+    int is_unix = listener->type == UV_NAMED_PIPE;
+    client *c = client_new(s);
+    int rc = is_unix ? uv_pipe_init(s->loop, &c->h.pipe, 0) : uv_tcp_init(s->loop, &c->h.tcp);
+    if (rc == 0) rc = uv_accept(listener, &c->h.stream);
+    if (rc != 0) {
+        client_close(c);
+        return;
+    }
+    adopt(s, c, is_unix);
+}
+
+int net_accept_now(uv_stream_t *listener)
+{
+    server *s = listener->data;
+    uv_os_fd_t lfd;
+    if (s->shutting_down || uv_fileno((uv_handle_t *)listener, &lfd) != 0) return 0;
+    int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return 0;   /* EAGAIN, or an error the loop's own accept reports */
+    int is_unix = listener->type == UV_NAMED_PIPE;
+    client *c = client_new(s);
+    int rc = is_unix ? uv_pipe_init(s->loop, &c->h.pipe, 0) : uv_tcp_init(s->loop, &c->h.tcp);
+    if (rc == 0) rc = is_unix ? uv_pipe_open(&c->h.pipe, fd) : uv_tcp_open(&c->h.tcp, fd);
+    if (rc != 0) {
+        close(fd);
+        client_close(c);
+        return 0;
+    }
+    adopt(s, c, is_unix);
+    return 1;
 }

@@ -128,6 +128,48 @@ void reply_verbatim(client *c, const char *p, size_t len)
     resp_add_verbatim(b, c->proto, "txt", p, len);
 }
 
+void reply_bool(client *c, int v)
+{
+    OUT_OR_RETURN(c);
+    resp_add_bool(b, c->proto, v);
+}
+
+void reply_bignum(client *c, const char *digits, size_t len)
+{
+    OUT_OR_RETURN(c);
+    resp_add_bignum(b, c->proto, digits, len);
+}
+
+void reply_attribute(client *c, long long n)
+{
+    OUT_OR_RETURN(c);
+    resp_add_attribute_len(b, n);
+}
+
+void reply_resp3(client *c, const char *p, size_t len)
+{
+    OUT_OR_RETURN(c);
+    if (c->proto >= 3) {
+        resp_buf_append(b, p, len);
+        return;
+    }
+    const char *end = p + len;
+    resp_reply r;
+    while (p < end && resp_read_reply(&p, end, &r)) {
+        switch (r.type) {
+        case '%': resp_add_map_len(b, 2, r.n); break;
+        case '~': resp_add_set_len(b, 2, r.n); break;
+        case '*': resp_add_array_len(b, r.n); break;
+        case ':': resp_add_int(b, r.n); break;
+        case '#': resp_add_bool(b, 2, (int)r.n); break;
+        case '_': resp_add_null(b, 2); break;
+        case '+': resp_add_simple(b, r.str, r.len); break;
+        case ',': case '(': case '=': case '$': resp_add_bulk(b, r.str, r.len); break;
+        default: break;   /* never in what the tables hold */
+        }
+    }
+}
+
 /* Redis names subcommands "container|sub" in its error texts. */
 static void full_name(client *c, char *dst, size_t len)
 {

@@ -646,6 +646,7 @@ void server_reset_stats(server *s)
 {
     s->stat_commands = s->stat_conns = s->stat_rejected_conns = s->stat_expired = 0;
     s->stat_keyspace_hits = s->stat_keyspace_misses = s->stat_net_in = s->stat_net_out = 0;
+    s->stat_reads = s->stat_writes = 0;
     s->scripts->native_runs = s->scripts->engine_runs = 0;
     stats_reset(s);
 }

@@ -300,6 +300,8 @@ struct server {
     uint64_t frozen_now_ms;      /* nonzero: the clock reads this (FREEZE, fuzzing) */
     int64_t clock_offset_ms;     /* LATCHD.CLOCK: added to the real clock */
     int active_expire;           /* the wheel reclaims keys (DEBUG SET-ACTIVE-EXPIRE) */
+    int script_allow_noscript;   /* DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may call noscript
+                                    commands (Redis's tests use it to call CLIENT from a script) */
     int cron_paused;             /* DEBUG PAUSE-CRON: the periodic checks (idle clients, soft output
                                     limits, save points, tracking-table trimming) and a signal's
                                     shutdown wait */
@@ -324,6 +326,7 @@ struct server {
     uint64_t stat_expired;
     uint64_t stat_keyspace_hits, stat_keyspace_misses;
     uint64_t stat_net_in, stat_net_out;
+    uint64_t stat_reads, stat_writes;   /* reads from and writes to clients (total_*_processed) */
     uint64_t stat_total_errors;  /* INFO's total_error_replies */
     size_t stat_peak_memory;     /* used_memory's highest, as INFO saw it */
     size_t startup_memory;       /* used_memory once started: INFO's used_memory_startup */
@@ -435,6 +438,10 @@ void client_close_after_reply(client *c);
 void client_set_authenticated(client *c, int yes);
 void net_flush_pending(server *s);
 void net_on_connection(uv_stream_t *listener, int status);
+/* Accepts one waiting connection on listener outside the loop (for a
+ * script past busy-reply-threshold, which runs inside a loop callback);
+ * 1 when a client was added, 0 when none waited or it failed. */
+int net_accept_now(uv_stream_t *listener);
 client *client_new(server *s);
 /* A client with no connection (fuzzing, and whatever runs commands on its
  * own behalf): feed it bytes with client_feed(), read its replies from
@@ -637,6 +644,12 @@ void reply_map(client *c, long long n);
 void reply_set(client *c, long long n);
 void reply_push(client *c, long long n);   /* RESP3 '>', an array in RESP2 */
 void reply_verbatim(client *c, const char *p, size_t len);
+void reply_bool(client *c, int v);                              /* #t/#f, :1/:0 in RESP2 */
+void reply_bignum(client *c, const char *digits, size_t len);   /* (n, a bulk in RESP2 */
+void reply_attribute(client *c, long long n);                   /* |n; RESP3 clients only */
+/* Replays well-formed RESP3 bytes (maps, sets, arrays, strings, numbers,
+ * booleans, nulls) in the client's protocol, RESP2 as Redis downgrades. */
+void reply_resp3(client *c, const char *p, size_t len);
 void reply_arity_error(client *c);
 void reply_syntax_error(client *c);
 void reply_wrongtype(client *c);

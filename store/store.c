@@ -166,6 +166,13 @@ store_key *store_lookup(store *s, const char *key, size_t len)
 
 size_t store_value_room(const store_key *k) { return k->area - STORE_CLOCK_BYTES; }
 
+store_key *store_lookup_raw(store *s, const char *key, size_t len)
+{
+    if (store_dict_size(&s->keys) == 0) return NULL;
+    store_dict_node *n = store_dict_find(&s->keys, key, len);
+    return n ? key_of(n) : NULL;
+}
+
 store_presence store_peek(store *s, const char *key, size_t len)
 {
     if (store_dict_size(&s->keys) == 0) return STORE_ABSENT;

@@ -132,6 +132,9 @@ uint64_t store_next_due(const store *s);
 /* NULL when missing or past its deadline (an expired key is reclaimed here,
  * so it is never visible). */
 store_key *store_lookup(store *s, const char *key, size_t len);
+/* The key even past its deadline, left in place: for DEBUG OBJECT, which
+ * reads Redis's dict directly. */
+store_key *store_lookup_raw(store *s, const char *key, size_t len);
 /* What is under key, without reclaiming it: a watcher of keys (WATCH)
  * must tell a key past its deadline from a missing one, as Redis does. */
 typedef enum store_presence {

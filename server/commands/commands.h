@@ -65,13 +65,37 @@ void cmd_lastsave(client *c);
 void cmd_save(client *c);
 void cmd_bgsave(client *c);
 void cmd_role(client *c);
+void cmd_lolwut(client *c);
 void cmd_shutdown(client *c);
 extern const command config_subcommands[];
 extern const command command_subcommands[];
 
-/* docs.c: "name" => {summary, since, group, arguments, subcommands};
- * container is the parent of a subcommand, else NULL. */
+/* docs.c: "name" => its COMMAND DOCS map: Redis's own (meta_table.c)
+ * for Redis's commands, else {summary, since, group, arguments} from the
+ * table's hints; subcommands from latchd's table either way. container is
+ * the parent of a subcommand, else NULL. */
 void command_doc_reply(client *c, const command *cmd, const command *container);
+
+/* meta_table.c (scripts/gen-command-meta): what redis-server 7.0.15 says
+ * of a command, as RESP3 bytes replayed with reply_resp3: COMMAND INFO's
+ * flags, tips and key specs, and the pairs of its COMMAND DOCS map but
+ * "subcommands". Sorted by full name; latchd's own commands have none. */
+typedef struct command_meta {
+    const char *name;
+    const char *flags;
+    size_t flags_len;
+    const char *tips;
+    size_t tips_len;
+    const char *key_specs;
+    size_t key_specs_len;
+    const char *doc;
+    size_t doc_len;
+    int doc_pairs;
+} command_meta;
+extern const command_meta command_metas[];
+extern const size_t command_metas_count;
+/* NULL when Redis 7.0 has no such command. */
+const command_meta *command_meta_of(const char *fullname);
 /* "get" or "client|setname" */
 void command_fullname(const command *container, const command *cmd, char *dst, size_t len);
 
@@ -117,6 +141,7 @@ extern const command function_subcommands[];
 /* dump.c */
 void cmd_dump(client *c);
 void cmd_restore(client *c);
+void cmd_migrate(client *c);   /* migrate.c */
 
 /* keys.c */
 void cmd_exists(client *c);

@@ -230,6 +230,66 @@ static void debug_set_active_expire(client *c)
     reply_ok(c);
 }
 
+static void debug_set_disable_deny_scripts(client *c)
+{
+    char num[64];
+    arg_cstr(&c->argv[2], num, sizeof(num));
+    c->srv->script_allow_noscript = atoi(num) != 0;
+    reply_ok(c);
+}
+
+/* One reply of each RESP type, for clients' and scripts' parsers. */
+static void debug_protocol(client *c)
+{
+    const resp_slice *name = &c->argv[2];
+    if (arg_is(name, "string")) {
+        reply_bulk(c, "Hello World", 11);
+    } else if (arg_is(name, "integer")) {
+        reply_int(c, 12345);
+    } else if (arg_is(name, "double")) {
+        reply_double(c, 3.141);
+    } else if (arg_is(name, "bignum")) {
+        reply_bignum(c, "1234567999999999999999999999999999999", 37);
+    } else if (arg_is(name, "null")) {
+        reply_null(c);
+    } else if (arg_is(name, "array") || arg_is(name, "set")) {
+        if (arg_is(name, "set")) reply_set(c, 3);
+        else reply_array(c, 3);
+        for (int j = 0; j < 3; j++) reply_int(c, j);
+    } else if (arg_is(name, "map")) {
+        reply_map(c, 3);
+        for (int j = 0; j < 3; j++) {
+            reply_int(c, j);
+            reply_bool(c, j == 1);
+        }
+    } else if (arg_is(name, "attrib")) {
+        if (c->proto >= 3) {   /* an attribute is not a reply: a real one follows */
+            reply_attribute(c, 1);
+            reply_bulk(c, "key-popularity", 14);
+            reply_array(c, 2);
+            reply_bulk(c, "key:123", 7);
+            reply_int(c, 90);
+        }
+        reply_bulk(c, "Some real reply following the attribute", 39);
+    } else if (arg_is(name, "push")) {
+        if (c->proto < 3) {
+            reply_error(c, "ERR RESP2 is not supported by this command");
+            return;
+        }
+        reply_push(c, 2);
+        reply_bulk(c, "server-cpu-usage", 16);
+        reply_int(c, 42);
+        reply_bulk(c, "Some real reply following the push reply", 40);
+    } else if (arg_is(name, "true") || arg_is(name, "false")) {
+        reply_bool(c, arg_is(name, "true"));
+    } else if (arg_is(name, "verbatim")) {
+        reply_verbatim(c, "This is a verbatim\nstring", 25);
+    } else {
+        reply_error(c, "ERR Wrong protocol type name. Please use one of the following: "
+                       "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
+    }
+}
+
 /* Bytes an RDB length prefix takes (6, 14 or 32 bits). */
 static size_t rdb_len_size(size_t n) { return n < 64 ? 1 : n < 16384 ? 2 : 5; }
 
@@ -323,7 +383,7 @@ static void ql_add(const char *v, size_t len, void *ctx)
 static void debug_object(client *c)
 {
     /* Redis reads its dict directly: no access, no hit/miss counted. */
-    store_key *k = store_lookup(client_db(c), c->argv[2].ptr, c->argv[2].len);
+    store_key *k = store_lookup_raw(client_db(c), c->argv[2].ptr, c->argv[2].len);
     char extra[160] = "";
     if (!k) {
         reply_error(c, "ERR no such key");
@@ -405,6 +465,8 @@ static const command debug_subcommands[] = {
     {"object", debug_object, 3, 0, 0, 0, 0, "server", "1.0.0", "Show low-level information about a key", "key", NULL},
     {"listpack", debug_listpack, 3, 0, 0, 0, 0, "server", "1.0.0", "Show a listpack encoded value's structure", "key", NULL},
     {"quicklist-packed-threshold", debug_quicklist_packed_threshold, 3, 0, 0, 0, 0, "server", "1.0.0", "Set the size at which a list element gets a node of its own", "size", NULL},
+    {"protocol", debug_protocol, 3, 0, 0, 0, 0, "server", "1.0.0", "Reply with one value of a RESP type", "type", NULL},
+    {"set-disable-deny-scripts", debug_set_disable_deny_scripts, 3, 0, 0, 0, 0, "server", "1.0.0", "Let scripts call commands flagged noscript", "0|1", NULL},
     {"set-active-expire", debug_set_active_expire, 3, 0, 0, 0, 0, "server", "1.0.0", "Turn active expiry off or on", "0|1", NULL},
     {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
 };

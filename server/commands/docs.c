@@ -1,8 +1,10 @@
-/* docs.c - turns the one-line argument hints of the command table
- * ("key [key ...]", "[NX|XX] [EX seconds|PX milliseconds]") into the
- * structured "arguments" of COMMAND DOCS, from which redis-cli draws hints. */
+/* docs.c - COMMAND DOCS: Redis's own maps (meta_table.c) for Redis's commands;
+ * for latchd's own, the one-line argument hints of the command table
+ * ("key [key ...]", "[NX|XX] [EX seconds|PX milliseconds]") made into the
+ * structured "arguments" from which redis-cli draws hints. */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -223,16 +225,40 @@ void command_fullname(const command *container, const command *cmd, char *dst, s
     else snprintf(dst, len, "%s", cmd->name);
 }
 
+static int meta_cmp(const void *key, const void *elem)
+{
+    return strcmp(key, ((const command_meta *)elem)->name);
+}
+
+const command_meta *command_meta_of(const char *fullname)
+{
+    return bsearch(fullname, command_metas, command_metas_count, sizeof(command_metas[0]), meta_cmp);
+}
+
+static void reply_subcommand_docs(client *c, const command *cmd, long long nsubs)
+{
+    reply_bulk_cstr(c, "subcommands");
+    reply_map(c, nsubs);
+    for (const command *sub = cmd->subs; sub->name; sub++) command_doc_reply(c, sub, cmd);
+}
+
 void command_doc_reply(client *c, const command *cmd, const command *container)
 {
     char name[64];
-    doc_tree t = {.n = 0};
-    int root = new_node(&t);
-    int has_args = cmd->args && parse_items(&t, root, cmd->args, strlen(cmd->args)) == 0;
     long long nsubs = 0;
     for (const command *sub = cmd->subs; sub && sub->name; sub++) nsubs++;
     command_fullname(container, cmd, name, sizeof(name));
     reply_bulk_cstr(c, name);
+    const command_meta *meta = command_meta_of(name);
+    if (meta) {
+        reply_map(c, meta->doc_pairs + (nsubs > 0));
+        reply_resp3(c, meta->doc, meta->doc_len);
+        if (nsubs) reply_subcommand_docs(c, cmd, nsubs);
+        return;
+    }
+    doc_tree t = {.n = 0};
+    int root = new_node(&t);
+    int has_args = cmd->args && parse_items(&t, root, cmd->args, strlen(cmd->args)) == 0;
     reply_map(c, 3 + has_args + (nsubs > 0));
     reply_bulk_cstr(c, "summary");
     reply_bulk_cstr(c, cmd->summary);
@@ -245,9 +271,5 @@ void command_doc_reply(client *c, const command *cmd, const command *container)
         reply_array(c, t.nodes[root].nkids);
         for (int i = 0; i < t.nodes[root].nkids; i++) reply_arg(c, &t, t.nodes[root].kids[i]);
     }
-    if (nsubs) {
-        reply_bulk_cstr(c, "subcommands");
-        reply_map(c, nsubs);
-        for (const command *sub = cmd->subs; sub->name; sub++) command_doc_reply(c, sub, cmd);
-    }
+    if (nsubs) reply_subcommand_docs(c, cmd, nsubs);
 }

@@ -167,11 +167,27 @@ static void config_rewrite(client *c)
     reply_ok(c);
 }
 
+static void config_help(client *c)
+{
+    static const char *const lines[] = {
+        "GET <pattern>",
+        "    Return parameters matching the glob-like <pattern> and their values.",
+        "SET <directive> <value>",
+        "    Set the configuration <directive> to <value>.",
+        "RESETSTAT",
+        "    Reset statistics reported by the INFO command.",
+        "REWRITE",
+        "    Rewrite the configuration file.",
+    };
+    reply_help(c, lines, sizeof(lines) / sizeof(lines[0]));
+}
+
 const command config_subcommands[] = {
     {"get", config_get_cmd, -3, A | NS | L | S, 0, 0, 0, "server", "2.0.0", "Get the values of configuration parameters", "parameter [parameter ...]", NULL},
     {"set", config_set_cmd, -4, A | NS | L | S, 0, 0, 0, "server", "2.0.0", "Set configuration parameters to the given values", "parameter value [parameter value ...]", NULL},
     {"resetstat", config_resetstat, 2, A | NS | L | S, 0, 0, 0, "server", "2.0.0", "Reset the stats returned by INFO", NULL, NULL},
     {"rewrite", config_rewrite, 2, A | NS | L | S, 0, 0, 0, "server", "2.8.0", "Rewrite the configuration file with the in memory configuration", NULL, NULL},
+    {"help", config_help, 2, L | S, 0, 0, 0, "server", "5.0.0", "Show helpful text about the different subcommands", NULL, NULL},
     {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -182,7 +198,8 @@ void cmd_config(client *c)
 
 /* ---- COMMAND ---- */
 
-/* In Redis's order (addCommandFlags), which clients may compare verbatim. */
+/* latchd's own commands' flags, in Redis's order (addCommandFlags);
+ * Redis's commands show Redis's own (meta_table.c). */
 static void reply_flags(client *c, const command *cmd)
 {
     static const struct { unsigned flag; const char *name; } names[] = {
@@ -228,14 +245,23 @@ static void reply_command_info(client *c, const command *cmd, const command *con
     reply_array(c, 10);
     reply_bulk_cstr(c, name);
     reply_int(c, cmd->arity);
-    reply_flags(c, cmd);
+    const command_meta *meta = command_meta_of(name);
+    if (meta) reply_resp3(c, meta->flags, meta->flags_len);
+    else reply_flags(c, cmd);
     reply_int(c, cmd->first_key);
     reply_int(c, cmd->last_key);
     reply_int(c, cmd->key_step);
     reply_categories(c, cmd);
-    reply_set(c, 0);
-    reply_array(c, 0);
-    reply_array(c, count_subs(cmd));
+    if (meta) {
+        reply_resp3(c, meta->tips, meta->tips_len);
+        reply_resp3(c, meta->key_specs, meta->key_specs_len);
+    } else {
+        reply_set(c, 0);
+        reply_array(c, 0);
+    }
+    long long nsubs = count_subs(cmd);
+    if (nsubs) reply_array(c, nsubs);
+    else reply_set(c, 0);   /* addReplyCommandSubCommands: a set when empty */
     for (const command *sub = cmd->subs; sub && sub->name; sub++) reply_command_info(c, sub, cmd);
 }
 
@@ -411,33 +437,41 @@ static int command_keys(const command *cmd, const resp_slice *argv, int argc, in
 
 static int command_has_keys(const command *cmd) { return cmd->first_key > 0 || (cmd->flags & CMD_MOVABLE_KEYS); }
 
+/* The command GETKEYS and GETKEYSANDFLAGS name (a container's
+ * subcommand), or NULL after Redis's error. */
+static const command *getkeys_target(client *c)
+{
+    const command *cmd = command_lookup(c->argv[2].ptr, c->argv[2].len);
+    int argc = c->argc - 2;
+    if (cmd && (cmd->flags & CMD_CONTAINER) && argc >= 2) cmd = subcommand_lookup(cmd, c->argv[3].ptr, c->argv[3].len);
+    if (!cmd) {
+        reply_error(c, "ERR Invalid command specified");
+    } else if (!command_has_keys(cmd)) {
+        reply_error(c, "ERR The command has no key arguments");
+    } else if (!command_arity_ok(cmd, argc)) {
+        reply_error(c, "ERR Invalid number of arguments specified for command");
+    } else {
+        return cmd;
+    }
+    return NULL;
+}
+
+/* Redis's CMD_NO_MANDATORY_KEYS: scripts may name no key */
+static int no_mandatory_keys(const command *cmd)
+{
+    return !strncmp(cmd->name, "eval", 4) || !strncmp(cmd->name, "fcall", 5);
+}
+
 /* COMMAND GETKEYS <command> [arg ...], with Redis's errors. */
 static void command_getkeys(client *c)
 {
-    const command *cmd = command_lookup(c->argv[2].ptr, c->argv[2].len);
+    const command *cmd = getkeys_target(c);
+    if (!cmd) return;
     const resp_slice *argv = &c->argv[2];
     int argc = c->argc - 2;
-    if (cmd && (cmd->flags & CMD_CONTAINER) && argc >= 2) {
-        const command *sub = subcommand_lookup(cmd, argv[1].ptr, argv[1].len);
-        cmd = sub;
-    }
-    if (!cmd) {
-        reply_error(c, "ERR Invalid command specified");
-        return;
-    }
-    if (!command_has_keys(cmd)) {
-        reply_error(c, "ERR The command has no key arguments");
-        return;
-    }
-    if (!command_arity_ok(cmd, argc)) {
-        reply_error(c, "ERR Invalid number of arguments specified for command");
-        return;
-    }
     int *keys = mem_alloc(sizeof(int) * (size_t)argc);
     int n = command_keys(cmd, argv, argc, keys);
-    /* Redis's CMD_NO_MANDATORY_KEYS: scripts may name no key */
-    int no_mandatory = !strncmp(cmd->name, "eval", 4) || !strncmp(cmd->name, "fcall", 5);
-    if (n <= 0 && !(n == 0 && no_mandatory)) {
+    if (n <= 0 && !(n == 0 && no_mandatory_keys(cmd))) {
         reply_error(c, "ERR Invalid arguments specified for command");
     } else {
         reply_array(c, n);
@@ -446,8 +480,81 @@ static void command_getkeys(client *c)
     free(keys);
 }
 
+/* addReplyFlagsForKeyArgs: a key spec's flags in Redis's order. */
+static void reply_key_flags(client *c, unsigned ksflags)
+{
+    static const struct { unsigned flag; const char *name; } names[] = {
+        {ACL_KS_RO, "RO"}, {ACL_KS_RW, "RW"}, {ACL_KS_OW, "OW"}, {ACL_KS_RM, "RM"},
+        {ACL_KS_ACCESS, "access"}, {ACL_KS_UPDATE, "update"}, {ACL_KS_INSERT, "insert"},
+        {ACL_KS_DELETE, "delete"}, {ACL_KS_NOT_KEY, "not_key"}, {ACL_KS_INCOMPLETE, "incomplete"},
+        {ACL_KS_VARIABLE_FLAGS, "variable_flags"},
+    };
+    long long n = 0;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) n += (ksflags & names[i].flag) != 0;
+    reply_set(c, n);
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (ksflags & names[i].flag) reply_status(c, names[i].name);
+}
+
+static void count_key(int pos, unsigned ksflags, void *ctx)
+{
+    (void)pos, (void)ksflags;
+    (*(long long *)ctx)++;
+}
+
+static void reply_key_and_flags(int pos, unsigned ksflags, void *ctx)
+{
+    client *c = ctx;
+    reply_array(c, 2);
+    reply_bulk(c, c->argv[2 + pos].ptr, c->argv[2 + pos].len);
+    reply_key_flags(c, ksflags);
+}
+
+/* COMMAND GETKEYSANDFLAGS <command> [arg ...]: the keys as the key specs
+ * (or the command's own rule) find them, each with its flags. */
+static void command_getkeysandflags(client *c)
+{
+    const command *cmd = getkeys_target(c);
+    if (!cmd) return;
+    long long n = 0;
+    acl_command_keys_each(cmd, &c->argv[2], c->argc - 2, count_key, &n);
+    if (n == 0 && !no_mandatory_keys(cmd)) {
+        reply_error(c, "ERR Invalid arguments specified for command");
+        return;
+    }
+    reply_array(c, n);
+    acl_command_keys_each(cmd, &c->argv[2], c->argc - 2, reply_key_and_flags, c);
+}
+
+static void command_help(client *c)
+{
+    static const char *const lines[] = {
+        "(no subcommand)",
+        "    Return details about all Redis commands.",
+        "COUNT",
+        "    Return the total number of commands in this Redis server.",
+        "LIST",
+        "    Return a list of all commands in this Redis server.",
+        "INFO [<command-name> ...]",
+        "    Return details about multiple Redis commands.",
+        "    If no command names are given, documentation details for all",
+        "    commands are returned.",
+        "DOCS [<command-name> ...]",
+        "    Return documentation details about multiple Redis commands.",
+        "    If no command names are given, documentation details for all",
+        "    commands are returned.",
+        "GETKEYS <full-command>",
+        "    Return the keys from a full Redis command.",
+        "GETKEYSANDFLAGS <full-command>",
+        "    Return the keys and the access flags from a full Redis command.",
+    };
+    reply_help(c, lines, sizeof(lines) / sizeof(lines[0]));
+}
+
 const command command_subcommands[] = {
     {"getkeys", command_getkeys, -4, L | S, 0, 0, 0, "server", "2.8.13", "Extract keys given a full Redis command", "command [arg [arg ...]]", NULL},
+    {"getkeysandflags", command_getkeysandflags, -4, L | S, 0, 0, 0, "server", "7.0.0", "Extract keys and access flags given a full Redis command", "command [arg [arg ...]]", NULL},
+    {"help", command_help, 2, L | S, 0, 0, 0, "server", "5.0.0", "Show helpful text about the different subcommands", NULL, NULL},
     {"count", command_count_cmd, 2, L | S, 0, 0, 0, "server", "2.8.13", "Get total number of Redis commands", NULL, NULL},
     {"info", command_info, -2, L | S, 0, 0, 0, "server", "2.8.13", "Get array of specific Redis command details, or all when no argument is given.", "[command-name [command-name ...]]", NULL},
     {"docs", command_docs, -2, L | S, 0, 0, 0, "server", "7.0.0", "Get array of specific Redis command documentation", "[command-name [command-name ...]]", NULL},
@@ -550,6 +657,20 @@ void cmd_wait(client *c)
         return;
     }
     block_for_wait(c, timeout == 0 ? 0 : block_deadline_after(c->srv, (uint64_t)timeout));
+}
+
+/* LOLWUT [VERSION v]: 7.0's own version is one line. The computer art of
+ * versions 5 and 6 (Schotter, skyscrapers) is not drawn: those get an
+ * error saying so rather than a reply that only looks like Redis's. */
+void cmd_lolwut(client *c)
+{
+    long long v = 7;
+    if (c->argc >= 3 && arg_is(&c->argv[1], "version") && !arg_ll_or_reply(c, &c->argv[2], &v)) return;
+    if (v == 5 || v == 6) {
+        reply_errorf(c, "ERR LOLWUT version %lld's art is not drawn by latchd", v);
+        return;
+    }
+    reply_verbatim(c, "Redis ver. " LATCHD_REDIS_VERSION "\n", sizeof("Redis ver. " LATCHD_REDIS_VERSION "\n") - 1);
 }
 
 void cmd_lastsave(client *c) { reply_int(c, (long long)c->srv->lastsave_s); }

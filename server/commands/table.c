@@ -51,6 +51,7 @@ static const command table[] = {
     {"wait", cmd_wait, 3, NS, 0, 0, 0, "generic", "3.0.0", "Wait for the synchronous replication of all the write commands sent in the context of the current connection", "numreplicas timeout", NULL},
     {"save", cmd_save, 1, A | NS | NM, 0, 0, 0, "server", "1.0.0", "Synchronously save the dataset to disk", NULL, NULL},
     {"bgsave", cmd_bgsave, -1, A | NS, 0, 0, 0, "server", "1.0.0", "Asynchronously save the dataset to disk", "[SCHEDULE]", NULL},
+    {"lolwut", cmd_lolwut, -1, R | F, 0, 0, 0, "server", "5.0.0", "Display some computer art and the Redis version", "[VERSION version]", NULL},
     {"lastsave", cmd_lastsave, 1, F | L | S, 0, 0, 0, "server", "1.0.0", "Get the UNIX time stamp of the last successful save to disk", NULL, NULL},
     {"role", cmd_role, 1, NS | L | S | F, 0, 0, 0, "server", "2.8.12", "Return the role of the instance in the context of replication", NULL, NULL},
     {"shutdown", cmd_shutdown, -1, AB | A | L | S | NS | NM, 0, 0, 0, "server", "1.0.0", "Synchronously save the dataset to disk and then shut down the server", "[NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", NULL},
@@ -104,6 +105,7 @@ static const command table[] = {
     {"touch", cmd_touch, -2, R | F, 1, -1, 1, "generic", "3.2.1", "Alters the last access time of a key(s). Returns the number of existing keys specified.", "key [key ...]", NULL},
     {"persist", cmd_persist, 2, W | F, 1, 1, 1, "generic", "2.2.0", "Remove the expiration from a key", "key", NULL},
     {"dump", cmd_dump, 2, R, 1, 1, 1, "generic", "2.6.0", "Return a serialized version of the value stored at the specified key.", "key", NULL},
+    {"migrate", cmd_migrate, -6, W | MK, 3, 3, 1, "generic", "2.6.0", "Atomically transfer a key from a Redis instance to another one.", "host port key|\"\" destination-db timeout [COPY] [REPLACE] [AUTH password|AUTH2 username password] [KEYS key [key ...]]", NULL},
     {"restore", cmd_restore, -4, W | DO, 1, 1, 1, "generic", "2.6.0", "Create a key using the provided serialized value, previously obtained using DUMP.", "key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]", NULL},
     /* streams */
     {"xadd", cmd_xadd, -5, W | DO | F, 1, 1, 1, "stream", "5.0.0", "Appends a new entry to a stream", "key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value [field value ...]", NULL},

@@ -58,6 +58,7 @@ void scripts_free(server *s)
     script_engine_free(st->lua);
     free(st->pfds);
     free(st->pclients);
+    free(st->plisteners);
     client_free_detached(st->self);
     free(st);
     s->scripts = NULL;

@@ -108,7 +108,8 @@ typedef struct scripts {
     store_dict libs;               /* function_lib by lower-case name */
     store_dict functions;          /* function by lower-case name, all libraries */
     struct pollfd *pfds;           /* script_busy.c's poll set, reused */
-    client **pclients;
+    client **pclients;             /* NULL where the fd is a listener's */
+    uv_stream_t **plisteners;
     size_t pcap;
 } scripts;
 

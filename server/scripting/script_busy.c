@@ -28,24 +28,37 @@ int script_busy_refuses(client *c, const command *cmd)
     return 1;
 }
 
+static size_t add_fd(scripts *st, size_t n, uv_os_fd_t fd, client *c, uv_stream_t *listener)
+{
+    if (n == st->pcap) {
+        st->pcap = st->pcap ? st->pcap * 2 : 64;
+        st->pfds = mem_realloc(st->pfds, st->pcap * sizeof(*st->pfds));
+        st->pclients = mem_realloc(st->pclients, st->pcap * sizeof(*st->pclients));
+        st->plisteners = mem_realloc(st->plisteners, st->pcap * sizeof(*st->plisteners));
+    }
+    st->pfds[n] = (struct pollfd){.fd = fd, .events = POLLIN};
+    st->pclients[n] = c;
+    st->plisteners[n] = listener;
+    return n + 1;
+}
+
 /* Every connection but the script's own caller, whose input is mid-way
- * through the dispatch loop that called the script. */
+ * through the dispatch loop that called the script, and the listeners:
+ * Redis accepts new clients during a busy script, and a new redis-cli is
+ * how most people send SCRIPT KILL. */
 static size_t collect(server *s, const client *caller)
 {
-    scripts *st = s->scripts;
     size_t n = 0;
+    uv_os_fd_t fd;
     for (client *c = s->clients; c; c = c->next) {
-        uv_os_fd_t fd;
         if (c == caller || (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_AFTER_REPLY))) continue;
-        if (uv_fileno(&c->h.handle, &fd) != 0) continue;
-        if (n == st->pcap) {
-            st->pcap = st->pcap ? st->pcap * 2 : 64;
-            st->pfds = mem_realloc(st->pfds, st->pcap * sizeof(*st->pfds));
-            st->pclients = mem_realloc(st->pclients, st->pcap * sizeof(*st->pclients));
-        }
-        st->pfds[n] = (struct pollfd){.fd = fd, .events = POLLIN};
-        st->pclients[n++] = c;
+        if (uv_fileno(&c->h.handle, &fd) == 0) n = add_fd(s->scripts, n, fd, c, NULL);
     }
+    for (int i = 0; i < s->nlisteners; i++)
+        if (uv_fileno((uv_handle_t *)s->listeners[i], &fd) == 0)
+            n = add_fd(s->scripts, n, fd, NULL, (uv_stream_t *)s->listeners[i]);
+    if (s->has_unix && uv_fileno((uv_handle_t *)&s->unix_listener, &fd) == 0)
+        n = add_fd(s->scripts, n, fd, NULL, (uv_stream_t *)&s->unix_listener);
     return n;
 }
 
@@ -59,8 +72,10 @@ static void serve(client *c, int fd)
     if (n <= 0) return;   /* EOF and errors: libuv sees them after the script */
     c->query.len += (size_t)n;
     c->srv->stat_net_in += (uint64_t)n;
+    c->srv->stat_reads++;
     client_process_input(c);
     if (c->writing || c->out.len == 0 || c->out_frames.n) return;   /* keep the byte order */
+    c->srv->stat_writes++;
     ssize_t w = write(fd, c->out.data, c->out.len);
     if (w > 0) {
         resp_buf_consume(&c->out, (size_t)w);
@@ -82,8 +97,11 @@ int script_busy_tick(server *s)
     }
     size_t n = collect(s, st->running->c);
     if (n && poll(st->pfds, n, 0) > 0) {
-        for (size_t i = 0; i < n; i++)
-            if (st->pfds[i].revents & POLLIN) serve(st->pclients[i], st->pfds[i].fd);
+        for (size_t i = 0; i < n; i++) {
+            if (!(st->pfds[i].revents & POLLIN)) continue;
+            if (st->pclients[i]) serve(st->pclients[i], st->pfds[i].fd);
+            else while (net_accept_now(st->plisteners[i])) {}
+        }
     }
     return st->kill;
 }

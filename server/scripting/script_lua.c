@@ -458,7 +458,8 @@ static const char *call_refusal(const script_call *run, const command *cmd, int 
 {
     if (!cmd) return "Unknown Redis command called from script";
     if (!command_arity_ok(cmd, argc)) return "Wrong number of args calling Redis command from script";
-    if (cmd->flags & CMD_NOSCRIPT) return "This Redis command is not allowed from script";
+    if ((cmd->flags & CMD_NOSCRIPT) && !run->c->srv->script_allow_noscript)
+        return "This Redis command is not allowed from script";
     if (run->readonly && (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)))
         return "Write commands are not allowed from read-only scripts.";
     return NULL;
@@ -1242,6 +1243,16 @@ static void reply_error_text(resp_buf *b, const char *s)
     resp_add_error(b, s, len);
 }
 
+/* Pushes s with CR and LF as spaces. Out of line: a luaL_Buffer is BUFSIZ
+ * bytes, too much for every frame of reply_table's recursion. */
+static __attribute__((noinline)) void blank_line_breaks(lua_State *L, const char *s, size_t len)
+{
+    luaL_Buffer lb;
+    luaL_buffinit(L, &lb);
+    for (size_t i = 0; i < len; i++) luaL_addchar(&lb, s[i] == '\r' || s[i] == '\n' ? ' ' : s[i]);
+    luaL_pushresult(&lb);
+}
+
 static void reply_table(script_engine *e, client *c, resp_buf *b)
 {
     lua_State *L = e->L;
@@ -1259,8 +1270,16 @@ static void reply_table(script_engine *e, client *c, resp_buf *b)
     case T_OK: s = lua_tostring(L, -1); resp_add_simple(b, s, strlen(s)); break;
     case T_DOUBLE: resp_add_double(b, c->proto, lua_tonumber(L, -1)); break;
     case T_BIGNUM:
+        /* Redis blanks CR and LF so a script cannot break the protocol line */
         s = lua_tolstring(L, -1, &len);
-        resp_add_bignum(b, c->proto, s, len);
+        if (memchr(s, '\r', len) || memchr(s, '\n', len)) {
+            blank_line_breaks(L, s, len);
+            s = lua_tolstring(L, -1, &len);
+            resp_add_bignum(b, c->proto, s, len);
+            lua_pop(L, 1);
+        } else {
+            resp_add_bignum(b, c->proto, s, len);
+        }
         break;
     case T_VERBATIM:
         lua_getfield(L, -1, "format");

@@ -173,3 +173,51 @@ def test_pause_cron_holds_a_signals_shutdown(server_factory):
     assert conn.cmd("PING") == b"+PONG\r\n"
     conn.send(b"DEBUG PAUSE-CRON 0\r\n")
     assert srv.proc.wait(timeout=10) == 0
+
+
+PROTOCOL_REPLIES = {
+    # type: (RESP2 reply, RESP3 reply)
+    "string": (b"$11\r\nHello World\r\n",) * 2,
+    "integer": (b":12345\r\n",) * 2,
+    "double": (b"$5\r\n3.141\r\n", b",3.141\r\n"),
+    "bignum": (b"$37\r\n1234567999999999999999999999999999999\r\n",
+               b"(1234567999999999999999999999999999999\r\n"),
+    "null": (b"$-1\r\n", b"_\r\n"),
+    "array": (b"*3\r\n:0\r\n:1\r\n:2\r\n",) * 2,
+    "set": (b"*3\r\n:0\r\n:1\r\n:2\r\n", b"~3\r\n:0\r\n:1\r\n:2\r\n"),
+    "map": (b"*6\r\n:0\r\n:0\r\n:1\r\n:1\r\n:2\r\n:0\r\n", b"%3\r\n:0\r\n#f\r\n:1\r\n#t\r\n:2\r\n#f\r\n"),
+    "attrib": (b"$39\r\nSome real reply following the attribute\r\n",
+               b"|1\r\n$14\r\nkey-popularity\r\n*2\r\n$7\r\nkey:123\r\n:90\r\n"
+               b"$39\r\nSome real reply following the attribute\r\n"),
+    "push": (b"-ERR RESP2 is not supported by this command\r\n",
+             b">2\r\n$16\r\nserver-cpu-usage\r\n:42\r\n$40\r\nSome real reply following the push reply\r\n"),
+    "verbatim": (b"$25\r\nThis is a verbatim\nstring\r\n", b"=29\r\ntxt:This is a verbatim\nstring\r\n"),
+    "true": (b":1\r\n", b"#t\r\n"),
+    "false": (b":0\r\n", b"#f\r\n"),
+    "nosuch": (b"-ERR Wrong protocol type name. Please use one of the following: "
+               b"string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false\r\n",) * 2,
+}
+
+
+@pytest.mark.parametrize("proto", [2, 3])
+def test_debug_protocol_replies_each_resp_type(server, proto):
+    c = server.raw()
+    c.cmd("HELLO", str(proto))
+    for name, replies in PROTOCOL_REPLIES.items():
+        c.send(b"DEBUG PROTOCOL %s\r\nPING\r\n" % name.encode())
+        want = replies[proto - 2] + b"+PONG\r\n"
+        got = b""
+        for _ in range(50):
+            got += c.read_available(0.05)
+            if got.endswith(b"+PONG\r\n"):
+                break
+        assert got == want, name
+
+
+def test_debug_set_disable_deny_scripts_lets_scripts_call_noscript_commands(conn):
+    call = "return redis.call('client', 'id')"
+    assert conn.cmd("EVAL", call, "0").startswith(b"-ERR This Redis command is not allowed from script")
+    assert conn.cmd("DEBUG", "SET-DISABLE-DENY-SCRIPTS", "1") == b"+OK\r\n"
+    assert conn.cmd("EVAL", call, "0").startswith(b":")
+    assert conn.cmd("DEBUG", "SET-DISABLE-DENY-SCRIPTS", "0") == b"+OK\r\n"
+    assert conn.cmd("EVAL", call, "0").startswith(b"-ERR This Redis command is not allowed from script")

@@ -10,6 +10,7 @@ import random
 import struct
 
 import pytest
+import redis
 
 from conftest import Server
 from resp_util import parse
@@ -458,6 +459,54 @@ def test_restore_freq_sets_the_lfu_counter(r):
         assert r.object("freq", "k2") == 5
     finally:
         r.config_set("maxmemory-policy", "noeviction")
+
+
+# ---------------------------------------------------------------- MIGRATE
+
+
+def test_migrate_moves_keys_to_the_other_kind(server, r, peers):
+    """MIGRATE to a server of the other kind: values and TTLs arrive, the
+    keys leave (COPY keeps them), REPLACE and the target's errors."""
+    dst = peers["redis" if server.kind == "latchd" else "latchd"]
+    o = dst.client()
+    o.flushall()
+    keys = fill(r)
+    want = {k: value(r, k) for k in keys}
+    r.pexpire("h:lock", 30000)
+    assert r.execute_command("MIGRATE", dst.host, dst.port, "", 3, 5000, "KEYS", *keys) == b"OK"
+    assert r.exists(*keys) == 0
+    o.select(3)
+    assert {k: value(o, k) for k in keys} == want
+    assert 25000 < o.pttl("h:lock") <= 30000
+    r.set("one", "1")
+    assert r.execute_command("MIGRATE", dst.host, dst.port, "one", 3, 5000, "COPY") == b"OK"
+    assert r.get("one") == b"1" and o.get("one") == b"1"
+    r.set("one", "2")
+    with pytest.raises(redis.ResponseError, match="^Target instance replied with error: BUSYKEY"):
+        r.execute_command("MIGRATE", dst.host, dst.port, "one", 3, 5000)
+    assert r.get("one") == b"2"
+    assert r.execute_command("MIGRATE", dst.host, dst.port, "one", 3, 5000, "REPLACE") == b"OK"
+    assert r.get("one") is None and o.get("one") == b"2"
+
+
+def test_migrate_errors(server, r):
+    assert r.execute_command("MIGRATE", "127.0.0.1", 1, "nosuch", 0, 100) == b"NOKEY"
+    r.set("k", "v")
+    # a refused connection shows when writing (the connect itself waits
+    # only for the socket to be writable)
+    with pytest.raises(redis.ResponseError, match="^IOERR error or timeout writing to target instance"):
+        r.execute_command("MIGRATE", "127.0.0.1", 1, "k", 0, 100)
+    assert r.get("k") == b"v"
+    with pytest.raises(redis.ResponseError, match="must be set to the empty string"):
+        r.execute_command("MIGRATE", "127.0.0.1", 1, "k", 0, 100, "KEYS", "k")
+    with pytest.raises(redis.ResponseError, match="^syntax error"):
+        r.execute_command("MIGRATE", "127.0.0.1", 1, "k", 0, 100, "AUTH")
+    with pytest.raises(redis.ResponseError, match="^value is not an integer"):
+        r.execute_command("MIGRATE", "127.0.0.1", 1, "k", "x", 100)
+    c = server.raw()
+    assert c.cmd("COMMAND", "GETKEYSANDFLAGS", "MIGRATE", "h", "1", "", "0", "5", "AUTH2", "u", "p",
+                 "KEYS", "a", "b") == (b"*2\r\n*2\r\n$1\r\na\r\n*3\r\n+RW\r\n+access\r\n+delete\r\n"
+                                       b"*2\r\n$1\r\nb\r\n*3\r\n+RW\r\n+access\r\n+delete\r\n")
 
 
 # ---------------------------------------------------------------- streams

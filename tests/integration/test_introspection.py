@@ -6,7 +6,7 @@ import time
 import pytest
 import redis
 
-from resp_util import Error, RawConn, parse
+from resp_util import Error, RawConn, RespMap, parse
 
 
 class Q:
@@ -249,6 +249,71 @@ def test_command_info_eval_movablekeys(q):
     assert b"movablekeys" in info[0][2]
 
 
+@pytest.mark.parametrize("argv,want", [
+    (["set", "k1", "v1"], [[b"k1", [b"OW", b"update"]]]),
+    (["set", "k1", "v1", "GET"], [[b"k1", [b"RW", b"access", b"update"]]]),
+    (["mset", "k1", "v1", "k2", "v2"], [[b"k1", [b"OW", b"update"]], [b"k2", [b"OW", b"update"]]]),
+    (["LMOVE", "k1", "k2", "left", "right"], [[b"k1", [b"RW", b"access", b"delete"]], [b"k2", [b"RW", b"insert"]]]),
+    (["sort", "k1", "store", "k2"], [[b"k1", [b"RO", b"access"]], [b"k2", [b"OW", b"update"]]]),
+    (["eval", "return 1", "1", "x"], [[b"x", [b"RW", b"access", b"update"]]]),
+    (["eval", "return 1", "0"], []),
+])
+def test_command_getkeysandflags(q, argv, want):
+    assert q.execute_command("COMMAND", "GETKEYSANDFLAGS", *argv) == want
+
+
+def test_command_getkeysandflags_errors(q):
+    with pytest.raises(redis.ResponseError, match="The command has no key arguments"):
+        q.execute_command("COMMAND", "GETKEYSANDFLAGS", "ping", "x")
+    with pytest.raises(redis.ResponseError, match="Invalid arguments specified for command"):
+        q.execute_command("COMMAND", "GETKEYSANDFLAGS", "zunion", "5", "a")
+
+
+def _by_name(entries):
+    """COMMAND's entries by name, subcommands sorted (Redis lists them in
+    its hash table's order)."""
+    def norm(e):
+        e = list(e)
+        e[9] = sorted(norm(s) for s in e[9])
+        return e
+    return {e[0]: norm(e) for e in entries}
+
+
+def _pairs(m):
+    """A map's pairs, from a RESP3 map or a RESP2 flat array."""
+    return list(m) if isinstance(m, RespMap) else list(zip(m[::2], m[1::2]))
+
+
+def _docs(flat):
+    def norm(d):
+        d = dict(_pairs(d))
+        if b"subcommands" in d:
+            d[b"subcommands"] = sorted((k, repr(norm(v))) for k, v in _pairs(d[b"subcommands"]))
+        return d
+    return {k: norm(v) for k, v in _pairs(flat)}
+
+
+# Subcommands only one side has: CLIENT SETINFO (7.2's, which clients send on
+# connect) on latchd; SCRIPT DEBUG (the Lua debugger) on Redis.
+UNSHARED = {b"client", b"script"}
+
+
+@pytest.mark.parametrize("proto", [2, 3])
+def test_command_info_and_docs_are_redis_own(server, reference_redis, proto):
+    mine, ref = RawConn(server.host, server.port), RawConn(reference_redis.host, reference_redis.port)
+    for c in (mine, ref):
+        c.cmd("HELLO", str(proto))
+    ours, theirs = _by_name(parse(mine.cmd("COMMAND"))), _by_name(parse(ref.cmd("COMMAND")))
+    shared = set(ours) & set(theirs) - UNSHARED
+    assert len(shared) > 200
+    assert [n for n in sorted(shared) if ours[n] != theirs[n]] == []
+    ours, theirs = _docs(parse(mine.cmd("COMMAND", "DOCS"))), _docs(parse(ref.cmd("COMMAND", "DOCS")))
+    assert [n for n in sorted(shared) if ours[n] != theirs[n]] == []
+    # one command's bytes, whole, in this protocol
+    assert mine.cmd("COMMAND", "DOCS", "set") == ref.cmd("COMMAND", "DOCS", "set")
+    assert mine.cmd("COMMAND", "INFO", "lmove") == ref.cmd("COMMAND", "INFO", "lmove")
+
+
 CLIENT_FIELDS = ["id", "addr", "laddr", "fd", "name", "age", "idle", "flags", "db", "sub", "psub", "ssub", "multi",
                  "qbuf", "qbuf-free", "argv-mem", "multi-mem", "rbs", "rbp", "obl", "oll", "omem", "tot-mem",
                  "events", "cmd", "user", "redir", "resp"]
@@ -320,3 +385,25 @@ def test_info_fields_latchd_only(latchd_factory, reference_redis, section):
     for k, v in ref:
         if k in dict(mine) and num.match(v):
             assert num.match(dict(mine)[k]), (k, dict(mine)[k])
+
+
+def test_total_reads_and_writes_processed_count_each_round_trip(server, q):
+    def counts():
+        return [int(stat_line(q, "stats", f)) for f in ("total_reads_processed", "total_writes_processed")]
+    before = counts()
+    c = RawConn(server.host, server.port)
+    for _ in range(20):
+        assert c.cmd("PING") == b"+PONG\r\n"   # one read and one write each
+    reads, writes = (a - b for a, b in zip(counts(), before))
+    assert reads >= 20 and writes >= 20
+    q.execute_command("CONFIG", "RESETSTAT")
+    assert counts()[0] <= 2
+
+
+def test_lolwut_is_the_version_line(server):
+    c = RawConn(server.host, server.port)
+    assert c.cmd("LOLWUT") == b"$18\r\nRedis ver. 7.0.15\n\r\n"
+    assert c.cmd("LOLWUT", "VERSION", "7", "1", "2") == b"$18\r\nRedis ver. 7.0.15\n\r\n"
+    assert c.cmd("LOLWUT", "VERSION", "x") == b"-ERR value is not an integer or out of range\r\n"
+    c.cmd("HELLO", "3")
+    assert c.cmd("LOLWUT") == b"=22\r\ntxt:Redis ver. 7.0.15\n\r\n"

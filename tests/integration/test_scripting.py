@@ -465,6 +465,26 @@ def test_busy_then_script_kill(server_factory):
     assert looper.cmd("PING") == b"+PONG\r\n"
 
 
+PCALL_SWALLOWS_KILL = ("local f = function() while 1 do redis.call('ping') end end "
+                       "while 1 do pcall(f) end")
+
+
+def test_busy_script_kill_from_a_new_connection_even_under_pcall(server_factory):
+    # A busy script still accepts connections: a fresh redis-cli is how an
+    # operator sends SCRIPT KILL. The script's pcall must not swallow it.
+    srv = server_factory()
+    looper, other = start_busy(srv, PCALL_SWALLOWS_KILL)
+    assert other.cmd("PING") == BUSY
+    fresh = srv.raw(timeout=10)
+    assert fresh.cmd("PING") == BUSY
+    killer = srv.raw(timeout=10)
+    assert killer.cmd("SCRIPT", "KILL") == b"+OK\r\n"
+    assert looper.read_reply() == script_err("ERR Script killed by user with SCRIPT KILL...",
+                                             PCALL_SWALLOWS_KILL)
+    assert fresh.cmd("PING") == b"+PONG\r\n"
+    assert other.cmd("PING") == b"+PONG\r\n"
+
+
 def test_busy_write_script_is_unkillable(server_factory):
     srv = server_factory()
     body = "redis.call('set', 'w', '1') " + LOOP_FOREVER
