@@ -47,7 +47,7 @@ typedef enum latchd_status {
                                   * dump file there does not load */
 } latchd_status;
 
-/* Servers share nothing but three process-wide tables, each filled in once
+/* Servers share nothing but a few process-wide tables, each filled in once
  * (pthread_once) by the first latchd_start / latchd_start_thread and only
  * read after, so any number of servers on any threads may run at once:
  *   - the SipHash key every server's hash tables hash with: random per
@@ -55,7 +55,9 @@ typedef enum latchd_status {
  *   - the command table's by-name index and its stats slots (where each
  *     subcommand's INFO commandstats line lives), the same for every server;
  *   - the ACL's view of the commands (ids, categories, key specs);
- *   - the rate of the CPU's time-stamp counter commands are timed by.
+ *   - the rate of the CPU's time-stamp counter commands are timed by;
+ *   - with TLS, the OpenSSL I/O method every session reads and writes
+ *     through (made with the first tls-port), and OpenSSL's own state.
  * Everything else (keys, config, clients, scripts, Lua states, clocks)
  * belongs to one server. */
 typedef struct latchd_server latchd_server;
@@ -69,7 +71,8 @@ typedef struct latchd_options {
 } latchd_options;
 
 /* A stopped server with Redis 7's defaults, except loglevel "warning" (a
- * library should be quiet), then config_file, then port and bind. NULL on
+ * library should be quiet) and bind "127.0.0.1 -::1" (a library's server
+ * stays local unless told), then config_file, then port and bind. NULL on
  * a bad option or file, with a message in err (errlen bytes, may be 0). */
 LATCHD_API latchd_server *latchd_create(const latchd_options *opt, char *err, size_t errlen);
 

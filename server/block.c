@@ -268,6 +268,7 @@ void block_for_wait(client *c, uint64_t deadline)
     struct block_state *b;
     block_server_get(c->srv);
     b = state_get(c);
+    keep_argv(b, c);
     b->nw = 0;
     park(c, b, BLOCK_WAIT, deadline);
 }
@@ -305,6 +306,20 @@ static void unpark(client *c)
     b->type = BLOCK_NONE;
     c->flags &= ~CLIENT_BLOCKED;
     s->blocked_clients--;
+}
+
+/* Redis's updateStatsOnUnblock, under the command's own arguments (the
+ * slow log's): the reply written from mark on, started at t0. A timeout
+ * of its own is not counted again, as in Redis. */
+static void count_finished(client *c, size_t mark, uint64_t t0, int failed)
+{
+    resp_slice *argv = c->argv;
+    int argc = c->argc;
+    c->argv = c->blk->argv;
+    c->argc = c->blk->argc;
+    stats_unblocked(c, mark, stats_ticks() - t0, failed);
+    c->argv = argv;
+    c->argc = argc;
 }
 
 /* Unparked: what waited in its input runs before the next flush. */
@@ -436,10 +451,15 @@ static void serve_key(server *s, block_key *bk)
         c->argc = b->argc;
         client *outer = s->current_client;   /* the served command is c's own (Redis's serveClientsBlockedOnListKey) */
         s->current_client = c;
+        size_t mark = c->out.len;
+        uint64_t t0 = stats_ticks();
         int served = 1;
         if (b->type == BLOCK_STREAM) served = b->sserve(c, k, &key);
         else b->serve(c, k, &key);
-        if (served && s->tracking_clients) tracking_after_command(c);   /* its invalidations after its reply */
+        if (served) {
+            count_finished(c, mark, t0, 0);
+            if (s->tracking_clients) tracking_after_command(c);   /* its invalidations after its reply */
+        }
         s->current_client = outer;
         c->argv = argv;
         c->argc = argc;
@@ -494,12 +514,11 @@ static void reply_timed_out(client *c)
 int block_unblock(client *c, const char *err)
 {
     if (!(c->flags & CLIENT_BLOCKED) || c->blk->type == BLOCK_PAUSED) return 0;
-    if (err) {
-        reply_error(c, err);
-        stats_unblocked_error(c, err, strlen(err));   /* Redis's updateStatsOnUnblock */
-    } else {
-        reply_timed_out(c);
-    }
+    size_t mark = c->out.len;
+    uint64_t t0 = stats_ticks();
+    if (err) reply_error(c, err);
+    else reply_timed_out(c);
+    count_finished(c, mark, t0, 1);   /* CLIENT UNBLOCK: a failure either way, as Redis counts it */
     unpark_and_queue(c);
     return 1;
 }

@@ -202,10 +202,30 @@ static const param params[] = {
     ROW("latency-monitor-threshold", NULL, P_INT64, 0, latency_monitor_threshold, long long, 0,
         LLONG_MAX, NULL),
     ROW("aof-use-rdb-preamble", NULL, P_BOOL, PF_NOEFFECT, aof_use_rdb_preamble, int, 0, 0, NULL),
+    /* TLS: CONFIG SET of any of them reconfigures the context (tls.c) */
+    ROW("tls-port", NULL, P_INT32, 0, tls_port, int, 0, 65535, NULL),
+    ROW("tls-session-cache-size", NULL, P_INT64, 0, tls_session_cache_size, long long, 0, INT_MAX, NULL),
+    ROW("tls-session-cache-timeout", NULL, P_INT64, 0, tls_session_cache_timeout, long long, 0, INT_MAX, NULL),
+    ROW("tls-auth-clients", NULL, P_ENUM, 0, tls_auth_clients, int, 0, 0, tls_auth_names),
+    ROW("tls-prefer-server-ciphers", NULL, P_BOOL, 0, tls_prefer_server_ciphers, int, 0, 0, NULL),
+    ROW("tls-session-caching", NULL, P_BOOL, 0, tls_session_caching, int, 0, 0, NULL),
+    ROW("tls-cert-file", NULL, P_STRING, 0, tls_cert_file, char *, 0, 0, NULL),
+    ROW("tls-key-file", NULL, P_STRING, 0, tls_key_file, char *, 0, 0, NULL),
+    ROW("tls-key-file-pass", NULL, P_STRING, 0, tls_key_file_pass, char *, 0, 0, NULL),
+    ROW("tls-client-cert-file", NULL, P_STRING, 0, tls_client_cert_file, char *, 0, 0, NULL),
+    ROW("tls-client-key-file", NULL, P_STRING, 0, tls_client_key_file, char *, 0, 0, NULL),
+    ROW("tls-client-key-file-pass", NULL, P_STRING, 0, tls_client_key_file_pass, char *, 0, 0, NULL),
+    ROW("tls-dh-params-file", NULL, P_STRING, 0, tls_dh_params_file, char *, 0, 0, NULL),
+    ROW("tls-ca-cert-file", NULL, P_STRING, 0, tls_ca_cert_file, char *, 0, 0, NULL),
+    ROW("tls-ca-cert-dir", NULL, P_STRING, 0, tls_ca_cert_dir, char *, 0, 0, NULL),
+    ROW("tls-protocols", NULL, P_STRING, 0, tls_protocols, char *, 0, 0, NULL),
+    ROW("tls-ciphers", NULL, P_STRING, 0, tls_ciphers, char *, 0, 0, NULL),
+    ROW("tls-ciphersuites", NULL, P_STRING, 0, tls_ciphersuites, char *, 0, 0, NULL),
     /* latchd's own, shown only when named: CONFIG GET * lists Redis's. */
     ROW("native-scripts", NULL, P_BOOL, PF_HIDDEN, native_scripts, int, 0, 0, NULL),
     ROW("port-file", NULL, P_STRING, PF_HIDDEN | IMM, port_file, char *, 0, 0, NULL),
     ROW("enable-clock-control", NULL, P_BOOL, PF_HIDDEN | IMM, enable_clock_control, int, 0, 0, NULL),
+    ROW("tls-handshake-timeout", NULL, P_INT64, PF_HIDDEN, tls_handshake_timeout, long long, 1, INT_MAX, NULL),
 
     /* Kept and reported, without effect in latchd. */
     ROW("rdbchecksum", NULL, P_BOOL, IMM, rdbchecksum, int, 0, 0, NULL),
@@ -320,26 +340,8 @@ static const param params[] = {
     INT_("repl-backlog-ttl", NULL, 0, 0, LONG_MAX, "3600"),
     MEM_("auto-aof-rewrite-min-size", NULL, 0, 0, LLONG_MAX, "67108864"),
     INT_("loading-process-events-interval-bytes", NULL, PF_HIDDEN, 1024, INT_MAX, "2097152"),
-    INT_("tls-port", NULL, 0, 0, 65535, "0"),
-    INT_("tls-session-cache-size", NULL, 0, 0, INT_MAX, "20480"),
-    INT_("tls-session-cache-timeout", NULL, 0, 0, INT_MAX, "300"),
     BOOL_("tls-cluster", NULL, 0, "no"),
     BOOL_("tls-replication", NULL, 0, "no"),
-    ENUM_("tls-auth-clients", NULL, 0, tls_auth_names, "yes"),
-    BOOL_("tls-prefer-server-ciphers", NULL, 0, "no"),
-    BOOL_("tls-session-caching", NULL, 0, "yes"),
-    STR_("tls-cert-file", NULL, 0, ""),
-    STR_("tls-key-file", NULL, 0, ""),
-    STR_("tls-key-file-pass", NULL, 0, ""),
-    STR_("tls-client-cert-file", NULL, 0, ""),
-    STR_("tls-client-key-file", NULL, 0, ""),
-    STR_("tls-client-key-file-pass", NULL, 0, ""),
-    STR_("tls-dh-params-file", NULL, 0, ""),
-    STR_("tls-ca-cert-file", NULL, 0, ""),
-    STR_("tls-ca-cert-dir", NULL, 0, ""),
-    STR_("tls-protocols", NULL, 0, ""),
-    STR_("tls-ciphers", NULL, 0, ""),
-    STR_("tls-ciphersuites", NULL, 0, ""),
     {"oom-score-adj-values", NULL, P_WORDS, 0, INERT, 0, 0, NULL, oom_values_words, "0 200 800", NULL},
     WORDS_("replicaof", "slaveof", IMM, replicaof_words, ""),
     {"latency-tracking-info-percentiles", NULL, P_WORDS, 0, INERT, 0, 0, NULL, percentiles_words, "50 99 99.9", NULL},
@@ -397,8 +399,10 @@ void config_defaults(latchd_config *cfg)
         if (set_param(cfg, &params[i], &def, 1, err, sizeof(err)) != 0) abort();
     }
     cfg->port = 6379;
-    cfg->bind[0] = mem_strdup("127.0.0.1");
-    cfg->bind[1] = mem_strdup("-::1");
+    /* Redis 7.0's default (redis.conf narrows it to loopback); protected
+     * mode keeps other addresses out while there is no password */
+    cfg->bind[0] = mem_strdup("*");
+    cfg->bind[1] = mem_strdup("-::*");
     cfg->nbind = 2;
     cfg->unixsocket = mem_strdup("");
     cfg->loglevel = LOG_NOTICE;
@@ -441,6 +445,16 @@ void config_defaults(latchd_config *cfg)
     cfg->aof_use_rdb_preamble = 1;
     cfg->native_scripts = 1;
     cfg->port_file = mem_strdup("");
+    char **tls_strings[] = {&cfg->tls_cert_file, &cfg->tls_key_file, &cfg->tls_key_file_pass,
+                            &cfg->tls_client_cert_file, &cfg->tls_client_key_file, &cfg->tls_client_key_file_pass,
+                            &cfg->tls_dh_params_file, &cfg->tls_ca_cert_file, &cfg->tls_ca_cert_dir,
+                            &cfg->tls_protocols, &cfg->tls_ciphers, &cfg->tls_ciphersuites};
+    for (size_t i = 0; i < sizeof(tls_strings) / sizeof(tls_strings[0]); i++) *tls_strings[i] = mem_strdup("");
+    cfg->tls_auth_clients = CONFIG_TLS_AUTH_YES;
+    cfg->tls_session_caching = 1;
+    cfg->tls_session_cache_size = 20 * 1024;
+    cfg->tls_session_cache_timeout = 300;
+    cfg->tls_handshake_timeout = 10000;
     cfg->enable_debug_command = CONFIG_PROTECTED_LOCAL;
     cfg->supervised = CONFIG_SUPERVISED_NO;
     cfg->obuf_limits[CLIENT_TYPE_NORMAL] = (obuf_limit){0, 0, 0};
@@ -504,6 +518,13 @@ int config_protected_configs(const latchd_config *cfg)
 {
     static const char name[] = "enable-protected-configs";
     return ((const config_slot *)slot_of(cfg, lookup(name, sizeof(name) - 1, NULL)))->i;
+}
+
+int config_tls_peers(const latchd_config *cfg)
+{
+    static const char repl[] = "tls-replication", cluster[] = "tls-cluster";
+    return ((const config_slot *)slot_of(cfg, lookup(repl, sizeof(repl) - 1, NULL)))->i ||
+           ((const config_slot *)slot_of(cfg, lookup(cluster, sizeof(cluster) - 1, NULL)))->i;
 }
 
 /* "1gb", "512mb", "100k", "42" as Redis 7.0's memtoull reads them (k=1000,
@@ -1451,6 +1472,9 @@ static void lines_for(const latchd_config *cfg, const latchd_config *def, const 
             int always = p->words == percentiles_words;
             add_line(out, force || always, "%s %s", p->name, value[0] || !always ? value : "\"\"");
         }
+        break;
+    case P_BIND:   /* rewriteConfigBindOption: no address at all is bind "" */
+        add_line(out, force, "%s %s", p->name, value[0] ? value : "\"\"");
         break;
     default:
         add_line(out, force, "%s %s", p->name, value);

@@ -86,6 +86,16 @@ typedef struct latchd_config {
     int aof_use_rdb_preamble;
     int always_show_logo;
     int supervised;          /* CONFIG_SUPERVISED_*: systemd hears READY=1 once listening */
+    /* TLS (tls.c), Redis's names and defaults; "" is unset */
+    int tls_port;                 /* 0: no TLS listener */
+    char *tls_cert_file, *tls_key_file, *tls_key_file_pass;
+    char *tls_client_cert_file, *tls_client_key_file, *tls_client_key_file_pass;
+    char *tls_dh_params_file, *tls_ca_cert_file, *tls_ca_cert_dir;
+    char *tls_protocols, *tls_ciphers, *tls_ciphersuites;
+    int tls_auth_clients;         /* CONFIG_TLS_AUTH_* */
+    int tls_prefer_server_ciphers, tls_session_caching;
+    long long tls_session_cache_size, tls_session_cache_timeout;
+    long long tls_handshake_timeout;   /* latchd: ms a handshake may take (hidden) */
     config_slot *slots;      /* per parameter-table row: the values kept without effect */
     unsigned char *given;    /* per row: named by the config file or a flag (start-up warnings) */
     unsigned directives_ignored;  /* bit i: the i-th directive latchd ignores (rename-command, ...) was given */
@@ -94,6 +104,9 @@ typedef struct latchd_config {
 
 /* supervised's values, in Redis's order. */
 enum { CONFIG_SUPERVISED_UPSTART, CONFIG_SUPERVISED_SYSTEMD, CONFIG_SUPERVISED_AUTO, CONFIG_SUPERVISED_NO };
+
+/* tls-auth-clients' values, in Redis's order. */
+enum { CONFIG_TLS_AUTH_NO, CONFIG_TLS_AUTH_YES, CONFIG_TLS_AUTH_OPTIONAL };
 
 /* acl-pubsub-default's values, in Redis's order. */
 enum { CONFIG_ACL_PUBSUB_ALLCHANNELS, CONFIG_ACL_PUBSUB_RESETCHANNELS };
@@ -143,6 +156,9 @@ int config_set_pairs(const latchd_config *cfg, latchd_config *next, const char *
                      int npairs, int protected_ok, char *err, size_t errlen);
 /* enable-protected-configs, as CONFIG_PROTECTED_*. */
 int config_protected_configs(const latchd_config *cfg);
+/* tls-replication or tls-cluster is yes (kept without effect, but, as in
+ * Redis, either asks for a CA as tls-auth-clients does). */
+int config_tls_peers(const latchd_config *cfg);
 
 /* Set one parameter from the rest of a config file line after the name
  * ("900 1", quoting as in the file); 0 ok, else message in err. */

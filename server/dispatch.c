@@ -173,7 +173,8 @@ static void client_run(client *c, const command *cmd, uint64_t *clock)
     }
     call_proc(c);
     uint64_t now = stats_ticks();
-    stats_record(c, mark, now - *clock);
+    if (!(c->flags & CLIENT_BLOCKED)) stats_record(c, mark, now - *clock);
+    else stats_blocked(c, now - *clock);
     *clock = now;
     /* a push that serves a waiter is seen by it before any later command */
     if (c->srv->block_ready) {

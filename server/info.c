@@ -54,7 +54,8 @@ static void section_server(server *s, resp_buf *b)
 #endif
     resp_buf_appendf(b, "multiplexing_api:libuv\r\nlibuv_version:%s\r\natomicvar_api:c11-builtin\r\ngcc_version:%d.%d.%d\r\n",
         uv_version_string(), __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
-    resp_buf_appendf(b, "process_id:%d\r\nprocess_supervised:no\r\nrun_id:%s\r\ntcp_port:%d\r\n", (int)getpid(), s->run_id, s->port);
+    resp_buf_appendf(b, "process_id:%d\r\nprocess_supervised:no\r\nrun_id:%s\r\ntcp_port:%d\r\n", (int)getpid(), s->run_id,
+                     s->port ? s->port : s->cfg.tls_port);   /* Redis: the TLS one when TLS only */
     resp_buf_appendf(b, "server_time_usec:%llu\r\nuptime_in_seconds:%llu\r\nuptime_in_days:%llu\r\n",
         (unsigned long long)now * 1000u, (unsigned long long)up, (unsigned long long)up / 86400);
     resp_buf_appendf(b, "hz:%lld\r\nconfigured_hz:%lld\r\nlru_clock:%llu\r\nexecutable:latchd\r\nconfig_file:%s\r\n"

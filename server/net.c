@@ -14,6 +14,7 @@
 #include "mem.h"
 #include "pubsub.h"
 #include "server.h"
+#include "tls.h"
 
 #define READ_CHUNK (16 * 1024)
 #define IDLE_BUFFER_KEEP (64 * 1024)   /* larger idle output buffers are returned */
@@ -152,6 +153,7 @@ static void client_free(client *c)
     resp_buf_free(&c->inflight);
     queue_free(&c->out_frames);
     queue_free(&c->inflight_frames);
+    if (c->tls) tls_conn_free(c->srv, c->tls);
     resp_parser_free(&c->parser);
     block_state_free(c);
     free(c->name);
@@ -376,9 +378,15 @@ static void write_async(client *c)
     }
 }
 
+static void tls_flush(client *c);
+
 static void flush_client(client *c)
 {
     if ((c->flags & CLIENT_CLOSING) || c->writing) return;
+    if (c->tls) {
+        tls_flush(c);
+        return;
+    }
     if (has_output(c)) {
         c->srv->stat_writes++;
         unsigned nbufs = gather(c->srv, &c->out, &c->out_frames);
@@ -508,7 +516,7 @@ void client_feed(client *c, const char *p, size_t len)
     query_received(c, len);
 }
 
-static void describe_peer(client *c)
+static void describe_peer(client *c, int port_bound)
 {
     struct sockaddr_storage ss;
     int len = sizeof(ss);
@@ -527,7 +535,7 @@ static void describe_peer(client *c)
     len = sizeof(ss);
     if (uv_tcp_getsockname(&c->h.tcp, (struct sockaddr *)&ss, &len) == 0) {
         uv_ip_name((struct sockaddr *)&ss, ip, sizeof(ip));
-        snprintf(c->laddr, sizeof(c->laddr), "%s:%d", ip, c->srv->port);
+        snprintf(c->laddr, sizeof(c->laddr), "%s:%d", ip, port_bound);
     }
 }
 
@@ -551,7 +559,7 @@ static const char denied_msg[] =
 static void refuse(client *c, const char *msg, size_t len)
 {
     uv_buf_t buf = uv_buf_init((char *)msg, (unsigned)len);
-    (void)uv_try_write(&c->h.stream, &buf, 1);
+    if (msg) (void)uv_try_write(&c->h.stream, &buf, 1);
     c->srv->stat_rejected_conns++;
     client_close(c);
 }
@@ -574,9 +582,13 @@ static int protected_mode_refuses(const client *c)
     return cfg->protected_mode && (acl_default_user(c->srv)->flags & ACL_USER_NOPASS) && !client_is_local(c);
 }
 
-/* Sets up a connection whose handle is open: Redis's limits and
- * protected mode first, then reading. */
-static void adopt(server *s, client *c, int is_unix)
+static void tls_on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
+static void tls_on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
+
+/* Sets up a connection whose handle is open (tls: from a tls-port
+ * listener): Redis's limits and protected mode first (a TLS client's once
+ * its handshake is done), then reading. */
+static void adopt(server *s, client *c, int is_unix, int tls)
 {
     if (is_unix) {
         c->flags |= CLIENT_UNIX;
@@ -584,9 +596,20 @@ static void adopt(server *s, client *c, int is_unix)
         uv_tcp_nodelay(&c->h.tcp, 1);
         if (s->cfg.tcp_keepalive > 0) uv_tcp_keepalive(&c->h.tcp, 1, (unsigned)s->cfg.tcp_keepalive);
     }
-    describe_peer(c);
+    describe_peer(c, tls ? s->cfg.tls_port : s->port);
     if ((long long)s->nclients > s->cfg.maxclients) {
-        refuse(c, maxclients_msg, sizeof(maxclients_msg) - 1);
+        /* a TLS peer could not read the plain text: it is only closed */
+        refuse(c, tls ? NULL : maxclients_msg, tls ? 0 : sizeof(maxclients_msg) - 1);
+        return;
+    }
+    if (tls) {
+        c->tls = tls_conn_new(s, c);
+        if (!c->tls) {
+            client_close(c);
+            return;
+        }
+        s->stat_conns++;
+        if (uv_read_start(&c->h.stream, tls_on_alloc, tls_on_read) != 0) client_close(c);
         return;
     }
     if (protected_mode_refuses(c)) {
@@ -597,7 +620,7 @@ static void adopt(server *s, client *c, int is_unix)
     if (uv_read_start(&c->h.stream, on_alloc, on_read) != 0) client_close(c);
 }
 
-void net_on_connection(uv_stream_t *listener, int status)
+static void on_connection(uv_stream_t *listener, int status, int tls)
 {
     server *s = listener->data;
     if (status < 0 || s->shutting_down) return;
@@ -609,8 +632,11 @@ void net_on_connection(uv_stream_t *listener, int status)
         client_close(c);
         return;
     }
-    adopt(s, c, is_unix);
+    adopt(s, c, is_unix, tls);
 }
+
+void net_on_connection(uv_stream_t *listener, int status) { on_connection(listener, status, 0); }
+void net_on_tls_connection(uv_stream_t *listener, int status) { on_connection(listener, status, 1); }
 
 int net_accept_now(uv_stream_t *listener)
 {
@@ -628,6 +654,154 @@ int net_accept_now(uv_stream_t *listener)
         client_close(c);
         return 0;
     }
-    adopt(s, c, is_unix);
+    adopt(s, c, is_unix, 0);   /* only plain listeners are polled there */
     return 1;
+}
+
+/* ---- TLS clients: the same buffers, with OpenSSL between them and the
+ * socket. A socket read lands in the server's one raw buffer, is
+ * decrypted into the query buffer (borrowing read_buf as a plain read
+ * does) until OpenSSL has used it all, so nothing decrypted waits for the
+ * socket; a flush encrypts out and its frames into the session's output,
+ * which goes out as one write. ---- */
+
+#define TLS_RAW_CHUNK (16 * 1024 + 512)   /* a full record with its overhead */
+
+static void tls_on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    client *c = h->data;
+    server *s = c->srv;
+    if (!s->tls_raw) s->tls_raw = mem_alloc(TLS_RAW_CHUNK);
+    *buf = uv_buf_init(s->tls_raw, TLS_RAW_CHUNK);
+}
+
+/* The handshake failed or the peer broke the session: logged as Redis
+ * logs a failed accept (before the handshake ended) and closed, after a
+ * last try at sending OpenSSL's alert. */
+static void tls_fail(client *c, long why)
+{
+    tls_conn *t = c->tls;
+    if (why == TLS_ERROR) {
+        if (!tls_conn_established(t))
+            log_msg(c->srv, LOG_WARNING, "Error accepting a client connection: %s (conn: addr=%s)",
+                    tls_conn_error(t), c->addr);
+        else
+            log_msg(c->srv, LOG_VERBOSE, "Error reading from client: %s (addr=%s)", tls_conn_error(t), c->addr);
+    }
+    resp_buf *enc = tls_conn_output(t);
+    if (enc->len && !c->writing && !(c->flags & CLIENT_DETACHED)) {
+        uv_buf_t b = uv_buf_init(enc->data, (unsigned)enc->len);
+        (void)uv_try_write(&c->h.stream, &b, 1);
+    }
+    client_close(c);
+}
+
+/* Once the handshake is done: what a plain connection meets at accept. */
+static void tls_established(client *c)
+{
+    if (protected_mode_refuses(c)) {
+        c->srv->stat_rejected_conns++;
+        resp_buf_append(&c->out, denied_msg, sizeof(denied_msg) - 1);
+        client_close_after_reply(c);
+    }
+}
+
+void client_tls_received(client *c, const char *p, size_t n)
+{
+    tls_conn *t = c->tls;
+    int was = tls_conn_established(t);
+    tls_conn_input(t, p, n);
+    for (;;) {
+        if (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
+        read_buf_borrow(c);
+        query_reserve(c, READ_CHUNK);
+        long got = tls_conn_read(t, c->query.data + c->query.len, c->query.cap - c->query.len);
+        if (!was && tls_conn_established(t)) {
+            was = 1;
+            tls_established(c);
+        }
+        if (got > 0) {
+            query_received(c, (size_t)got);
+            continue;
+        }
+        if (c->flags & CLIENT_READ_BUF) read_buf_give_back(c);
+        if (got == TLS_WANT_INPUT) break;
+        tls_conn_input(t, NULL, 0);
+        tls_fail(c, got);
+        return;
+    }
+    tls_conn_input(t, NULL, 0);   /* the raw buffer is the next client's */
+    if (tls_conn_output(t)->len) client_schedule_write(c);   /* the handshake's replies */
+}
+
+static void tls_on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+    client *c = stream->data;
+    if (nread < 0) {
+        if (!tls_conn_established(c->tls))
+            log_msg(c->srv, LOG_WARNING, "Error accepting a client connection: %s (conn: addr=%s)",
+                    nread == UV_EOF ? "Connection closed by peer" : uv_strerror((int)nread), c->addr);
+        client_close(c);
+        return;
+    }
+    client_tls_received(c, buf->base, (size_t)nread);
+}
+
+/* Encrypt what is queued (while no write is in flight, so a slow reader's
+ * backlog stays plain text in out, where the output limits count it),
+ * then one write of the session's output; what the kernel refuses goes
+ * by uv_write from inflight. */
+int client_tls_encrypt(client *c)
+{
+    tls_conn *t = c->tls;
+    server *s = c->srv;
+    if (!has_output(c) || !tls_conn_established(t)) return 0;
+    unsigned nbufs = gather(s, &c->out, &c->out_frames);
+    size_t total = 0;
+    for (unsigned i = 0; i < nbufs; i++) {
+        if (tls_conn_write(t, s->iov[i].base, s->iov[i].len) != 0) return -1;
+        total += s->iov[i].len;
+    }
+    s->stat_net_out += total;   /* plain text, as Redis counts it */
+    consume(&c->out, &c->out_frames, total);
+    shrink_idle(&c->out);
+    return 0;
+}
+
+static void tls_flush(client *c)
+{
+    tls_conn *t = c->tls;
+    if (client_tls_encrypt(c) != 0) {
+        tls_fail(c, TLS_ERROR);
+        return;
+    }
+    int closing = (c->flags & CLIENT_CLOSE_AFTER_REPLY) && !has_output(c);
+    if (closing) tls_conn_shutdown(t);
+    resp_buf *enc = tls_conn_output(t);
+    if (enc->len) {
+        c->srv->stat_writes++;
+        uv_buf_t b = uv_buf_init(enc->data, (unsigned)enc->len);
+        int n = uv_try_write(&c->h.stream, &b, 1);
+        if (n < 0 && n != UV_EAGAIN) {
+            client_close(c);
+            return;
+        }
+        if (n > 0) resp_buf_consume(enc, (size_t)n);
+        if (enc->len) {
+            resp_buf tmp = c->inflight;
+            c->inflight = *enc;
+            *enc = tmp;
+            enc->len = 0;
+            b = uv_buf_init(c->inflight.data, (unsigned)c->inflight.len);
+            c->wreq.data = c;
+            c->writing = 1;
+            if (uv_write(&c->wreq, &c->h.stream, &b, 1, on_write) != 0) {
+                c->writing = 0;
+                client_close(c);
+            }
+            return;
+        }
+        shrink_idle(enc);
+    }
+    if (closing) client_close(c);
 }

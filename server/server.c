@@ -18,6 +18,7 @@
 #include "persist/persist.h"
 #include "server.h"
 #include "scripting/script.h"
+#include "tls.h"
 
 static uint64_t mono_us(void)
 {
@@ -212,6 +213,7 @@ static uint64_t timer_due(const server *s)
     if (!s->frozen_now_ms) {
         uint64_t b = block_next_due(s);   /* blocked commands' timeouts, the pause's end */
         if (b < due) due = b;
+        if (s->tls && (b = tls_next_due(s)) < due) due = b;   /* TLS handshakes' deadlines */
     }
     return due;
 }
@@ -221,6 +223,7 @@ static void on_expire_timer(uv_timer_t *t)
     server *s = t->data;
     s->expire_timer_due = UINT64_MAX;
     block_expire_due(s);
+    if (s->tls) tls_expire_due(s);
     if (expire_timer_wanted(s)) {
         uint64_t t0 = stats_ticks();
         expire_due_all(s);
@@ -413,10 +416,13 @@ static void close_listeners(server *s)
 {
     for (int i = 0; i < s->nlisteners; i++) close_listener(s, s->listeners[i]);
     s->nlisteners = 0;
+    for (int i = 0; i < s->ntls_listeners; i++) close_listener(s, s->tls_listeners[i]);
+    s->ntls_listeners = 0;
 }
 
-/* "-::1" marks an address that may be missing (no IPv6), as in Redis. */
-static int listen_tcp(server *s, const char *addr, int port)
+/* "-::1" marks an address that may be missing (no IPv6), as in Redis.
+ * tls: a tls-port listener, else a plain one (whose port 0 picks one). */
+static int listen_tcp(server *s, const char *addr, int port, int tls)
 {
     int optional = addr[0] == '-';
     if (optional) addr++;
@@ -426,7 +432,9 @@ static int listen_tcp(server *s, const char *addr, int port)
     struct sockaddr_storage ss;
     int rc = strchr(addr, ':') ? uv_ip6_addr(addr, port, (struct sockaddr_in6 *)&ss)
                                : uv_ip4_addr(addr, port, (struct sockaddr_in *)&ss);
-    if (rc == 0 && s->nlisteners >= CONFIG_MAX_BIND) rc = UV_ENOBUFS;
+    uv_tcp_t **set = tls ? s->tls_listeners : s->listeners;
+    int *n = tls ? &s->ntls_listeners : &s->nlisteners;
+    if (rc == 0 && *n >= CONFIG_MAX_BIND) rc = UV_ENOBUFS;
     if (rc != 0) goto fail;
     uv_tcp_t *t = mem_alloc(sizeof(*t));
     if ((rc = uv_tcp_init(s->loop, t)) != 0) {
@@ -435,13 +443,13 @@ static int listen_tcp(server *s, const char *addr, int port)
     }
     t->data = s;
     rc = uv_tcp_bind(t, (struct sockaddr *)&ss, strchr(addr, ':') ? UV_TCP_IPV6ONLY : 0);
-    if (rc == 0) rc = uv_listen((uv_stream_t *)t, 511, net_on_connection);
+    if (rc == 0) rc = uv_listen((uv_stream_t *)t, 511, tls ? net_on_tls_connection : net_on_connection);
     if (rc != 0) {
         close_listener(s, t);
         goto fail;
     }
-    s->listeners[s->nlisteners++] = t;
-    if (s->port == 0) {
+    set[(*n)++] = t;
+    if (!tls && s->port == 0) {
         int len = sizeof(ss);
         uv_tcp_getsockname(t, (struct sockaddr *)&ss, &len);
         s->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
@@ -449,23 +457,27 @@ static int listen_tcp(server *s, const char *addr, int port)
     }
     return 0;
 fail:
-    log_msg(s, optional ? LOG_NOTICE : LOG_WARNING, "Could not create server TCP listening socket %s:%d: %s",
-            addr, port, uv_strerror(rc));
+    log_msg(s, optional ? LOG_NOTICE : LOG_WARNING, "Could not create server %s listening socket %s:%d: %s",
+            tls ? "TLS" : "TCP", addr, port, uv_strerror(rc));
     return optional ? 0 : -1;
 }
 
-/* Every bind address on cfg's port (0: the first picks one); -1 with none
- * left listening if one that must work does not. */
+/* Every bind address on cfg's port (0: the first picks one, unless a
+ * tls-port is set: then, as in Redis, port 0 is TLS only) and on its
+ * tls-port; -1 with none left listening if one that must work does not. */
 static int listen_all(server *s)
 {
-    s->port = s->cfg.port;
-    for (int i = 0; i < s->cfg.nbind; i++) {
-        if (listen_tcp(s, s->cfg.bind[i], s->port) != 0) {
+    const latchd_config *cfg = &s->cfg;
+    int plain = cfg->port != 0 || cfg->tls_port == 0;
+    s->port = cfg->port;
+    for (int i = 0; i < cfg->nbind; i++) {
+        if ((plain && listen_tcp(s, cfg->bind[i], s->port, 0) != 0) ||
+            (cfg->tls_port && listen_tcp(s, cfg->bind[i], cfg->tls_port, 1) != 0)) {
             close_listeners(s);
             return -1;
         }
     }
-    if (s->nlisteners == 0 && s->cfg.nbind > 0) return -1;
+    if (s->nlisteners + s->ntls_listeners == 0 && cfg->nbind > 0) return -1;
     return 0;
 }
 
@@ -564,6 +576,10 @@ int server_listen(server *s)
         return -1;
     }
     server_oom_apply(s);   /* as Redis at start: a failure is logged, not fatal */
+    if (s->cfg.tls_port && tls_configure(s) != 0) {
+        log_msg(s, LOG_WARNING, "Failed to configure TLS. Check logs for more info.");
+        return -1;
+    }
     if (listen_all(s) != 0) return -1;
     if (s->cfg.unixsocket[0] && listen_unix(s) != 0) return -1;
     return 0;
@@ -632,6 +648,9 @@ void server_close(server *s)
     s->iov = NULL;
     resp_buf_free(&s->notify_chan);
     resp_buf_free(&s->read_buf);
+    free(s->tls_raw);
+    s->tls_raw = NULL;
+    tls_free(s);
     pubsub_free(s);
     multi_free(s);
     tracking_free(s);

@@ -23,6 +23,8 @@ struct pubsub_client;   /* pubsub.c */
 struct pubsub_state;
 struct acl_user;        /* acl.h */
 struct acl_state;
+struct tls_state;       /* tls.c */
+struct tls_conn;
 
 /* ---- commands ---- */
 
@@ -191,6 +193,7 @@ struct client {
     struct tracking_client *tracking;   /* CLIENT TRACKING's settings, NULL until the first ON */
     struct block_state *blk;       /* what a blocked command waits for; made on the first block, kept */
     /* identity */
+    struct tls_conn *tls;          /* a TLS client's session (tls.h), else NULL */
     struct acl_user *user;         /* never NULL: the default user until AUTH */
     char *name;
     char *lib_name;
@@ -252,6 +255,10 @@ struct server {
     uv_tcp_t *listeners[CONFIG_MAX_BIND];  /* heap handles, so a rebind can close a set
                                               while the next one listens */
     int nlisteners;
+    uv_tcp_t *tls_listeners[CONFIG_MAX_BIND];   /* the same on tls-port */
+    int ntls_listeners;
+    struct tls_state *tls;       /* the TLS context and handshake deadlines (tls.c), NULL until configured */
+    char *tls_raw;               /* TLS clients' socket reads land here before decryption (net.c) */
     int closing_handles;         /* closed by server_close_handle, callback still due */
     uv_pipe_t unix_listener;
     int has_unix;
@@ -438,6 +445,15 @@ void client_close_after_reply(client *c);
 void client_set_authenticated(client *c, int yes);
 void net_flush_pending(server *s);
 void net_on_connection(uv_stream_t *listener, int status);
+/* The same on a tls-port listener: the client's session handshakes first. */
+void net_on_tls_connection(uv_stream_t *listener, int status);
+/* TLS client c (c->tls set) read [p, p+n) from its socket: the handshake
+ * goes on, then whatever it decrypts runs as commands; on a TLS error c is
+ * logged and closed. Its session's output then holds what to send. */
+void client_tls_received(client *c, const char *p, size_t n);
+/* c's queued replies encrypted into its session's output: 0, or -1 on a
+ * TLS error (nothing is sent before the handshake ends). */
+int client_tls_encrypt(client *c);
 /* Accepts one waiting connection on listener outside the loop (for a
  * script past busy-reply-threshold, which runs inside a loop callback);
  * 1 when a client was added, 0 when none waited or it failed. */
@@ -741,13 +757,16 @@ static inline void stats_record(client *c, size_t mark, uint64_t ticks)
     if ((c->out.len > mark && c->out.data[mark] == '-') || ticks >= s->rare_ticks || s->stat_error_counted)
         stats_record_slow(c, mark, ticks);
 }
+/* c's command blocked after ticks: a call now, and the rest (Redis's
+ * updateStatsOnUnblock) when it replies from mark on, having taken ticks
+ * more: an error reply or failed (CLIENT UNBLOCK's, whatever it replies)
+ * makes it a failure; histogram, slow log and latency are told then. */
+void stats_blocked(client *c, uint64_t ticks);
+void stats_unblocked(client *c, size_t mark, uint64_t ticks, int failed);
 /* c's command was refused with the error written from mark on. */
 void stats_rejected(client *c, size_t mark);
 /* An error reply with code text (without the '-', e.g. "ERR syntax"). */
 void stats_count_error(server *s, const char *text, size_t len);
-/* A blocked client (its command c->cmd, counted when it blocked) was
- * answered with this error when served (Redis's updateStatsOnUnblock). */
-void stats_unblocked_error(client *c, const char *text, size_t len);
 /* redis.call refused cmd (NULL: unknown) before running it. */
 void stats_script_refused(server *s, const command *cmd);
 void stats_info_commandstats(server *s, resp_buf *b);

@@ -179,6 +179,27 @@ void stats_record_slow(client *c, size_t mark, uint64_t ticks)
         latency_add_sample(s, (c->cmd->flags & CMD_FAST) ? "fast-command" : "command", stats_ticks_to_us(ticks) / 1000);
 }
 
+void stats_blocked(client *c, uint64_t ticks)
+{
+    cmd_stat *st = stat_of(c);
+    st->calls++;
+    st->ticks += ticks;
+}
+
+void stats_unblocked(client *c, size_t mark, uint64_t ticks, int failed)
+{
+    server *s = c->srv;
+    cmd_stat *st = stat_of(c);
+    size_t elen;
+    const char *err = reply_error_at(c, mark, &elen);
+    st->ticks += ticks;
+    if (err) stats_count_error(s, err, elen);
+    if (err || failed) st->failed++;
+    if (s->cfg.latency_tracking) (st->hist ? st->hist->count : stats_hist_new(st))[stats_hist_bucket(ticks)]++;
+    if (ticks >= s->slowlog_ticks && !(c->cmd->flags & CMD_SKIP_SLOWLOG)) slowlog_push(c, ticks);
+    if (ticks >= s->latency_ticks) latency_add_sample(s, "command-unblocking", stats_ticks_to_us(ticks) / 1000);
+}
+
 uint64_t *stats_hist_new(cmd_stat *st)
 {
     st->hist = mem_calloc(1, sizeof(latency_hist) + HIST_BUCKETS * sizeof(uint64_t));
@@ -192,12 +213,6 @@ void stats_rejected(client *c, size_t mark)
     if (!err) return;
     stats_count_error(c->srv, err, elen);
     if (c->cmd) stat_of(c)->rejected++;
-}
-
-void stats_unblocked_error(client *c, const char *text, size_t len)
-{
-    stats_count_error(c->srv, text, len);
-    if (c->cmd) stat_of(c)->failed++;
 }
 
 void stats_script_refused(server *s, const command *cmd)

@@ -1,5 +1,6 @@
 /* server.c - server commands: CONFIG, COMMAND, TIME, DBSIZE, FLUSHALL,
  * FUNCTION, WAIT, LASTSAVE, SHUTDOWN (INFO lives in info.c). */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "commands.h"
 #include "persist/persist.h"
 #include "scripting/script.h"
+#include "tls.h"
 #include "mem.h"
 #include "num.h"
 
@@ -65,10 +67,61 @@ static void config_get_cmd(client *c)
 
 static int listeners_changed(const latchd_config *a, const latchd_config *b)
 {
-    if (a->port != b->port || a->nbind != b->nbind) return 1;
+    if (a->port != b->port || a->tls_port != b->tls_port || a->nbind != b->nbind) return 1;
     for (int i = 0; i < a->nbind; i++)
         if (strcmp(a->bind[i], b->bind[i]) != 0) return 1;
     return 0;
+}
+
+static int differ(const char *a, const char *b) { return strcmp(a, b) != 0; }
+
+/* A parameter Redis's applyTlsCfg follows changed: the context is made
+ * again (tls-auth-clients applies to the next connections by itself). */
+static int tls_context_changed(const latchd_config *a, const latchd_config *b)
+{
+    return differ(a->tls_cert_file, b->tls_cert_file) || differ(a->tls_key_file, b->tls_key_file) ||
+           differ(a->tls_key_file_pass, b->tls_key_file_pass) ||
+           differ(a->tls_client_cert_file, b->tls_client_cert_file) ||
+           differ(a->tls_client_key_file, b->tls_client_key_file) ||
+           differ(a->tls_client_key_file_pass, b->tls_client_key_file_pass) ||
+           differ(a->tls_dh_params_file, b->tls_dh_params_file) || differ(a->tls_ca_cert_file, b->tls_ca_cert_file) ||
+           differ(a->tls_ca_cert_dir, b->tls_ca_cert_dir) || differ(a->tls_protocols, b->tls_protocols) ||
+           differ(a->tls_ciphers, b->tls_ciphers) || differ(a->tls_ciphersuites, b->tls_ciphersuites) ||
+           a->tls_prefer_server_ciphers != b->tls_prefer_server_ciphers ||
+           a->tls_session_caching != b->tls_session_caching ||
+           a->tls_session_cache_size != b->tls_session_cache_size ||
+           a->tls_session_cache_timeout != b->tls_session_cache_timeout;
+}
+
+/* The first tls-* name c's CONFIG SET gave (the one Redis's error names),
+ * lower-cased into name. */
+static const char *first_tls_arg(client *c, char name[64], const char *fallback)
+{
+    for (int i = 2; i + 1 < c->argc; i += 2) {
+        const resp_slice *a = &c->argv[i];
+        if (a->len < 64 && a->len > 4 && !strncasecmp(a->ptr, "tls-", 4) &&
+            (a->len != 8 || strncasecmp(a->ptr, "tls-port", 8))) {
+            memcpy(name, a->ptr, a->len);
+            name[a->len] = '\0';
+            for (size_t k = 0; k < a->len; k++) name[k] = (char)tolower((unsigned char)name[k]);
+            return name;
+        }
+    }
+    return fallback;
+}
+
+/* Redis's applyTlsCfg and applyTLSPort's first half: 0, or the error
+ * replied. */
+static int tls_take_effect(client *c, const latchd_config *old)
+{
+    server *s = c->srv;
+    int port_set = s->cfg.tls_port != old->tls_port && s->cfg.tls_port;
+    if (!(port_set && !tls_configured(s)) && !(s->cfg.tls_port && tls_context_changed(&s->cfg, old))) return 0;
+    if (tls_configure(s) == 0) return 0;
+    char name[64];
+    reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%s') - Unable to update TLS "
+                    "configuration. Check server logs.", first_tls_arg(c, name, "tls-port"));
+    return -1;
 }
 
 /* What has to follow a changed configuration (old: the one before), and
@@ -76,6 +129,7 @@ static int listeners_changed(const latchd_config *a, const latchd_config *b)
 static int config_take_effect(client *c, const latchd_config *old)
 {
     server *s = c->srv;
+    if (tls_take_effect(c, old) != 0) return -1;
     if (s->cfg.maxclients != old->maxclients && server_fit_maxclients(s) != 0) {
         reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument 'maxclients') - The operating "
                         "system is not able to handle the specified number of clients, try with %lld",
@@ -83,9 +137,9 @@ static int config_take_effect(client *c, const latchd_config *old)
         return -1;
     }
     if (listeners_changed(&s->cfg, old) && server_rebind(s) != 0) {
-        if (s->cfg.port != old->port)
-            reply_error(c, "ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on "
-                           "this port. Check server logs.");
+        if (s->cfg.port != old->port || s->cfg.tls_port != old->tls_port)
+            reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%s') - Unable to listen on "
+                            "this port. Check server logs.", s->cfg.port != old->port ? "port" : "tls-port");
         else
             reply_error(c, "ERR CONFIG SET failed (possibly related to argument 'bind') - Failed to bind to "
                            "specified addresses.");
@@ -138,6 +192,7 @@ static void config_set_cmd(client *c)
             if (rebind && server_rebind(s) != 0)
                 log_msg(s, LOG_WARNING, "Failed to restore the previous listening sockets");
             if (oom) server_oom_apply(s);   /* logged if it fails */
+            if (s->cfg.tls_port && tls_context_changed(&s->cfg, &old)) tls_configure(s);   /* the old context back */
             server_idle_timer_update(s);
             rdb_save_points_update(s);
         }

@@ -561,13 +561,6 @@ static int slice_eq(const resp_slice *a, const resp_slice *b)
     return a->len == b->len && !memcmp(a->ptr, b->ptr, a->len);
 }
 
-/* A served waiter's error, counted as Redis's updateStatsOnUnblock does. */
-static void blocked_error(client *c, const char *text)
-{
-    reply_error(c, text);
-    stats_unblocked_error(c, text, strlen(text));
-}
-
 /* Redis's serveClientsBlockedOnStreamKey for one waiter (and
  * unblockDeletedStreamReadgroupClients): 1 if it replied. */
 static int xread_serve_blocked(client *c, store_key *k, const resp_slice *key)
@@ -579,7 +572,7 @@ static int xread_serve_blocked(client *c, store_key *k, const resp_slice *key)
     int is_stream = k && store_key_type(k) == STORE_STREAM;
     if (!is_stream) {
         if (!x->gidx) return 0;
-        blocked_error(c, "UNBLOCKED the stream key no longer exists");
+        reply_error(c, "UNBLOCKED the stream key no longer exists");
         return 1;
     }
     store_stream *st = store_stream_of(k);
@@ -588,7 +581,7 @@ static int xread_serve_blocked(client *c, store_key *k, const resp_slice *key)
     if (x->gidx) {
         g = store_sgroup_find(st, c->argv[x->gidx].ptr, c->argv[x->gidx].len);
         if (!g) {
-            blocked_error(c, "NOGROUP the consumer group this client was blocked on no longer exists");
+            reply_error(c, "NOGROUP the consumer group this client was blocked on no longer exists");
             return 1;
         }
         gt = g->last_id;

@@ -37,6 +37,9 @@ static int apply_options(latchd_config *cfg, const latchd_options *opt, char *er
 {
     char port[16];
     if (apply(cfg, "loglevel", "warning", err, errlen) != 0) return -1;
+    /* a library's lock service stays on this machine unless told (the
+     * server's own default is Redis's "* -::*") */
+    if (apply(cfg, "bind", "127.0.0.1 -::1", err, errlen) != 0) return -1;
     if (opt->config_file && config_load_file(cfg, opt->config_file, err, errlen) != 0) return -1;
     snprintf(port, sizeof(port), "%d", opt->port);
     if (apply(cfg, "port", port, err, errlen) != 0) return -1;
@@ -198,14 +201,17 @@ static latchd_status start_on(latchd_server *srv, uv_loop_t *loop)
         server_shutdown(&srv->s);
         return LATCHD_ERR_SYSTEM;
     }
-    log_banner(&srv->s, srv->s.port);
+    log_banner(&srv->s, srv->s.port ? srv->s.port : srv->s.cfg.tls_port);   /* Redis: the TLS one when TLS only */
     log_msg(&srv->s, LOG_NOTICE, "Server initialized");
     if (rdb_load(&srv->s, 0) != 0) {   /* logged; as Redis, no start on a file that does not load */
         srv->load_failed = 1;
         server_shutdown(&srv->s);
         return LATCHD_ERR_SYSTEM;
     }
-    log_msg(&srv->s, LOG_NOTICE, "Ready to accept connections tcp port %d", srv->s.port);
+    if (srv->s.nlisteners || !srv->s.ntls_listeners)
+        log_msg(&srv->s, LOG_NOTICE, "Ready to accept connections tcp port %d", srv->s.port);
+    if (srv->s.ntls_listeners)
+        log_msg(&srv->s, LOG_NOTICE, "Ready to accept connections tls port %d", srv->s.cfg.tls_port);
     return LATCHD_OK;
 }
 

@@ -51,7 +51,9 @@ static size_t collect(server *s, const client *caller)
     size_t n = 0;
     uv_os_fd_t fd;
     for (client *c = s->clients; c; c = c->next) {
-        if (c == caller || (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_AFTER_REPLY))) continue;
+        /* a TLS client's bytes need its session: it waits for the script
+         * (and so do new TLS connections: only the plain listeners are polled) */
+        if (c == caller || c->tls || (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_AFTER_REPLY))) continue;
         if (uv_fileno(&c->h.handle, &fd) == 0) n = add_fd(s->scripts, n, fd, c, NULL);
     }
     for (int i = 0; i < s->nlisteners; i++)

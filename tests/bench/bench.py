@@ -35,6 +35,12 @@ noisy machine hits both alike. Sections (--sections, default all):
               handoff latency (LPUSH sent -> consumer's reply) p50/p99/p999;
               then 10k clients parked in BLPOP on 10k keys: RSS and
               used_memory growth per blocked client, fresh server each
+  tls         both servers with TLS (certificates made with openssl, mutual
+              TLS as Redis's default tls-auth-clients asks): EVALSHA lock and
+              GET at -P16 and -P1 through redis-benchmark --tls (rps, server
+              CPU per request); on fresh servers, new handshakes per second
+              (openssl s_time -new) and server CPU per handshake, and RSS
+              per idle TLS connection (1000 of them)
 
 Writes build/bench/report.md (the table, the targets with met/missed,
 the chart), results.csv and ratios.png (gnuplot), and prints the report.
@@ -73,7 +79,8 @@ FCALL_LIB = ("#!lua name=benchlib\nredis.register_function('hexists_fn', functio
 TICK = os.sysconf("SC_CLK_TCK")
 SERVER_CORE, LOAD_CORE = 0, 1
 KINDS = ("latchd", "redis")
-SECTIONS = ("throughput", "handoff", "memory", "sets", "rdb", "expiry", "startup", "wheel", "queue", "streams")
+SECTIONS = ("throughput", "handoff", "memory", "sets", "rdb", "expiry", "startup", "wheel", "queue", "tls",
+            "streams")
 QUICK_WORKLOADS = r"^(GET|SET|EVALSHA lock|EVAL lock text|EVALSHA Lua-only)$"
 # redis-benchmark's default tests (issue 17's table): each runs alone on a
 # flushed server, so LPOP, RPOP, SPOP and ZPOPMIN pop from empty keys on
@@ -312,13 +319,14 @@ def children_cpu_seconds():
     return ru.ru_utime + ru.ru_stime
 
 
-def run_redis_benchmark(server, args, pipeline, opt, fill=None):
-    """(rps, server µs CPU per request, redis-benchmark µs CPU per request)."""
+def run_redis_benchmark(server, args, pipeline, opt, fill=None, conn=None):
+    """(rps, server µs CPU per request, redis-benchmark µs CPU per request);
+    conn: how redis-benchmark reaches the server (default -p its port)."""
     cli(server.port, "FLUSHALL")
     if fill:
         fill(server.port)
     before, load_before = cpu_seconds(server.proc.pid), children_cpu_seconds()
-    out = run(["redis-benchmark", "-p", str(server.port), "-c", str(opt.clients), "-n",
+    out = run(["redis-benchmark"] + (conn or ["-p", str(server.port)]) + ["-c", str(opt.clients), "-n",
                str(opt.requests), "-P", str(pipeline), "-r", "1000000", "-q", "--csv"] + args,
               60 + opt.requests // 5000, "redis-benchmark %s -P%d on %s" % (args[:2], pipeline,
                                                                               server.kind))
@@ -356,6 +364,98 @@ def section_throughput(servers, opt, res):
             if pipeline == 1:
                 res.add("throughput", "%s -P1 load CPU/req" % name, med["latchd"][2],
                         med["redis"][2], "µs redis-benchmark CPU")
+
+
+TLS_WORKLOADS = ("EVALSHA lock", "GET")
+
+
+def tls_server(kind, opt, certs):
+    """A server with a tls-port beside the plain one (for set-up)."""
+    port = free_port()
+    s = Server(kind, opt, certs.server_args(port))
+    s.tls_port = port
+    return s
+
+
+def tls_idle_rss(server, certs, n):
+    """RSS growth per idle TLS connection, n of them (handshakes done)."""
+    import ssl
+    ctx = certs.context()
+    time.sleep(0.2)
+    rss0 = proc_status_kb(server.proc.pid, "VmRSS")
+    socks = []
+    try:
+        for _ in range(n):
+            raw = socket.create_connection(("127.0.0.1", server.tls_port), timeout=10)
+            s = ctx.wrap_socket(raw)
+            s.sendall(b"*1\r\n$4\r\nPING\r\n")   # the server's side of the handshake ends with it
+            if not s.recv(16).startswith(b"+PONG"):
+                raise BenchError("no PONG over TLS from %s" % server.kind)
+            socks.append(s)
+        time.sleep(0.2)
+        return (proc_status_kb(server.proc.pid, "VmRSS") - rss0) * 1024.0 / n
+    finally:
+        for s in socks:
+            s.close()
+
+
+def tls_handshakes(server, certs, seconds):
+    """(new handshakes per second, server µs CPU per handshake): openssl
+    s_time -new, one connection after another, with the client certificate."""
+    before = cpu_seconds(server.proc.pid)
+    out = run(["openssl", "s_time", "-connect", "127.0.0.1:%d" % server.tls_port, "-new", "-time",
+               str(int(seconds)), "-cert", certs.crt("client"), "-key", certs.key("client"),
+               "-CAfile", certs.crt("ca")], 60 + seconds, "openssl s_time on %s" % server.kind)
+    cpu = cpu_seconds(server.proc.pid) - before
+    m = re.search(r"^(\d+) connections in ([0-9.]+) real seconds", out, re.M)
+    if not m or int(m.group(1)) == 0:
+        raise BenchError("openssl s_time printed no count for %s: %s" % (server.kind, out[-300:]))
+    n, secs = int(m.group(1)), float(m.group(2))
+    return n / secs, cpu * 1e6 / n
+
+
+def section_tls(opt, res):
+    sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
+    from tls_util import Certs
+    d = tempfile.mkdtemp(prefix="latchd-bench-tls-")
+    try:
+        certs = Certs(d)
+        servers = {k: tls_server(k, opt, certs) for k in KINDS}
+        try:
+            lock = vector(LOCK_SHA)
+            for s in servers.values():
+                cli(s.port, "SCRIPT", "LOAD", lock)
+            work = [w for w in workloads()[0] if w[0] in TLS_WORKLOADS]
+            for name, args in work:
+                for pipeline in (16, 1):
+                    got = {k: [] for k in KINDS}
+                    for _ in range(opt.rounds):
+                        for kind in KINDS:
+                            conn = ["-p", str(servers[kind].tls_port)] + certs.cli_args()
+                            got[kind].append(run_redis_benchmark(servers[kind], args, pipeline, opt, conn=conn))
+                    med = {k: [statistics.median(r[i] for r in v) for i in range(2)] for k, v in got.items()}
+                    res.add("tls", "TLS %s -P%d rps" % (name, pipeline), med["latchd"][0], med["redis"][0],
+                            "requests/s")
+                    res.add("tls", "TLS %s -P%d CPU/req" % (name, pipeline), med["latchd"][1], med["redis"][1],
+                            "µs server CPU")
+        finally:
+            Server.stop_all()
+        idle, hs = {}, {}
+        for kind in KINDS:   # fresh servers: a heap the throughput runs churned slows malloc
+            for what in ("handshakes", "idle"):
+                s = tls_server(kind, opt, certs)
+                try:
+                    if what == "idle":
+                        idle[kind] = tls_idle_rss(s, certs, opt.tls_idle)
+                    else:
+                        hs[kind] = tls_handshakes(s, certs, opt.tls_seconds)
+                finally:
+                    Server.stop_all()
+        res.add("tls", "TLS new handshakes/s", hs["latchd"][0], hs["redis"][0], "handshakes/s (openssl s_time)")
+        res.add("tls", "TLS server CPU per handshake", hs["latchd"][1], hs["redis"][1], "µs server CPU")
+        res.add("tls", "RSS per idle TLS connection (%d)" % opt.tls_idle, idle["latchd"], idle["redis"], "bytes")
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def parse_kv(line, prefix):
@@ -773,7 +873,7 @@ def target_rows(res, opt, labels):
     row("EVAL full text -P16", None if r is None else "%.2f× rps, %.2f× CPU/req" % (r, c),
         "≥ 3× throughput and ≤ 0.35× CPU/req", None if r is None else r >= 3 and c <= 0.35)
     p1 = [(ratio(l, rr), f) for f, (l, rr) in res.values.items()
-          if f.endswith("-P1 rps") and rr]
+          if f.endswith("-P1 rps") and rr and not f.startswith("TLS ")]
     if p1:
         worst = min(p1)
         rates, loads = res.get(worst[1]), res.get(worst[1][:-4] + " load CPU/req")
@@ -848,6 +948,16 @@ def target_rows(res, opt, labels):
     l, rr = res.get("start to first PING (median of %d)" % opt.startup_runs)
     row("start to first PING", None if l is None else "%.2f ms (redis %.2f ms)" % (l, rr),
         "≤ 3 ms", None if l is None else l <= 3)
+    for name in ("TLS %s -P%d" % (w, p) for w in TLS_WORKLOADS for p in (16, 1)):
+        r, c = rps(name), cpu(name)
+        row(name + " c=%d" % opt.clients, None if r is None else "%.2f× rps, %.2f× CPU/req" % (r, c),
+            "≥ 1.0× rps and ≤ 1.0× CPU/req", None if r is None else r >= 1.0 and c <= 1.0)
+    l, rr = res.get("RSS per idle TLS connection (%d)" % opt.tls_idle)
+    row("memory per idle TLS connection (RSS)", None if l is None else "%.0f B (redis %.0f B)" % (l, rr),
+        "≤ redis-server", None if l is None else l <= rr)
+    (l, rr), (lc, rc) = res.get("TLS new handshakes/s"), res.get("TLS server CPU per handshake")
+    row("new TLS handshakes", None if l is None else "%.0f/s (redis %.0f/s), %.0f µs server CPU each (redis %.0f µs)"
+        % (l, rr, lc, rc), "reported side by side", None)
     key = "wheel insert+cancel at %.0e timers, instructions" if labels.get("wheel_cg") else None
     costs = []
     for n in opt.wheel_sizes:
@@ -979,11 +1089,14 @@ def parse_args(argv):
     ap.add_argument("--startup-runs", type=int, default=20)
     ap.add_argument("--wheel-ops", type=int, default=2000000)
     ap.add_argument("--no-callgrind", dest="callgrind", action="store_false")
+    ap.add_argument("--tls-idle", type=int, default=1000, help="idle TLS connections to weigh")
+    ap.add_argument("--tls-seconds", type=float, default=5, help="openssl s_time's run")
     opt = ap.parse_args(argv)
     opt.wheel_sizes = [1000, 100000, 10000000]
     if opt.quick:
         opt.rounds, opt.requests, opt.handoff_seconds, opt.queue_seconds = 1, 100000, 3, 3
         opt.memory_locks, opt.expiry_keys, opt.wheel_ops, opt.callgrind = 200000, 100000, 500000, False
+        opt.tls_idle, opt.tls_seconds = 500, 3
         opt.stream_entries, opt.stream_memory_entries = 50000, 200000
         opt.only = opt.only or QUICK_WORKLOADS
     opt.sections = [s.strip() for s in opt.sections.split(",") if s.strip()]
@@ -992,7 +1105,8 @@ def parse_args(argv):
         ap.error("unknown section(s) %s" % ", ".join(bad))
     if os.cpu_count() < 2:
         ap.error("needs 2 cores: servers on core 0, load on core 1")
-    for tool in (opt.latchd, opt.redis, "redis-cli", "redis-benchmark", "taskset"):
+    for tool in (opt.latchd, opt.redis, "redis-cli", "redis-benchmark", "taskset") + \
+            (("openssl",) if "tls" in opt.sections else ()):
         if not shutil.which(tool):
             ap.error("%s not found (scripts/bench builds latchd; scripts/setup bench installs "
                      "the rest)" % tool)
@@ -1049,6 +1163,9 @@ def main(argv):
         if "wheel" in opt.sections:
             print("timing wheel", file=sys.stderr)
             labels["wheel_cg"] = section_wheel(opt, res)
+        if "tls" in opt.sections:
+            print("TLS", file=sys.stderr)
+            section_tls(opt, res)
     except BenchError as e:
         failed = "bench: %s" % e
     else:

@@ -4,7 +4,9 @@
  * outcome; RESP clients meanwhile talk to the printed port. argv[1] is
  * "thread" (calls cross threads onto the server's loop; "stress <name>
  * <threads> <rounds>" contends from many) or "loop" (the server and stdin
- * share the caller's loop; calls run on it directly). */
+ * share the caller's loop; calls run on it directly). More arguments are
+ * "name value" pairs given to latchd_set before the start (tls-port and
+ * its certificates, say). */
 #include <latchd.h>
 
 #include <pthread.h>
@@ -164,9 +166,16 @@ int main(int argc, char **argv)
     char err[256];
     latchd_options opt = {.port = 0, .bind = "127.0.0.1"};
     latchd_server *srv = latchd_create(&opt, err, sizeof(err));
-    if (argc != 2 || !srv) {
-        fprintf(stderr, "usage: lock_driver thread|loop (%s)\n", srv ? "" : err);
+    if (argc < 2 || argc % 2 != 0 || !srv) {
+        fprintf(stderr, "usage: lock_driver thread|loop [name value ...] (%s)\n", srv ? "" : err);
         return 2;
+    }
+    for (int i = 2; i + 1 < argc; i += 2) {
+        if (latchd_set(srv, argv[i], argv[i + 1], err, sizeof(err)) != LATCHD_OK) {
+            fprintf(stderr, "%s\n", err);
+            latchd_destroy(srv);
+            return 2;
+        }
     }
     /* stdout is the test's channel: the server logs to stderr. */
     if (latchd_set(srv, "logfile", "/dev/stderr", err, sizeof(err)) != LATCHD_OK) {

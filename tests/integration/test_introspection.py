@@ -407,3 +407,35 @@ def test_lolwut_is_the_version_line(server):
     assert c.cmd("LOLWUT", "VERSION", "x") == b"-ERR value is not an integer or out of range\r\n"
     c.cmd("HELLO", "3")
     assert c.cmd("LOLWUT") == b"=22\r\ntxt:Redis ver. 7.0.15\n\r\n"
+
+
+def test_blocked_command_counted_when_it_replies(server, q):
+    """A blocked BLPOP is a call when it blocks, and the rest (failed_calls,
+    errorstats, the slow log with its own arguments) when it replies."""
+    q.execute_command("CONFIG", "SET", "slowlog-log-slower-than", "0")
+    q.execute_command("CONFIG", "RESETSTAT")
+    q.execute_command("SLOWLOG", "RESET")
+    rd = RawConn(server.host, server.port)
+    rid = parse(rd.cmd("CLIENT", "ID"))
+    rd.send(b"*3\r\n$5\r\nBLPOP\r\n$1\r\nl\r\n$1\r\n0\r\n")
+    for _ in range(100):
+        if stat_line(q, "clients", "blocked_clients") == "1":
+            break
+        time.sleep(0.01)
+    assert fields(stat_line(q, "commandstats", "cmdstat_blpop"))["calls"] == "1"   # counted as it blocks
+    q.execute_command("RPUSH", "l", "x")
+    assert parse(rd.read_reply()) == [b"l", b"x"]
+    assert fields(stat_line(q, "commandstats", "cmdstat_blpop"))["calls"] == "1"
+    entries = [e[3] for e in q.execute_command("SLOWLOG", "GET", "10")]
+    assert [b"BLPOP", b"l", b"0"] in entries
+    rd.send(b"*3\r\n$5\r\nBLPOP\r\n$1\r\nl\r\n$1\r\n0\r\n")
+    for _ in range(100):
+        if stat_line(q, "clients", "blocked_clients") == "1":
+            break
+        time.sleep(0.01)
+    assert q.execute_command("CLIENT", "UNBLOCK", rid, "ERROR") == 1
+    assert rd.read_reply().startswith(b"-UNBLOCKED")
+    st = fields(stat_line(q, "commandstats", "cmdstat_blpop"))
+    assert (st["calls"], st["failed_calls"]) == ("2", "1")
+    assert fields(stat_line(q, "errorstats", "errorstat_UNBLOCKED"))["count"] == "1"
+    q.execute_command("CONFIG", "SET", "slowlog-log-slower-than", "10000")

@@ -10,6 +10,8 @@ It prints one JSON object: its hold intervals (time.monotonic) and wake-ups.
 
 usage: soak_worker.py HOST PORT LOCK COUNTER ROUNDS CRASH LEASE_MS CRASH_LEASE_MS
                       HOLD_MS LOCK_SCRIPT UNLOCK_SCRIPT
+With LATCHD_SOAK_TLS=CA,CERT,KEY in the environment it connects over TLS
+(PORT is then the server's tls-port), as Redisson's rediss:// does.
 """
 
 import json
@@ -96,7 +98,12 @@ def main(argv):
         lock_body = f.read()
     with open(unlock_path, "rb") as f:
         unlock_body = f.read()
-    r = redis.Redis(host=host, port=int(port), socket_timeout=30)
+    tls = {}
+    if os.environ.get("LATCHD_SOAK_TLS"):
+        ca, cert, key = os.environ["LATCHD_SOAK_TLS"].split(",")
+        tls = {"ssl": True, "ssl_ca_certs": ca, "ssl_certfile": cert, "ssl_keyfile": key,
+               "ssl_cert_reqs": "required"}
+    r = redis.Redis(host=host, port=int(port), socket_timeout=30, **tls)
     lock = RedissonLock(r, name, lock_body, unlock_body)
     rounds, crash = int(rounds), crash == "1"
     holds = []

@@ -1,7 +1,7 @@
 """redis-cli (Debian's redis-tools 7.0.15) as people use it: one-shot
 commands, the interactive REPL on a pseudo terminal (with the argument hints
-it builds from COMMAND DOCS), --pipe mass insertion, -3 (RESP3) output and
-SUBSCRIBE. Expected output is what redis-cli prints against redis-server."""
+it builds from COMMAND DOCS), --pipe mass insertion, -3 (RESP3) output,
+--bigkeys/--memkeys/--stat/--latency-history and SUBSCRIBE. Expected output is what redis-cli prints against redis-server."""
 
 import os
 import re
@@ -72,6 +72,36 @@ def test_scan_and_bigkeys(cli, server):
     summary = out(cli, "--bigkeys")
     assert "1 hashs with 1 fields (03.23% of keys, avg size 1.00)\n" in summary
     assert "30 strings with 90 bytes (96.77% of keys, avg size 3.00)\n" in summary
+
+
+def timed_lines(server, seconds, *args):
+    """What a redis-cli mode that runs until interrupted printed in its
+    first seconds (line-buffered through stdbuf: a pipe would hold it)."""
+    cmd = ["stdbuf", "-oL", tool("redis-cli"), "-h", server.host, "-p", str(server.port)] + list(args)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(seconds)
+    p.terminate()
+    stdout, stderr = p.communicate(timeout=10)
+    assert stderr == b"", stderr
+    return stdout.decode().splitlines()
+
+
+def test_stat_memkeys_and_latency_history(cli, server):
+    r = server.client()
+    r.mset({"lock:%d" % i: "tok" for i in range(5)})
+    r.hset("rlock", "uuid:1", 2)
+    summary = out(cli, "--memkeys")
+    assert re.search(r"^1 hashs with \d+ bytes \(16\.67% of keys, avg size \d+\.\d\d\)$", summary, re.M)
+    assert re.search(r"^5 strings with \d+ bytes \(83\.33% of keys, avg size \d+\.\d\d\)$", summary, re.M)
+    lines = timed_lines(server, 1.5, "--stat", "-i", "0.2")
+    assert lines[0].startswith("------- data ------ ---")
+    assert lines[1].split()[:4] == ["keys", "mem", "clients", "blocked"]
+    assert len(lines) >= 4 and all(row.split()[0] == "6" for row in lines[2:])
+    # "min max avg samples" per ping, and " -- 1.00 seconds range" each period
+    lines = timed_lines(server, 2.5, "--latency-history", "-i", "1")
+    samples = [row for row in lines if re.fullmatch(r"\d+ \d+ \d+\.\d\d \d+", row)]
+    periods = [row for row in lines if re.fullmatch(r" -- \d+\.\d\d seconds range", row)]
+    assert len(samples) >= 10 and len(periods) >= 1 and len(samples) + len(periods) == len(lines), lines
 
 
 def test_eval_file(cli, tmp_path):

@@ -11,8 +11,10 @@ no earlier than the crashed holder's lease allowed."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -37,11 +39,16 @@ def script_path(sha):
     return os.path.join(VECTORS_DIR, sha + ".lua")
 
 
-def start_worker(server, rounds, crash, lock_path, unlock_path):
-    argv = [sys.executable, os.path.join(HERE, "soak_worker.py"), server.host, str(server.port),
+def start_worker(server, rounds, crash, lock_path, unlock_path, certs=None):
+    port, env = server.port, None
+    if certs:   # over TLS, as Redisson's rediss:// connects
+        port = server.tls_port
+        env = dict(os.environ, LATCHD_SOAK_TLS="%s,%s,%s" % (certs.crt("ca"), certs.crt("client"),
+                                                             certs.key("client")))
+    argv = [sys.executable, os.path.join(HERE, "soak_worker.py"), server.host, str(port),
             "soak-lock", "soak-counter", str(rounds), "1" if crash else "0", str(LEASE_MS),
             str(CRASH_LEASE_MS), str(HOLD_MS), lock_path, unlock_path]
-    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
 
 def overlaps(holds):
@@ -62,9 +69,32 @@ def early_takeovers(holds):
 
 
 def test_redisson_lock_soak(server):
+    soak(server)
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl CLI")
+def test_redisson_lock_soak_tls(server_kind):
+    """The same soak with every worker on the server's tls-port (mutual TLS)."""
+    from integration_conftest import Server, free_port   # tests/integration/conftest.py (interop conftest loads it)
+    from tls_util import Certs
+    d = tempfile.mkdtemp(prefix="latchd-soak-tls-")
+    srv = None
+    try:
+        certs = Certs(d)
+        port = free_port()
+        srv = Server(server_kind, certs.server_args(port))
+        srv.tls_port = port
+        soak(srv, certs)
+    finally:
+        if srv:
+            srv.cleanup()
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def soak(server, certs=None):
     lock_path, unlock_path = script_path(LOCK_SHA), script_path(UNLOCK_SHA)
     plan = [(ROUNDS // 2, True)] * CRASHERS + [(ROUNDS, False)] * (WORKERS - CRASHERS)
-    procs = [start_worker(server, rounds, crash, lock_path, unlock_path) for rounds, crash in plan]
+    procs = [start_worker(server, rounds, crash, lock_path, unlock_path, certs) for rounds, crash in plan]
     reports = []
     for p, (rounds, crash) in zip(procs, plan):
         stdout, stderr = p.communicate(timeout=120)
@@ -78,7 +108,7 @@ def test_redisson_lock_soak(server):
     span = max(h["end"] for h in holds) - min(h["start"] for h in holds)
     print("\nsoak on %s: %d processes (%d crash), %d holds, counter %d, %d overlaps, "
           "wake-ups by message %d / by TTL %d, %.2fs"
-          % (server.kind, WORKERS, CRASHERS, len(holds), counter, len(overlaps(holds)),
+          % (server.kind + (" over TLS" if certs else ""), WORKERS, CRASHERS, len(holds), counter, len(overlaps(holds)),
              wakeups["message"], wakeups["ttl"], span))
 
     assert len(holds) == sum(rounds for rounds, _ in plan)

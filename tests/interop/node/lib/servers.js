@@ -35,17 +35,19 @@ function freePort() {
   });
 }
 
-function argvFor(kind, port) {
+function argvFor(kind, port, extra = []) {
   if (kind === 'latchd') {
-    return [LATCHD_BIN, ['--port', String(port), '--bind', '127.0.0.1']];
+    return [LATCHD_BIN, ['--port', String(port), '--bind', '127.0.0.1', ...extra]];
   }
   return [REDIS_BIN, ['--port', String(port), '--bind', '127.0.0.1', '--save', '',
-    '--appendonly', 'no', '--daemonize', 'no']];
+    '--appendonly', 'no', '--daemonize', 'no', ...extra]];
 }
 
 class Server {
-  constructor(kind) {
+  // extra: more redis-server style flags (the TLS scenarios' tls-*).
+  constructor(kind, extra = []) {
     this.kind = kind;
+    this.extra = extra;
     this.host = '127.0.0.1';
     this.port = null;
     this.proc = null;
@@ -78,7 +80,7 @@ class Server {
   // Resolves once the log says "Ready to accept connections", taking the
   // port from that line (latchd announces the port it bound for --port 0).
   spawnOn(port) {
-    const [bin, args] = argvFor(this.kind, port);
+    const [bin, args] = argvFor(this.kind, port, this.extra);
     this.log = '';
     this.proc = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const proc = this.proc;
@@ -93,7 +95,7 @@ class Server {
       };
       const onData = (chunk) => {
         this.log += chunk.toString();
-        const m = /Ready to accept connections[^\n]*?port (\d+)/.exec(this.log);
+        const m = /Ready to accept connections[^\n]*?tcp port (\d+)/.exec(this.log);
         const ready = /Ready to accept connections/.test(this.log);
         if (!ready) return;
         this.port = m ? Number(m[1]) : port;
@@ -150,4 +152,4 @@ async function stopServers(servers) {
   if (errors.length) throw errors[0];
 }
 
-module.exports = { KINDS, Server, startServers, stopServers };
+module.exports = { KINDS, Server, freePort, startServers, stopServers };
