@@ -13,6 +13,9 @@
 #include "wheel.h"
 #include "commands/commands.h"
 #include "scripting/script.h"
+#include "persist/persist.h"
+#include "list.h"
+#include "zset.h"
 
 /* One client waiting on one key: a node of that key's FIFO. */
 typedef struct block_waiter {
@@ -153,6 +156,20 @@ int block_ms_or_reply(client *c, const resp_slice *a, long long *ms)
     return 1;
 }
 
+/* serve, and with the AOF on its effect logged as the pop (or move) it did. */
+static void serve_logged(client *c, store_key *k, const resp_slice *key, block_serve_fn serve)
+{
+    server *s = c->srv;
+    if (!s->aof_on) {
+        serve(c, k, key);
+        return;
+    }
+    size_t len = store_key_type(k) == STORE_LIST ? store_list_len(k) : store_zset_len(k);
+    uint64_t before = aof_changes(s);
+    serve(c, k, key);
+    aof_served(c, key, len, before);
+}
+
 void block_pop_or_wait(client *c, int type, int first, int n, int timeout_idx, block_serve_fn serve)
 {
     uint64_t deadline;
@@ -161,7 +178,7 @@ void block_pop_or_wait(client *c, int type, int first, int n, int timeout_idx, b
     for (int j = first; j < first + n; j++) {
         store_key *k = db_lookup_write(c, &c->argv[j]);
         if (!k) continue;
-        if (db_check_type(c, k, want)) serve(c, k, &c->argv[j]);
+        if (db_check_type(c, k, want)) serve_logged(c, k, &c->argv[j], serve);
         return;
     }
     if (!block_allowed(c)) {
@@ -455,7 +472,7 @@ static void serve_key(server *s, block_key *bk)
         uint64_t t0 = stats_ticks();
         int served = 1;
         if (b->type == BLOCK_STREAM) served = b->sserve(c, k, &key);
-        else b->serve(c, k, &key);
+        else serve_logged(c, k, &key, b->serve);
         if (served) {
             count_finished(c, mark, t0, 0);
             if (s->tracking_clients) tracking_after_command(c);   /* its invalidations after its reply */

@@ -187,7 +187,16 @@ static const param params[] = {
     ROW("hll-sparse-max-bytes", NULL, P_MEMORY, 0, hll_sparse_max_bytes, long long, 0, LONG_MAX, NULL),
     /* With a member, but without effect yet (README: Configuration). */
     {"save", NULL, P_WORDS, 0, FIELD(save, char *), 0, 0, NULL, save_words, NULL, NULL},
-    ROW("appendonly", NULL, P_BOOL, PF_NOEFFECT, appendonly, int, 0, 0, NULL),
+    ROW("appendonly", NULL, P_BOOL, 0, appendonly, int, 0, 0, NULL),
+    ROW("appendfsync", NULL, P_ENUM, 0, appendfsync, int, 0, 0, fsync_names),
+    ROW("aof-load-truncated", NULL, P_BOOL, 0, aof_load_truncated, int, 0, 0, NULL),
+    ROW("aof-timestamp-enabled", NULL, P_BOOL, 0, aof_timestamp_enabled, int, 0, 0, NULL),
+    ROW("auto-aof-rewrite-percentage", NULL, P_INT64, 0, auto_aof_rewrite_percentage, long long, 0, INT_MAX, NULL),
+    ROW("auto-aof-rewrite-min-size", NULL, P_MEMORY, 0, auto_aof_rewrite_min_size, long long, 0, LLONG_MAX, NULL),
+    {"appendfilename", NULL, P_STRING, IMM, FIELD(appendfilename, char *), 0, 0, NULL, NULL, NULL,
+     appendfilename_check},
+    {"appenddirname", NULL, P_STRING, IMM, FIELD(appenddirname, char *), 0, 0, NULL, NULL, NULL,
+     appenddirname_check},
     ROW("list-max-listpack-size", "list-max-ziplist-size", P_INT32, PF_NOEFFECT, list_max_listpack_size, int,
         INT_MIN, INT_MAX, NULL),
     ROW("list-compress-depth", NULL, P_INT32, PF_NOEFFECT, list_compress_depth, int, 0, INT_MAX, NULL),
@@ -201,7 +210,7 @@ static const param params[] = {
     ROW("slowlog-max-len", NULL, P_INT64, 0, slowlog_max_len, long long, 0, LONG_MAX, NULL),
     ROW("latency-monitor-threshold", NULL, P_INT64, 0, latency_monitor_threshold, long long, 0,
         LLONG_MAX, NULL),
-    ROW("aof-use-rdb-preamble", NULL, P_BOOL, PF_NOEFFECT, aof_use_rdb_preamble, int, 0, 0, NULL),
+    ROW("aof-use-rdb-preamble", NULL, P_BOOL, 0, aof_use_rdb_preamble, int, 0, 0, NULL),
     /* TLS: CONFIG SET of any of them reconfigures the context (tls.c) */
     ROW("tls-port", NULL, P_INT32, 0, tls_port, int, 0, 65535, NULL),
     ROW("tls-session-cache-size", NULL, P_INT64, 0, tls_session_cache_size, long long, 0, INT_MAX, NULL),
@@ -247,8 +256,6 @@ static const param params[] = {
     BOOL_("no-appendfsync-on-rewrite", NULL, 0, "no"),
     BOOL_("cluster-require-full-coverage", NULL, 0, "yes"),
     BOOL_("rdb-save-incremental-fsync", NULL, 0, "yes"),
-    BOOL_("aof-load-truncated", NULL, 0, "yes"),
-    BOOL_("aof-timestamp-enabled", NULL, 0, "no"),
     BOOL_("cluster-replica-no-failover", "cluster-slave-no-failover", 0, "no"),
     BOOL_("replica-lazy-flush", "slave-lazy-flush", 0, "no"),
     BOOL_("replica-serve-stale-data", "slave-serve-stale-data", 0, "yes"),
@@ -279,8 +286,6 @@ static const param params[] = {
     STR_("syslog-ident", NULL, IMM, "redis"),
     {"dbfilename", NULL, P_STRING, PF_PROTECTED, FIELD(dbfilename, char *), 0, 0, NULL, NULL, NULL,
      dbfilename_check},
-    CHECKED_("appendfilename", IMM, appendfilename_check, "appendonly.aof"),
-    CHECKED_("appenddirname", IMM, appenddirname_check, "appendonlydir"),
     STR_("server_cpulist", NULL, IMM, ""),
     STR_("bio_cpulist", NULL, IMM, ""),
     STR_("aof_rewrite_cpulist", NULL, IMM, ""),
@@ -291,7 +296,6 @@ static const param params[] = {
     STR_("masterauth", NULL, 0, ""),
     ENUM_("syslog-facility", NULL, IMM, facility_names, "local0"),
     ENUM_("repl-diskless-load", NULL, 0, diskless_load_names, "disabled"),
-    ENUM_("appendfsync", NULL, 0, fsync_names, "everysec"),
     {"oom-score-adj", NULL, P_ENUM, 0, INERT, 0, 0, oom_names, NULL, "no", NULL},
     ROW("acl-pubsub-default", NULL, P_ENUM, 0, acl_pubsub_default, int, 0, 0, pubsub_default_names),
     ENUM_("sanitize-dump-payload", NULL, 0, sanitize_names, "no"),
@@ -302,7 +306,6 @@ static const param params[] = {
     WORDS_("shutdown-on-sigint", NULL, 0, shutdown_words, "default"),
     WORDS_("shutdown-on-sigterm", NULL, 0, shutdown_words, "default"),
     INT_("io-threads", NULL, IMM, 1, 128, "1"),
-    INT_("auto-aof-rewrite-percentage", NULL, 0, 0, INT_MAX, "100"),
     INT_("cluster-replica-validity-factor", "cluster-slave-validity-factor", 0, 0, INT_MAX, "10"),
     INT_("cluster-migration-barrier", NULL, 0, 0, INT_MAX, "1"),
     INT_("active-defrag-cycle-min", NULL, 0, 1, 99, "1"),
@@ -338,7 +341,6 @@ static const param params[] = {
     MEM_("active-defrag-ignore-bytes", NULL, 0, 1, LLONG_MAX, "104857600"),
     {"maxmemory-clients", NULL, P_PERCENT, PF_NOEFFECT, INERT, -100, LONG_MAX, NULL, NULL, "0", NULL},
     INT_("repl-backlog-ttl", NULL, 0, 0, LONG_MAX, "3600"),
-    MEM_("auto-aof-rewrite-min-size", NULL, 0, 0, LLONG_MAX, "67108864"),
     INT_("loading-process-events-interval-bytes", NULL, PF_HIDDEN, 1024, INT_MAX, "2097152"),
     BOOL_("tls-cluster", NULL, 0, "no"),
     BOOL_("tls-replication", NULL, 0, "no"),
@@ -422,6 +424,11 @@ void config_defaults(latchd_config *cfg)
     cfg->protected_mode = 1;
     cfg->save = mem_strdup("");   /* a test double keeps nothing on disk unless asked */
     cfg->dbfilename = mem_strdup("dump.rdb");
+    cfg->appendfilename = mem_strdup("appendonly.aof");
+    cfg->appenddirname = mem_strdup("appendonlydir");
+    cfg->aof_load_truncated = 1;
+    cfg->auto_aof_rewrite_percentage = 100;
+    cfg->auto_aof_rewrite_min_size = 64LL * 1024 * 1024;
     cfg->rdbcompression = 1;
     cfg->rdbchecksum = 1;
     cfg->dir = mem_strdup(".");

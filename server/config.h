@@ -57,6 +57,10 @@ typedef struct latchd_config {
     int rdbcompression, rdbchecksum;
     long long rdb_key_save_delay;   /* µs slept per key saved: tests widen the BGSAVE window */
     int appendonly;
+    int appendfsync;         /* CONFIG_FSYNC_* */
+    int aof_load_truncated, aof_timestamp_enabled;
+    long long auto_aof_rewrite_percentage, auto_aof_rewrite_min_size;
+    char *appendfilename, *appenddirname;
     char *dir;
     long long hz;
     long long busy_reply_ms; /* lua-time-limit / busy-reply-threshold */
@@ -101,6 +105,9 @@ typedef struct latchd_config {
     unsigned directives_ignored;  /* bit i: the i-th directive latchd ignores (rename-command, ...) was given */
     char *config_file;       /* absolute path of the file latchd started with, "" = none */
 } latchd_config;
+
+/* appendfsync's values, in Redis's order. */
+enum { CONFIG_FSYNC_EVERYSEC, CONFIG_FSYNC_ALWAYS, CONFIG_FSYNC_NO };
 
 /* supervised's values, in Redis's order. */
 enum { CONFIG_SUPERVISED_UPSTART, CONFIG_SUPERVISED_SYSTEMD, CONFIG_SUPERVISED_AUTO, CONFIG_SUPERVISED_NO };

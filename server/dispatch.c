@@ -5,6 +5,7 @@
 
 #include "acl.h"
 #include "commands/commands.h"
+#include "persist/persist.h"
 #include "scripting/script.h"
 #include "server.h"
 
@@ -125,6 +126,7 @@ static int command_admitted(client *c, const command *cmd)
         !acl_admit(c, cmd, c->sub, (c->flags & CLIENT_MULTI) ? ACL_LOG_CTX_MULTI : ACL_LOG_CTX_TOPLEVEL))
         return 0;
     if (oom_refuses(c, cmd)) return 0;
+    if (c->srv->aof_write_err && aof_refuses(c, cmd)) return 0;
     if (!subscribed_mode_allows(c, cmd)) return 0;
     if (!monitor_may_run(c, cmd)) return 0;
     if (script_busy_refuses(c, cmd)) return 0;
@@ -135,7 +137,8 @@ static void call_proc(client *c)
 {
     const command *cmd = c->cmd;
     if (cmd->flags & CMD_MONITOR_EARLY) monitor_command(c);
-    cmd->proc(c);
+    if (c->srv->aof_on) aof_proc(c);
+    else cmd->proc(c);
     if (c->flags & CLIENT_TRACKING) tracking_command_done(c);
     if (!(cmd->flags & CMD_MONITOR_EARLY)) monitor_command(c);
     c->srv->stat_commands++;

@@ -8,6 +8,7 @@
 
 #include "commands/commands.h"
 #include "mem.h"
+#include "persist/persist.h"
 #include "pubsub.h"
 #include "scripting/script.h"
 
@@ -137,11 +138,7 @@ static void section_persistence(server *s, resp_buf *b)
                         "rdb_last_cow_size:0\r\nrdb_last_load_keys_expired:%lld\r\nrdb_last_load_keys_loaded:%lld\r\n",
         s->rdb_last_bgsave_s, s->rdb_child ? (long long)((now - s->rdb_fork_ms) / 1000) : -1LL, s->rdb_saves,
         s->rdb_load_expired, s->rdb_loaded);
-    resp_buf_appendf(b, "aof_enabled:0\r\naof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\n"
-                        "aof_last_rewrite_time_sec:-1\r\naof_current_rewrite_time_sec:-1\r\n"
-                        "aof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\naof_rewrites_consecutive_failures:0\r\n"
-                        "aof_last_write_status:ok\r\naof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\n"
-                        "module_fork_last_cow_size:0\r\n");
+    aof_info(s, b);
 }
 
 static void section_stats(server *s, resp_buf *b)

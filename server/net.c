@@ -12,6 +12,7 @@
 
 #include "acl.h"
 #include "mem.h"
+#include "persist/persist.h"
 #include "pubsub.h"
 #include "server.h"
 #include "tls.h"
@@ -408,17 +409,27 @@ static void flush_client(client *c)
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY) client_close(c);
 }
 
-void net_flush_pending(server *s)
+void net_flush_pending(server *s) { net_flush_pending_except(s, NULL); }
+
+void net_flush_pending_except(server *s, client *keep)
 {
-    /* Redis's beforeSleep: BCAST messages for what changed, before writing */
+    /* Redis's beforeSleep: the AOF written (and with appendfsync always
+     * synced) before any reply of this iteration leaves */
+    if (s->aof_on) aof_before_sleep(s);
+    /* BCAST messages for what changed, before writing */
     if (s->tracking_clients) tracking_before_sleep(s);
     client *c = s->pending;
     s->pending = NULL;
     while (c) {
         client *next = c->pending_next;
-        c->pending_next = NULL;
-        c->flags &= ~CLIENT_PENDING_WRITE;
-        flush_client(c);
+        if (c == keep) {   /* stays on the list, as it was */
+            c->pending_next = s->pending;
+            s->pending = c;
+        } else {
+            c->pending_next = NULL;
+            c->flags &= ~CLIENT_PENDING_WRITE;
+            flush_client(c);
+        }
         c = next;
     }
 }

@@ -122,6 +122,7 @@ static void on_key_expired(const char *key, size_t len, void *ctx)
     server_db_slot *db = ctx;
     db->srv->stat_expired++;
     store_notify(db->st, STORE_EV_EXPIRED, "expired", key, len);
+    if (db->srv->aof_on) aof_key_expired(db->srv, db->id, key, len);
 }
 
 /* Every keyspace event is a change to WATCH and tracking (but a read's
@@ -630,6 +631,7 @@ void server_shutdown(server *s)
     server_close_handle(s, (uv_handle_t *)&s->obuf_timer);
     rdb_wait_child(s);
     rdb_close(s);
+    aof_close(s);
     server_close_handle(s, (uv_handle_t *)&s->tracking_timer);
     if (s->on_shutdown) s->on_shutdown(s);
 }
@@ -639,6 +641,7 @@ void server_shutdown(server *s)
 void server_close(server *s)
 {
     scripts_free(s);
+    aof_free(s);
     block_free(s);
     for (int i = 0; i < s->ndbs; i++) store_destroy(s->dbs[i].st);
     free(s->dbs);

@@ -18,6 +18,7 @@
 
 typedef struct server server;
 typedef struct client client;
+typedef struct aof_state aof_state;   /* persist/aof.c */
 struct scripts;
 struct pubsub_client;   /* pubsub.c */
 struct pubsub_state;
@@ -326,6 +327,10 @@ struct server {
     uv_signal_t rdb_sigchld;     /* armed while a child runs */
     uv_timer_t rdb_timer;        /* save points, once a second while any are set */
     int rdb_sigchld_init, rdb_timer_init;
+    /* the append-only file (persist/aof.c) */
+    aof_state *aof;              /* NULL until appendonly or BGREWRITEAOF first needs it */
+    int aof_on;                  /* commands' changes are logged: the one test when off */
+    int aof_write_err;           /* the file cannot be written: writes get MISCONF */
     /* stats */
     uint64_t stat_conns;
     uint64_t stat_commands;
@@ -444,6 +449,9 @@ void client_close(client *c);
 void client_close_after_reply(client *c);
 void client_set_authenticated(client *c, int yes);
 void net_flush_pending(server *s);
+/* The same but keep's output stays pending (a busy script's own caller,
+ * mid-command): a script past busy-reply-threshold flushes the others. */
+void net_flush_pending_except(server *s, client *keep);
 void net_on_connection(uv_stream_t *listener, int status);
 /* The same on a tls-port listener: the client's session handshakes first. */
 void net_on_tls_connection(uv_stream_t *listener, int status);

@@ -64,6 +64,7 @@ void cmd_wait(client *c);
 void cmd_lastsave(client *c);
 void cmd_save(client *c);
 void cmd_bgsave(client *c);
+void cmd_bgrewriteaof(client *c);
 void cmd_role(client *c);
 void cmd_lolwut(client *c);
 void cmd_shutdown(client *c);

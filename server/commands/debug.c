@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "stream.h"
@@ -69,6 +70,17 @@ static void debug_reload(client *c)
         return;
     }
     log_msg(s, LOG_WARNING, "DB reloaded by DEBUG RELOAD");
+    reply_ok(c);
+}
+
+/* Redis's DEBUG LOADAOF: the buffer flushed, the databases emptied and the
+ * append-only files loaded back; as Redis, a failure exits. */
+static void debug_loadaof(client *c)
+{
+    server *s = c->srv;
+    if (aof_reload(s) != 0) _exit(1);
+    s->dirty = 0;
+    log_msg(s, LOG_WARNING, "Append Only File loaded by DEBUG LOADAOF");
     reply_ok(c);
 }
 
@@ -461,6 +473,7 @@ static const command debug_subcommands[] = {
     {"digest-value", debug_digest_value, -2, 0, 0, 0, 0, "server", "1.0.0", "The digest of each key's value", "key [key ...]", NULL},
     {"pause-cron", debug_pause_cron, 3, 0, 0, 0, 0, "server", "1.0.0", "Pause or resume the periodic checks", "0|1", NULL},
     {"reload", debug_reload, -2, 0, 0, 0, 0, "server", "1.0.0", "Save the dataset, empty it and load it back", "[MERGE] [NOFLUSH] [NOSAVE]", NULL},
+    {"loadaof", debug_loadaof, 2, 0, 0, 0, 0, "server", "1.0.0", "Flush the AOF buffer, empty the dataset and load the AOF back", NULL, NULL},
     {"sleep", debug_sleep, 3, 0, 0, 0, 0, "server", "1.0.0", "Stop the server for some seconds", "seconds", NULL},
     {"object", debug_object, 3, 0, 0, 0, 0, "server", "1.0.0", "Show low-level information about a key", "key", NULL},
     {"listpack", debug_listpack, 3, 0, 0, 0, 0, "server", "1.0.0", "Show a listpack encoded value's structure", "key", NULL},

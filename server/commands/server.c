@@ -150,6 +150,11 @@ static int config_take_effect(client *c, const latchd_config *old)
                        "current oom_score_adj. Check server logs.");
         return -1;
     }
+    if (s->cfg.appendonly != old->appendonly && aof_set_enabled(s, s->cfg.appendonly) != 0) {
+        reply_error(c, "ERR CONFIG SET failed (possibly related to argument 'appendonly') - Unable to turn on AOF. "
+                       "Check server logs.");
+        return -1;
+    }
     server_idle_timer_update(s);
     rdb_save_points_update(s);
     server_env_sync(s);
@@ -760,14 +765,29 @@ void cmd_bgsave(client *c)
         } else {
             reply_error(c, "ERR Background save already in progress");
         }
-    } else if (c->mstate.executing) {
-        rdb_schedule_bgsave(s);
-        reply_status(c, "Background saving scheduled");
+    } else if (c->mstate.executing || aof_rewriting(s)) {
+        if (schedule || c->mstate.executing) {
+            rdb_schedule_bgsave(s);
+            reply_status(c, "Background saving scheduled");
+        } else {
+            reply_error(c, "ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE "
+                           "SCHEDULE in order to schedule a BGSAVE whenever possible.");
+        }
     } else if (rdb_bgsave(s) == 0) {
         reply_status(c, "Background saving started");
     } else {
         reply_error(c, "ERR");
     }
+}
+
+/* Redis's bgrewriteaofCommand: inside EXEC or beside a BGSAVE, scheduled. */
+void cmd_bgrewriteaof(client *c)
+{
+    int scheduled;
+    const char *err;
+    if (aof_bgrewrite(c->srv, &scheduled, &err) != 0) reply_error(c, err);
+    else reply_status(c, scheduled ? "Background append only file rewriting scheduled"
+                                   : "Background append only file rewriting started");
 }
 
 /* latchd is always a master without replicas: offset 0, none listed. */

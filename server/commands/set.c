@@ -10,6 +10,7 @@
 #include "mem.h"
 #include "num.h"
 #include "set.h"
+#include "persist/persist.h"
 
 /* How many times the remaining set must outnumber SPOP's count for
  * popping one by one (else the survivors are drawn instead), and
@@ -378,6 +379,17 @@ static const char *random_member(client *c, store_set *v, char buf[STORE_SET_INT
     return store_set_random(v, server_random(c->srv), buf, len);
 }
 
+/* SPOP's records (Redis's): an SREM per member drawn (encoded at once,
+ * before the member is freed), or DEL when it took everything. */
+static void spop_log_member(client *c, const char *m, size_t len)
+{
+    resp_slice srem[3] = {{"SREM", 4}, c->argv[1], {m, len}};
+    aof_handled(c);
+    aof_add(c, 3, srem);
+}
+
+static void spop_log_each(const char *m, size_t len, void *ctx) { spop_log_member(ctx, m, len); }
+
 /* spopWithCountCommand's three cases: all of it, one by one, or (few
  * would remain) the survivors drawn into a new set that replaces it. */
 static void spop_count(client *c, store_key *k, unsigned long long count)
@@ -396,14 +408,21 @@ static void spop_count(client *c, store_key *k, unsigned long long count)
         reply_members(c, &out);
         store_set_free(db, &out);
         db_delete_emptied(c, k);
+        if (c->srv->aof_on) {
+            resp_slice del[2] = {{"DEL", 3}, c->argv[1]};
+            aof_handled(c);
+            aof_add(c, 2, del);
+        }
         return;
     }
     reply_set(c, (long long)count);
     unsigned long long remaining = size - count;
+    int logged = c->srv->aof_on;
     if (remaining * SPOP_MOVE_MUL > count) {
         while (count--) {
             const char *m = random_member(c, v, buf, &len);
             reply_bulk(c, m, len);
+            if (logged) spop_log_member(c, m, len);
             store_set_remove(db, v, m, len);   /* m (in v) is compared before it is freed */
         }
         return;
@@ -416,6 +435,7 @@ static void spop_count(client *c, store_key *k, unsigned long long count)
         store_set_remove(db, v, m, len);
     }
     store_set_foreach(v, reply_member, c);
+    if (logged) store_set_foreach(v, spop_log_each, c);
     store_set_replace(db, k, &kept);
 }
 
@@ -444,6 +464,7 @@ void cmd_spop(client *c)
     store_set *v = set_of(k);
     const char *m = random_member(c, v, buf, &len);
     reply_bulk(c, m, len);
+    if (c->srv->aof_on) spop_log_member(c, m, len);
     store_set_remove(client_db(c), v, m, len);
     db_notify(c, STORE_EV_SET, "spop", &c->argv[1]);
     if (store_set_len(v) == 0) db_delete_emptied(c, k);

@@ -45,6 +45,7 @@ enum {
     PERSIST_ERR_CHECKSUM = -2,  /* payload too short, newer RDB version, CRC mismatch */
     PERSIST_ERR_IO = -3,        /* a writer's sink failed */
     PERSIST_ERR_NOT_FUNCTION = -4,  /* a functions payload holding another record */
+    PERSIST_ERR_TRUNCATED = -5,     /* an AOF record cut off by the end of the bytes */
 };
 
 /* A growing byte buffer (mem_oom on allocation failure, like every module). */
@@ -219,6 +220,37 @@ typedef int (*persist_rdb_lib_fn)(const char *code, size_t len, void *ctx);
 int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_rdb_key_fn fn,
                      persist_rdb_lib_fn lib, void *ctx);
 
+/* ---- append-only file text (aof_read.c) ---- */
+
+/* A record's arguments, pointing into the bytes read; v grows to the
+ * largest record (persist_aof_args_free). */
+typedef struct persist_aof_args {
+    persist_pstr *v;
+    size_t cap;
+    int argc;
+} persist_aof_args;
+
+enum { PERSIST_AOF_END = 1 };
+/* The record at *pos of p[0..len), "#" annotation lines before it skipped
+ * (the last one may lack its newline):
+ * PERSIST_OK with a filled and *pos past it; PERSIST_AOF_END at the end
+ * of the bytes; PERSIST_ERR_TRUNCATED when the bytes end inside a record
+ * (*pos stays at its start, past the annotations); PERSIST_ERR_FORMAT for
+ * anything but "*<n>\r\n" and n "$<len>\r\n<bytes>\r\n" (n >= 1). */
+int persist_aof_next(const unsigned char *p, size_t len, size_t *pos, persist_aof_args *a);
+void persist_aof_args_free(persist_aof_args *a);
+
+/* One line of the manifest: "file <name> seq <n> type <b|h|i>" (the name
+ * maybe quoted as Redis's sdscatrepr quotes it, keys in any order). */
+#define PERSIST_AOF_NAME_MAX 1024
+typedef struct persist_aof_info {
+    char name[PERSIST_AOF_NAME_MAX];
+    long long seq;
+    char type;   /* 'b' base, 'h' history, 'i' incr */
+} persist_aof_info;
+/* 1 with info filled, 0 for a blank or comment line, PERSIST_ERR_FORMAT. */
+int persist_aof_manifest_line(const char *line, size_t len, persist_aof_info *info);
+
 /* ---- rdb_file.c: the server's dump file (dbfilename, in dir, which is
  * the working directory) ---- */
 #include "server.h"
@@ -252,5 +284,57 @@ void rdb_close(server *s);
  * error stays. A key or library that is there already is an error, unless
  * merge (DEBUG RELOAD MERGE): then the file's replaces it. */
 int rdb_load(server *s, int merge);
+/* The whole RDB file into fd (not synced): 0, or -1 (errno set). */
+int rdb_write_fd(server *s, int fd);
+/* An RDB file held in memory (an AOF's base): PERSIST_OK or the loader's
+ * error, logged by the caller. Keys that are there are an error. */
+int rdb_load_mem(server *s, const unsigned char *p, size_t len);
+
+/* ---- aof.c: the append-only file (Redis 7.0's multi-part layout in
+ * appenddirname under dir: a manifest, one base file, incr files) ---- */
+
+/* At start, before listening clients are served: with appendonly yes the
+ * files are loaded (instead of the dump file) and opened for appending. 0,
+ * or -1 logged (the server must not start). */
+int aof_start(server *s);
+/* Run c's current command (c->cmd->proc) and log what it changed: in
+ * place of cmd->proc(c) wherever commands run, while s->aof_on. */
+void aof_proc(client *c);
+/* The key just reclaimed past its deadline: a DEL in the log. */
+void aof_key_expired(server *s, int db, const char *key, size_t klen);
+/* What commands changed so far: the change count without reclaims. */
+static inline uint64_t aof_changes(const server *s) { return s->dirty - s->stat_expired; }
+/* The blocked command of c (its argv in place) was served by key, which had
+ * len_before elements, aof_changes was changes_before: logged as the pop
+ * or move it did (Redis's serveClientBlockedOnList), if it changed anything. */
+void aof_served(client *c, const resp_slice *key, size_t len_before, uint64_t changes_before);
+/* A command that logs its own effects (SPOP) says so, then adds them. */
+void aof_handled(client *c);
+void aof_add(client *c, int argc, const resp_slice *argv);
+/* FLUSHALL/FLUSHDB logged even when nothing was there (forced). */
+void aof_force(client *c);
+/* Before replies are written (net_flush_pending): the records of this loop
+ * iteration go to the file, and with appendfsync always to the disk. */
+void aof_before_sleep(server *s);
+/* BGREWRITEAOF: 0 started (or scheduled: *scheduled 1), -1 with Redis's
+ * error text in err. */
+int aof_bgrewrite(server *s, int *scheduled, const char **err);
+/* CONFIG SET appendonly: 0, or -1 logged. */
+int aof_set_enabled(server *s, int on);
+/* A rewrite child runs: no other child may start (BGSAVE waits). */
+int aof_rewriting(const server *s);
+/* The write error that stops writes (MISCONF), or NULL. */
+const char *aof_write_error(const server *s);
+/* SHUTDOWN: the buffer written and synced, a rewrite child stopped. */
+void aof_shutdown(server *s);
+/* DEBUG LOADAOF: flush, empty the databases, load the files again. 0 or -1. */
+int aof_reload(server *s);
+void aof_info(server *s, resp_buf *b);
+/* The server's handles closed (shutdown); then, after the loop, freed. */
+void aof_close(server *s);
+void aof_free(server *s);
+/* While s->aof_write_err: 1 after Redis's MISCONF error when c's command
+ * writes (or is PING), else 0. */
+int aof_refuses(client *c, const command *cmd);
 
 #endif

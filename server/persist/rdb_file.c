@@ -60,19 +60,9 @@ static void key_delay(void *ctx)
     else sched_yield();
 }
 
-/* rdbSave: into temp-<pid>.rdb, flushed to disk, then renamed over the
- * dump file, so a failure leaves the previous one as it was. */
-static int write_file(server *s)
+/* Every database and the function libraries, as rdbSaveRio writes them. */
+int rdb_write_fd(server *s, int fd)
 {
-    char tmp[64];
-    snprintf(tmp, sizeof tmp, "temp-%d.rdb", (int)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) {
-        char cwd[1024];
-        log_msg(s, LOG_WARNING, "Failed opening the temp RDB file %s (in server root dir %s) for saving: %s", tmp,
-                getcwd(cwd, sizeof cwd) ? cwd : "unknown", strerror(errno));
-        return -1;
-    }
     persist_opts o = rdb_opts(s);
     persist_rdb_aux aux = {LATCHD_REDIS_VERSION, (long long)(server_now_ms(s) / 1000),
                            (long long)server_used_memory(s)};
@@ -88,7 +78,23 @@ static int write_file(server *s)
         store *st = server_db_if_used(s, i);
         if (st) persist_rdb_db(&w, i, st);
     }
-    int rc = persist_rdb_end(&w) == PERSIST_OK && fsync(fd) == 0 ? 0 : -1;
+    return persist_rdb_end(&w) == PERSIST_OK ? 0 : -1;
+}
+
+/* rdbSave: into temp-<pid>.rdb, flushed to disk, then renamed over the
+ * dump file, so a failure leaves the previous one as it was. */
+static int write_file(server *s)
+{
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "temp-%d.rdb", (int)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) {
+        char cwd[1024];
+        log_msg(s, LOG_WARNING, "Failed opening the temp RDB file %s (in server root dir %s) for saving: %s", tmp,
+                getcwd(cwd, sizeof cwd) ? cwd : "unknown", strerror(errno));
+        return -1;
+    }
+    int rc = rdb_write_fd(s, fd) == 0 && fsync(fd) == 0 ? 0 : -1;
     if (close(fd) != 0) rc = -1;
     if (rc == 0 && rename(tmp, s->cfg.dbfilename) != 0) rc = -1;
     if (rc != 0) {
@@ -186,10 +192,11 @@ void rdb_wait_child(server *s)
 static void on_save_check(uv_timer_t *t)
 {
     server *s = t->data;
-    if (s->rdb_child || s->cron_paused) return;
+    if (s->rdb_child || s->cron_paused || aof_rewriting(s)) return;   /* one child at a time */
     if (s->rdb_bgsave_scheduled) {
         s->rdb_bgsave_scheduled = 0;
         rdb_bgsave(s);
+        if (!s->cfg.save[0]) uv_timer_stop(t);
         return;
     }
     uint64_t now_s = server_now_ms(s) / 1000;
@@ -219,7 +226,7 @@ void rdb_save_points_update(server *s)
 {
     timer_init(s);
     if (s->cfg.save[0]) uv_timer_start(&s->rdb_timer, on_save_check, 1000, 1000);
-    else uv_timer_stop(&s->rdb_timer);
+    else if (!s->rdb_bgsave_scheduled) uv_timer_stop(&s->rdb_timer);   /* a scheduled BGSAVE still waits */
 }
 
 void rdb_schedule_bgsave(server *s)
@@ -227,7 +234,7 @@ void rdb_schedule_bgsave(server *s)
     s->rdb_bgsave_scheduled = 1;
     if (s->rdb_child) return;   /* on_child_exit starts it */
     timer_init(s);
-    uv_timer_start(&s->rdb_timer, on_save_check, 0, s->cfg.save[0] ? 1000 : 0);
+    uv_timer_start(&s->rdb_timer, on_save_check, 0, 1000);   /* until it starts (an AOF rewrite may run) */
 }
 
 void rdb_close(server *s)
@@ -282,6 +289,17 @@ static int load_lib(const char *code, size_t len, void *ctx)
     if (function_load(lc->s, code, len, lc->merge, err, sizeof err)) return PERSIST_OK;
     log_msg(lc->s, LOG_WARNING, "Failed loading library, %s", err);
     return PERSIST_ERR_FORMAT;
+}
+
+int rdb_load_mem(server *s, const unsigned char *p, size_t len)
+{
+    load_ctx lc = {s, server_now_ms(s), 0, 0, -1, 0};
+    int rc = persist_rdb_load(p, len, s->cfg.rdbchecksum, load_key, load_lib, &lc);
+    s->rdb_loaded = lc.loaded;
+    s->rdb_load_expired = lc.expired;
+    if (lc.bad_db >= 0)
+        log_msg(s, LOG_WARNING, "FATAL: Data file was created with a Redis server configured to handle more than %d databases. Exiting", s->ndbs);
+    return rc;
 }
 
 int rdb_load(server *s, int merge)
@@ -346,6 +364,7 @@ static int final_save(server *s)
 
 int rdb_shutdown_save(server *s, int save, int nosave, int force)
 {
+    aof_shutdown(s);   /* Redis's finishShutdown: the AOF child killed, the file synced, first */
     if (s->rdb_child) {
         log_msg(s, LOG_WARNING, "There is a child saving an .rdb. Killing it!");
         rdb_wait_child(s);

@@ -7,6 +7,7 @@
 #include "acl.h"
 #include "commands/commands.h"
 #include "mem.h"
+#include "persist/persist.h"
 #include "script.h"
 
 void script_sha1hex(char out[41], const void *p, size_t len)
@@ -228,7 +229,8 @@ void script_exec(server *s, const command *cmd, resp_slice *argv, int argc)
     self->sub = NULL;
     size_t mark = self->out.len;
     uint64_t t0 = stats_ticks();
-    cmd->proc(self);
+    if (s->aof_on) aof_proc(self);
+    else cmd->proc(self);
     /* Redis tracks a script's declared keys for its caller once it reads */
     client *caller = s->scripts->running ? s->scripts->running->c : NULL;
     if (caller && (caller->flags & CLIENT_TRACKING) && (cmd->flags & CMD_READONLY)) tracking_remember_keys(caller);

@@ -64,9 +64,8 @@ static size_t collect(server *s, const client *caller)
     return n;
 }
 
-/* Reads what is there into the query buffer (where libuv's reads go too),
- * runs it, and writes the replies straight out unless a uv_write is in
- * flight; leftovers go out by the normal flush after the script. */
+/* Reads what is there into the query buffer (where libuv's reads go too)
+ * and runs it; the replies go out with the others' (script_busy_tick). */
 static void serve(client *c, int fd)
 {
     resp_buf_reserve(&c->query, BUSY_READ_CHUNK);
@@ -76,13 +75,6 @@ static void serve(client *c, int fd)
     c->srv->stat_net_in += (uint64_t)n;
     c->srv->stat_reads++;
     client_process_input(c);
-    if (c->writing || c->out.len == 0 || c->out_frames.n) return;   /* keep the byte order */
-    c->srv->stat_writes++;
-    ssize_t w = write(fd, c->out.data, c->out.len);
-    if (w > 0) {
-        resp_buf_consume(&c->out, (size_t)w);
-        c->srv->stat_net_out += (uint64_t)w;
-    }
 }
 
 int script_busy_tick(server *s)
@@ -98,13 +90,16 @@ int script_busy_tick(server *s)
                 (unsigned long long)(server_real_ms(s) - st->busy_since_ms), script_call_name(st->running));
     }
     size_t n = collect(s, st->running->c);
-    if (n && poll(st->pfds, n, 0) > 0) {
-        for (size_t i = 0; i < n; i++) {
-            if (!(st->pfds[i].revents & POLLIN)) continue;
-            if (st->pclients[i]) serve(st->pclients[i], st->pfds[i].fd);
-            else while (net_accept_now(st->plisteners[i])) {}
-        }
+    int ready = n ? poll(st->pfds, n, 0) : 0;
+    for (size_t i = 0; ready > 0 && i < n; i++) {
+        if (!(st->pfds[i].revents & POLLIN)) continue;
+        if (st->pclients[i]) serve(st->pclients[i], st->pfds[i].fd);
+        else while (net_accept_now(st->plisteners[i])) {}
     }
+    /* What others were answered, now and in the loop iteration the script
+     * started in, goes out (the AOF first, as after any iteration): a
+     * client may wait for it before it sends SCRIPT KILL. */
+    net_flush_pending_except(s, st->running->c);
     return st->kill;
 }
 

@@ -15,6 +15,7 @@
 #include "acl.h"
 #include "commands/commands.h"
 #include "mem.h"
+#include "persist/persist.h"
 #include "script.h"
 
 /* Debian's lua-cjson-dev and lua-bitop-dev static libraries. */
@@ -601,6 +602,11 @@ static int redis_call_generic(lua_State *L, int raise)
     const char *refusal = call_refusal(run, cmd, argc);
     if (!refusal && oom_refuses(e->srv, run, cmd))
         refusal = "-OOM command not allowed when used memory > 'maxmemory'.";
+    char misconf[128];
+    if (!refusal && e->srv->aof_write_err && cmd && (cmd->flags & CMD_WRITE)) {   /* scriptVerifyWriteCommandAllow */
+        snprintf(misconf, sizeof misconf, "-MISCONF Errors writing to the AOF file: %s", aof_write_error(e->srv));
+        refusal = misconf;
+    }
     if (refusal) {
         stats_script_refused(e->srv, cmd);
         push_error_cstr(L, refusal);

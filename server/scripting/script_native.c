@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "lock.h"
+#include "num.h"
+#include "persist/persist.h"
 #include "script.h"
 
 #define KEY(i) (&call->keys[i])
@@ -25,6 +27,50 @@ static store *db(const script_call *call) { return client_db(call->c); }
 /* What scripts that hard-code redis.call('publish', ...) name. */
 static const resp_slice publish = {"publish", 7};
 
+/* ---- the AOF: what the Lua text's redis.calls would have logged ---- */
+
+static int logging(const script_call *call) { return call->c->srv->aof_on; }
+
+static void log_cmd(const script_call *call, int argc, const resp_slice *argv) { aof_add(call->c, argc, argv); }
+
+/* redis.call('pexpire', key, ms), logged as Redis rewrites it. */
+static void log_pexpire(const script_call *call, const resp_slice *key)
+{
+    store_key *k = store_lookup(db(call), key->ptr, key->len);
+    char n[24];
+    size_t nl = store_ll2str(n, k ? (long long)store_key_deadline(k) : 0LL);
+    resp_slice r[3] = {{"PEXPIREAT", 9}, *key, {n, nl}};
+    log_cmd(call, 3, r);
+}
+
+static void log_del(const script_call *call, const resp_slice *key)
+{
+    resp_slice r[2] = {{"del", 3}, *key};
+    log_cmd(call, 2, r);
+}
+
+/* redis.call('hincrby', KEYS[1], owner, by) (or 'hset' ... 1). */
+static void log_hash(const script_call *call, const char *cmd, const resp_slice *owner, const char *by)
+{
+    resp_slice r[4] = {{cmd, strlen(cmd)}, *KEY(0), *owner, {by, strlen(by)}};
+    log_cmd(call, 4, r);
+}
+
+/* An acquire: hincrby (hset when the variant creates with it and the
+ * count is 1, a new lock) and pexpire. */
+static void log_acquire(const script_call *call, const char *create_event)
+{
+    const char *cmd = "hincrby";
+    if (create_event[1] == 's') {   /* "hset" */
+        store_key *k = store_lookup(db(call), KEY(0)->ptr, KEY(0)->len);
+        size_t vlen;
+        const char *v = k ? store_hash_get(k, ARG(1)->ptr, ARG(1)->len, &vlen) : NULL;
+        if (v && vlen == 1 && v[0] == '1') cmd = "hset";
+    }
+    log_hash(call, cmd, ARG(1), "1");
+    log_pexpire(call, KEY(0));
+}
+
 /* ---- Redisson RLock and node-redisson: reentrant hash locks ---- */
 
 /* KEYS[1]=lock, ARGV[1]=lease, ARGV[2]=owner. nil when acquired, else the
@@ -36,8 +82,12 @@ static int rlock_lock_with(const script_call *call, const char *create_event)
     int r = store_lock_acquire(db(call), KEY(0)->ptr, KEY(0)->len, ARG(1)->ptr, ARG(1)->len,
                                lease, create_event, &pttl);
     if (r == STORE_LOCK_FALLBACK) return 0;
-    if (r == 1) reply_null(call->c);
-    else reply_int(call->c, pttl);
+    if (r == 1) {
+        if (logging(call)) log_acquire(call, create_event);
+        reply_null(call->c);
+    } else {
+        reply_int(call->c, pttl);
+    }
     return 1;
 }
 
@@ -50,7 +100,7 @@ static int rlock_lock_hset(const script_call *call) { return rlock_lock_with(cal
 static int fenced_lock_with(const script_call *call, int list_reply)
 {
     long long lease, pttl, token;
-    if (!has(call, 2, 2) || !ttl_arg(call, 0, &lease)) return 0;
+    if (logging(call) || !has(call, 2, 2) || !ttl_arg(call, 0, &lease)) return 0;   /* logged by Lua */
     int r = store_lock_fenced_acquire(db(call), KEY(0)->ptr, KEY(0)->len, KEY(1)->ptr, KEY(1)->len,
                                       ARG(1)->ptr, ARG(1)->len, lease, &pttl, &token);
     if (r == STORE_LOCK_FALLBACK) return 0;
@@ -76,6 +126,21 @@ typedef struct unlock_shape {
     int missing_is_freed; /* Redisson <= 3.10.5: no key publishes and returns 1 */
 } unlock_shape;
 
+/* An owner's unlock: hincrby -1, then pexpire (still held) or del, then
+ * the latch's set ... px, logged as SET ... PXAT. */
+static void log_release(const script_call *call, long long r, int latch)
+{
+    log_hash(call, "hincrby", ARG(2), "-1");
+    if (r == 0) log_pexpire(call, KEY(0));
+    else log_del(call, KEY(0));
+    if (!latch) return;
+    store_key *k = store_lookup(db(call), KEY(2)->ptr, KEY(2)->len);
+    char n[24];
+    size_t nl = store_ll2str(n, k ? (long long)store_key_deadline(k) : 0LL);
+    resp_slice set[5] = {{"SET", 3}, *KEY(2), {r ? "1" : "0", 1}, {"PXAT", 4}, {n, nl}};
+    log_cmd(call, 5, set);
+}
+
 /* KEYS = lock, channel[, latch]; ARGV[1]=message, ARGV[2]=lease,
  * ARGV[3]=owner. nil: not the owner; 0: still held; 1: freed. */
 static int rlock_unlock_shaped(const script_call *call, const unlock_shape *u)
@@ -99,9 +164,11 @@ static int rlock_unlock_shaped(const script_call *call, const unlock_shape *u)
             return 1;
         }
     }
+    int released = 0;
     if (u->missing_is_freed && !store_lock_exists(s, KEY(0)->ptr, KEY(0)->len)) {
         r = 1;
     } else {
+        released = 1;
         r = store_lock_release(s, KEY(0)->ptr, KEY(0)->len, ARG(2)->ptr, ARG(2)->len, lease);
         if (r == STORE_LOCK_FALLBACK) return 0;
         if (r == -1) {
@@ -111,6 +178,8 @@ static int rlock_unlock_shaped(const script_call *call, const unlock_shape *u)
     }
     if (r == 1) script_publish(call->c->srv, pub, name, KEY(1), ARG(0));
     if (u->latch_ttl_arg >= 0) store_lock_latch_set(s, KEY(2)->ptr, KEY(2)->len, r, latch_ttl);
+    if (logging(call) && !(u->missing_is_freed && r == 1 && !released))
+        log_release(call, r, u->latch_ttl_arg >= 0);
     reply_int(call->c, r);
     return 1;
 }
@@ -152,6 +221,7 @@ static int rlock_renew(const script_call *call)
     if (!has(call, 1, 2) || !ttl_arg(call, 0, &lease)) return 0;
     int r = store_lock_renew(db(call), KEY(0)->ptr, KEY(0)->len, ARG(1)->ptr, ARG(1)->len, lease);
     if (r == STORE_LOCK_FALLBACK) return 0;
+    if (r == 1 && logging(call)) log_pexpire(call, KEY(0));
     reply_int(call->c, r);
     return 1;
 }
@@ -162,7 +232,7 @@ static int rlock_renew(const script_call *call)
 static int rlock_renew_batch(const script_call *call)
 {
     long long lease;
-    if (!has(call, 0, call->nkeys + 1) || !ttl_arg(call, 0, &lease)) return 0;
+    if (logging(call) || !has(call, 0, call->nkeys + 1) || !ttl_arg(call, 0, &lease)) return 0;   /* logged by Lua */
     store *s = db(call);
     for (int i = 0; i < call->nkeys; i++) {
         store_key *k = store_lookup(s, KEY(i)->ptr, KEY(i)->len);
@@ -183,6 +253,7 @@ static int rlock_force_unlock_with(const script_call *call, int publish_arg)
     const command *pub = script_publish_command(name);
     if (!pub) return 0;
     int r = store_lock_delete(db(call), KEY(0)->ptr, KEY(0)->len);
+    if (r && logging(call)) log_del(call, KEY(0));
     if (r) script_publish(call->c->srv, pub, name, KEY(1), ARG(0));
     reply_int(call->c, r);
     return 1;
@@ -199,6 +270,7 @@ static int token_release(const script_call *call)
     if (!has(call, 1, 1)) return 0;
     int r = store_lock_token_delete(db(call), KEY(0)->ptr, KEY(0)->len, ARG(0)->ptr, ARG(0)->len);
     if (r == STORE_LOCK_FALLBACK) return 0;
+    if (r == 1 && logging(call)) log_del(call, KEY(0));
     reply_int(call->c, r);
     return 1;
 }
@@ -211,6 +283,7 @@ static int token_refresh(const script_call *call)
     int r = store_lock_token_pexpire(db(call), KEY(0)->ptr, KEY(0)->len,
                                      ARG(0)->ptr, ARG(0)->len, lease);
     if (r == STORE_LOCK_FALLBACK) return 0;
+    if (r == 1 && logging(call)) log_pexpire(call, KEY(0));
     reply_int(call->c, r);
     return 1;
 }
@@ -219,7 +292,7 @@ static int token_refresh(const script_call *call)
  * All keys are checked first (GET would raise WRONGTYPE mid-loop). */
 static int redlock_release(const script_call *call)
 {
-    if (!has(call, 0, 1)) return 0;
+    if (logging(call) || !has(call, 0, 1)) return 0;   /* logged by Lua */
     store *s = db(call);
     for (int i = 0; i < call->nkeys; i++)
         if (store_lock_token_matches(s, KEY(i)->ptr, KEY(i)->len, ARG(0)->ptr, ARG(0)->len) ==

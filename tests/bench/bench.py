@@ -20,6 +20,9 @@ noisy machine hits both alike. Sections (--sections, default all):
               and used_memory growth, fresh server each
   rdb         the dump file of 1M held locks: BGSAVE time and the parent's
               RSS growth during it, file size, and start-up time loading it
+  aof         appendonly yes on both: SET and EVALSHA lock at -P16 and -P1
+              with appendfsync always, and with everysec beside latchd
+              without persistence (fresh servers in a temp dir each run)
   expiry      tests/bench/expired_lateness.py: 100k keys expiring over 2 s,
               lateness of the "expired" events p50/p99/max
   startup     exec -> first PING reply, median of 20
@@ -50,6 +53,7 @@ the chart), results.csv and ratios.png (gnuplot), and prints the report.
 """
 
 import argparse
+import copy
 import csv
 import datetime
 import hashlib
@@ -79,7 +83,7 @@ FCALL_LIB = ("#!lua name=benchlib\nredis.register_function('hexists_fn', functio
 TICK = os.sysconf("SC_CLK_TCK")
 SERVER_CORE, LOAD_CORE = 0, 1
 KINDS = ("latchd", "redis")
-SECTIONS = ("throughput", "handoff", "memory", "sets", "rdb", "expiry", "startup", "wheel", "queue", "tls",
+SECTIONS = ("throughput", "handoff", "memory", "sets", "rdb", "aof", "expiry", "startup", "wheel", "queue", "tls",
             "streams")
 QUICK_WORKLOADS = r"^(GET|SET|EVALSHA lock|EVAL lock text|EVALSHA Lua-only)$"
 # redis-benchmark's default tests (issue 17's table): each runs alone on a
@@ -766,6 +770,43 @@ def section_rdb(opt, res):
     return label
 
 
+AOF_WORKLOADS = [("SET", ["-t", "set"]),
+                 ("EVALSHA lock", ["evalsha", LOCK_SHA, "1", "lock:__rand_int__", "30000", "owner:1"])]
+
+
+def section_aof(opt, res):
+    """Both servers with the same AOF settings, a fresh directory per run;
+    everysec is also set beside latchd without persistence."""
+    runs = [("always", 16), ("always", 1), ("everysec", 16)]
+    for name, args in AOF_WORKLOADS:
+        for fsync, pipeline in runs:
+            kinds = [(k, ["--appendonly", "yes", "--appendfsync", fsync]) for k in KINDS]
+            if fsync == "everysec":
+                kinds.append(("latchd-nopersist", []))
+            got = {k: [] for k, _ in kinds}
+            # an fsync per loop iteration: a few thousand requests/s at -P1
+            sized = copy.copy(opt)
+            sized.requests = min(opt.requests, 20000 if fsync == "always" and pipeline == 1 else 200000)
+            for _ in range(opt.rounds):
+                for kind, extra in kinds:
+                    d = tempfile.mkdtemp(prefix="bench-aof-")
+                    try:
+                        s = Server(kind.split("-")[0], opt, ["--dir", d] + extra)
+                        try:
+                            cli(s.port, "SCRIPT", "LOAD", vector(LOCK_SHA))
+                            got[kind].append(run_redis_benchmark(s, args, pipeline, sized)[0])
+                        finally:
+                            s.stop()
+                    finally:
+                        shutil.rmtree(d, ignore_errors=True)
+            med = {k: statistics.median(v) for k, v in got.items()}
+            res.add("aof", "%s -P%d appendfsync %s rps" % (name, pipeline, fsync), med["latchd"],
+                    med["redis"], "requests/s")
+            if fsync == "everysec":
+                res.add("aof", "%s -P%d everysec vs no persistence rps" % (name, pipeline), med["latchd"],
+                        med["latchd-nopersist"], "requests/s (redis column: latchd without AOF)")
+
+
 def section_expiry(servers, opt, res):
     got = {}
     for kind in KINDS:
@@ -930,6 +971,14 @@ def target_rows(res, opt, labels):
     row("dump file of held locks: BGSAVE time, file size, load time", None if not done else
         ", ".join("%.2f×" % (l / r) for l, r in done), "each ≤ redis-server",
         None if not done else all(l <= r for l, r in done))
+    for name, _ in AOF_WORKLOADS:
+        for p, want in ((16, 2.0), (1, 1.0)):
+            l, rr = res.get("%s -P%d appendfsync always rps" % (name, p))
+            row("AOF always: %s -P%d" % (name, p), None if l is None else "%.2f× (%.0f vs %.0f)" % (l / rr, l, rr),
+                "≥ %.1f× redis-server" % want, None if l is None else l / rr >= want)
+        l, rr = res.get("%s -P16 everysec vs no persistence rps" % name)
+        row("AOF everysec: %s -P16 vs latchd without AOF" % name, None if l is None else "%.2f×" % (l / rr),
+            "≥ 0.90×", None if l is None else l / rr >= 0.9)
     l, rr = res.get("%s p99" % labels.get("expiry", "?"))
     row("expired-event lateness p99", None if l is None else "%.1f ms (redis %.1f ms)" % (l, rr),
         "≤ 2 ms", None if l is None else l <= 2)
@@ -1157,6 +1206,9 @@ def main(argv):
         if "rdb" in opt.sections:
             print("dump file", file=sys.stderr)
             labels["rdb"] = section_rdb(opt, res)
+        if "aof" in opt.sections:
+            print("append-only file", file=sys.stderr)
+            section_aof(opt, res)
         if "startup" in opt.sections:
             print("start-up", file=sys.stderr)
             section_startup(opt, res)

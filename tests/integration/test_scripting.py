@@ -485,6 +485,20 @@ def test_busy_script_kill_from_a_new_connection_even_under_pcall(server_factory)
     assert other.cmd("PING") == b"+PONG\r\n"
 
 
+def test_busy_script_still_delivers_what_others_were_sent(server_factory):
+    # Output waiting when the script went busy (here a message the script
+    # published before looping) leaves while it runs, as Redis flushes
+    # in processEventsWhileBlocked: a client may be waiting on it.
+    srv = server_factory()
+    sub = srv.raw(timeout=10)
+    assert parse(sub.cmd("SUBSCRIBE", "ch")) == [b"subscribe", b"ch", 1]
+    body = "redis.call('publish', 'ch', 'hello') " + LOOP_FOREVER
+    looper, other = start_busy(srv, body)
+    assert parse(sub.read_reply(timeout=5)) == [b"message", b"ch", b"hello"]
+    assert other.cmd("SCRIPT", "KILL") == b"+OK\r\n"
+    assert looper.read_reply() == script_err("ERR Script killed by user with SCRIPT KILL...", body)
+
+
 def test_busy_write_script_is_unkillable(server_factory):
     srv = server_factory()
     body = "redis.call('set', 'w', '1') " + LOOP_FOREVER

@@ -1,0 +1,54 @@
+/* disk_fault.c - an LD_PRELOAD shim for the AOF fault tests: while the file
+ * named by $LATCHD_FAULT_FILE exists, write() to an AOF incr file fails
+ * with ENOSPC and fsync()/fdatasync() of one with EIO, as a full or broken
+ * disk would. Any server (latchd, redis-server) runs under it unchanged. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+/* Only while the switch file is there, and only for the AOF's incr files:
+ * the log, sockets and the RDB keep working. */
+static int failing(int fd)
+{
+    const char *sw = getenv("LATCHD_FAULT_FILE");
+    if (!sw || access(sw, F_OK) != 0) return 0;
+    char link[64], path[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, path, sizeof path - 1);
+    if (n <= 0) return 0;
+    path[n] = '\0';
+    return strstr(path, ".incr") != NULL;
+}
+
+__attribute__((visibility("default"))) ssize_t write(int fd, const void *buf, size_t count)
+{
+    static ssize_t (*real)(int, const void *, size_t);
+    if (!real) real = (ssize_t(*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+    if (failing(fd)) {
+        errno = ENOSPC;
+        return -1;
+    }
+    return real(fd, buf, count);
+}
+
+/* fsync and fdatasync: EIO while failing, else the real call. */
+static int sync_or_fail(const char *name, int fd)
+{
+    int (*real)(int) = (int (*)(int))dlsym(RTLD_NEXT, name);
+    if (failing(fd)) {
+        errno = EIO;
+        return -1;
+    }
+    return real(fd);
+}
+
+__attribute__((visibility("default"))) int fdatasync(int fd) { return sync_or_fail("fdatasync", fd); }
+__attribute__((visibility("default"))) int fsync(int fd) { return sync_or_fail("fsync", fd); }
