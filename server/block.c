@@ -43,6 +43,9 @@ struct block_state {
     int type;                       /* BLOCK_* */
     int rerun;                      /* a postponed command runs again when unparked */
     block_serve_fn serve;
+    block_stream_fn sserve;         /* BLOCK_STREAM's serve */
+    char *data;                     /* BLOCK_STREAM's state (block_stream_data) */
+    size_t data_cap;
     wheel_node timer;               /* armed when a deadline is set */
     block_waiter *w;
     int nw, wcap;
@@ -220,6 +223,7 @@ static void park(client *c, struct block_state *b, int type, uint64_t deadline)
     b->type = type;
     c->flags |= CLIENT_BLOCKED;
     s->blocked_clients++;
+    if (type == BLOCK_STREAM) s->blocked_streams++;
     if (deadline) {
         wheel_add(&s->block->wheel, &b->timer, deadline);
         s->block->timed++;
@@ -262,6 +266,20 @@ void block_for_keys(client *c, int type, int first, int n, uint64_t deadline, bl
     park(c, b, type, deadline);
 }
 
+void *block_for_stream(client *c, int first, int n, uint64_t deadline, block_stream_fn serve, size_t len)
+{
+    block_for_keys(c, BLOCK_STREAM, first, n, deadline, NULL);
+    struct block_state *b = c->blk;
+    b->sserve = serve;
+    if (len > b->data_cap) {
+        b->data = mem_realloc(b->data, len);
+        b->data_cap = len;
+    }
+    return b->data;
+}
+
+void *block_stream_data(const client *c) { return c->blk->data; }
+
 void block_for_wait(client *c, uint64_t deadline)
 {
     struct block_state *b;
@@ -301,6 +319,7 @@ static void unpark(client *c)
         bs->timed--;
     }
     if (b->type == BLOCK_PAUSED) queue_remove(&bs->paused, c);
+    if (b->type == BLOCK_STREAM) s->blocked_streams--;
     b->type = BLOCK_NONE;
     c->flags &= ~CLIENT_BLOCKED;
     s->blocked_clients--;
@@ -346,6 +365,7 @@ void block_state_free(client *c)
     struct block_state *b = c->blk;
     if (!b) return;
     free(b->w);
+    free(b->data);
     free(b->argv);
     resp_buf_free(&b->bytes);
     free(b);
@@ -379,7 +399,9 @@ static void swap_visit(store_dict_node *n, void *ctx)
     swap_scan *sc = ctx;
     block_key *bk = (block_key *)n;
     store_presence p = store_peek(sc->st, bk->key, n->keylen);
-    if (p == STORE_ABSENT) return;
+    /* a stream key gone: its XREADGROUP waiters are told (Redis's
+     * scanDatabaseForDeletedStreams) */
+    if (p == STORE_ABSENT && !sc->s->blocked_streams) return;
     /* the type is checked when served: a key past its deadline is
      * reclaimed then, as Redis's lookup does */
     block_key_signal(sc->s, sc->db, bk->key, n->keylen);
@@ -396,8 +418,31 @@ void block_db_swapped(server *s, int a, int b)
     }
 }
 
+typedef struct flush_scan {
+    server *s;
+    int db;
+} flush_scan;
+
+static void flush_visit(store_dict_node *n, void *ctx)
+{
+    flush_scan *fs = ctx;
+    block_key_signal(fs->s, fs->db, ((block_key *)n)->key, n->keylen);
+}
+
+void block_db_flushed(server *s, int db)
+{
+    struct block_server *bs = s->block;
+    if (!bs || !s->blocked_streams) return;
+    for (int i = db < 0 ? 0 : db; i < (db < 0 ? s->ndbs : db + 1); i++) {
+        flush_scan fs = {s, i};
+        if (store_dict_size(&bs->keys[i])) store_dict_foreach(&bs->keys[i], flush_visit, &fs);
+    }
+}
+
 /* Serve bk's waiters of the key's type, first blocked first, while the
- * key has data; a served client leaves every key it waited on. */
+ * key has data; a served client leaves every key it waited on. Stream
+ * waiters decide for themselves (new entries, or an XREADGROUP's key or
+ * group gone), whatever the key holds now. */
 static void serve_key(server *s, block_key *bk)
 {
     store *st = server_db_if_used(s, bk->db);
@@ -406,13 +451,17 @@ static void serve_key(server *s, block_key *bk)
     for (block_waiter *w = bk->head, *next; w; w = next) {
         next = w->next;
         store_key *k = st ? store_lookup(st, key.ptr, key.len) : NULL;
-        if (!k) break;
-        store_type ty = store_key_type(k);
-        int want = ty == STORE_LIST ? BLOCK_LIST : ty == STORE_ZSET ? BLOCK_ZSET : BLOCK_NONE;
-        if (want == BLOCK_NONE) break;
         client *c = w->c;
         struct block_state *b = c->blk;
-        if (b->type != want) continue;
+        if (b->type != BLOCK_STREAM) {
+            store_type ty = k ? store_key_type(k) : STORE_STRING;
+            int want = !k ? BLOCK_NONE : ty == STORE_LIST ? BLOCK_LIST : ty == STORE_ZSET ? BLOCK_ZSET : BLOCK_NONE;
+            if (want == BLOCK_NONE) {
+                if (s->blocked_streams) continue;   /* a stream waiter further on may still be served */
+                break;
+            }
+            if (b->type != want) continue;
+        }
         resp_slice *argv = c->argv;
         int argc = c->argc;
         c->argv = b->argv;
@@ -421,13 +470,17 @@ static void serve_key(server *s, block_key *bk)
         s->current_client = c;
         size_t mark = c->out.len;
         uint64_t t0 = stats_ticks();
-        serve_logged(c, k, &key, b->serve);
-        count_finished(c, mark, t0, 0);
-        if (s->tracking_clients) tracking_after_command(c);   /* its invalidations after its reply */
+        int served = 1;
+        if (b->type == BLOCK_STREAM) served = b->sserve(c, k, &key);
+        else serve_logged(c, k, &key, b->serve);
+        if (served) {
+            count_finished(c, mark, t0, 0);
+            if (s->tracking_clients) tracking_after_command(c);   /* its invalidations after its reply */
+        }
         s->current_client = outer;
         c->argv = argv;
         c->argc = argc;
-        unpark_and_queue(c);
+        if (served) unpark_and_queue(c);
     }
     bk->serving = 0;
     key_free_if_idle(s, bk);

@@ -175,6 +175,7 @@ void server_flush_all(server *s)
         store *db = server_db_if_used(s, i);
         if (db) store_flush(db);
     }
+    block_db_flushed(s, -1);
     tracking_flushed(s);   /* Redis's emptyData: the null invalidation, the table emptied */
 }
 

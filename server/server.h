@@ -280,6 +280,7 @@ struct server {
     struct watch_registry *watching;   /* WATCHed keys and their watchers (multi.c) */
     struct block_server *block;  /* blocked clients, ready keys, timeouts, pause (block.c); NULL until first used */
     size_t blocked_clients;      /* parked clients (INFO blocked_clients): 0 keeps key events free of block work */
+    size_t blocked_streams;      /* of them, XREAD/XREADGROUP waiters */
     int block_ready;             /* keys are ready: serve their waiters after the command */
     int clients_paused;          /* CLIENT PAUSE is on: dispatch asks block.c about each command */
     size_t watched_keys;         /* distinct keys WATCHed: 0 keeps writes free of WATCH work */
@@ -557,7 +558,7 @@ static inline void server_key_modified(server *s, int db, const char *key, size_
 /* FLUSHALL without the reply: every database emptied, WATCHers and tracking clients told. */
 void server_flush_all(server *s);
 /* block.c: blocking commands (Redis's blocked.c), CLIENT PAUSE, CLIENT UNBLOCK. */
-enum { BLOCK_NONE = 0, BLOCK_LIST, BLOCK_ZSET, BLOCK_PAUSED, BLOCK_WAIT };
+enum { BLOCK_NONE = 0, BLOCK_LIST, BLOCK_ZSET, BLOCK_PAUSED, BLOCK_WAIT, BLOCK_STREAM };
 /* What a served waiter does with the key that became ready: serve(c, k,
  * key) replies and pops for c (a list or zset waiter, of the right type,
  * k non-empty). */
@@ -585,14 +586,27 @@ void block_pop_or_wait(client *c, int type, int first, int n, int timeout_idx, b
  * type (BLOCK_LIST or BLOCK_ZSET) until deadline (0: forever); serve runs
  * when one is ready. c's argv is copied: serve reads it as c->argv. */
 void block_for_keys(client *c, int type, int first, int n, uint64_t deadline, block_serve_fn serve);
+/* XREAD/XREADGROUP's wait (BLOCK_STREAM) on keys argv[first..first+n):
+ * serve(c, k, key) runs whenever a key it waits on changes (k NULL if the
+ * key is gone, of any type otherwise) and returns 1 if it replied (c is
+ * then unblocked), 0 to keep waiting. Returns len bytes kept with c's
+ * block state for the command's own use (block_stream_data), until the
+ * next block. */
+typedef int (*block_stream_fn)(client *c, store_key *k, const resp_slice *key);
+void *block_for_stream(client *c, int first, int n, uint64_t deadline, block_stream_fn serve, size_t len);
+void *block_stream_data(const client *c);
 /* WAIT with replicas to wait for: none ever acknowledge, so c waits
  * until deadline (0: forever) or CLIENT UNBLOCK, and gets 0. */
 void block_for_wait(client *c, uint64_t deadline);
 /* A key of database db changed: waiters on it get served after the
  * current command. The caller tests s->blocked_clients first. */
 void block_key_signal(server *s, int db, const char *key, size_t klen);
-/* SWAPDB a b: keys now holding data are ready for a's and b's waiters. */
+/* SWAPDB a b: keys now holding data are ready for a's and b's waiters
+ * (and, with stream waiters, the keys gone too). */
 void block_db_swapped(server *s, int a, int b);
+/* FLUSHDB (db) or FLUSHALL (-1): stream waiters' keys are ready, so
+ * XREADGROUP's learn their key is gone. */
+void block_db_flushed(server *s, int db);
 /* Serve the waiters of every ready key (Redis's handleClientsBlockedOnKeys),
  * after a top-level command. */
 void block_handle_ready(server *s);

@@ -185,6 +185,7 @@ static int command_keys(const client *c, int *first, int *step)
         *first = 3;   /* the script's declared keys, after its numkeys */
         return numkeys_at(c, 2);
     }
+    if (cmd->proc == cmd_xread) return stream_xread_keys(c->argv, c->argc, first);
     if (cmd->flags & CMD_MOVABLE_KEYS) {
         if (cmd->first_key > 0) {   /* SORT_RO: its key, the BY/GET patterns are none */
             *first = cmd->first_key;

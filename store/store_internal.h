@@ -243,6 +243,9 @@ void store_set_key_dup(store *s, store_key *dst, const store_key *src);
 void store_stream_key_init(store *s, store_key *k);
 void store_stream_key_free(store *s, store_key *k);
 void store_stream_key_dup(store *s, store_key *dst, const store_key *src);
+/* stream_group.c: a stream's consumer groups freed, or copied into dst */
+void store_stream_groups_free(store *s, store_stream *st);
+void store_stream_groups_dup(store *s, store_stream *dst, const store_stream *src);
 
 /* A dict allocates its buckets itself: charge used_memory with the change
  * in their size since `before` (a store_dict_mem taken earlier). */

@@ -412,6 +412,16 @@ void cmd_xlen(client *c);
 void cmd_xdel(client *c);
 void cmd_xsetid(client *c);
 void cmd_xread(client *c);
+void cmd_xreadgroup(client *c);
+/* XREAD/XREADGROUP's keys as their key spec finds them: the first half of
+ * what follows STREAMS; how many, from argv[*first] on (0: none). */
+int stream_xread_keys(const resp_slice *argv, int argc, int *first);
+void cmd_xgroup(client *c);
+extern const command xgroup_subcommands[];
+void cmd_xack(client *c);
+void cmd_xpending(client *c);
+void cmd_xclaim(client *c);
+void cmd_xautoclaim(client *c);
 void cmd_xinfo(client *c);
 extern const command xinfo_subcommands[];
 

@@ -13,10 +13,6 @@ void cmd_dump(client *c)
         reply_null(c);
         return;
     }
-    if (store_key_type(k) == STORE_STREAM) {
-        reply_error(c, "ERR DUMP of stream values is not supported yet");
-        return;
-    }
     persist_opts o = rdb_opts(c->srv);
     persist_buf b = {0};
     persist_dump(k, &o, &b);

@@ -222,12 +222,8 @@ void cmd_migrate(client *c)
         const resp_slice *name = &c->argv[o.first_key + j];
         if ((keys[n] = db_lookup_read(c, name))) names[n++] = name;
     }
-    int streams = 0;
-    for (int i = 0; i < n; i++) streams |= store_key_type(keys[i]) == STORE_STREAM;
     if (n == 0) {
         reply_status(c, "NOKEY");
-    } else if (streams) {
-        reply_error(c, "ERR MIGRATE of stream values is not supported yet");   /* as DUMP */
     } else {
         resp_buf req;
         resp_buf_init(&req);

@@ -472,6 +472,11 @@ static int command_keys(const command *cmd, const resp_slice *argv, int argc, in
         for (int i = 0; i < nk; i++) keys[n++] = 3 + i;
         return n;
     }
+    if (cmd->proc == cmd_xread || cmd->proc == cmd_xreadgroup) {
+        int first, nstreams = stream_xread_keys(argv, argc, &first);
+        for (int i = 0; i < nstreams; i++) keys[n++] = first + i;
+        return nstreams ? n : -1;
+    }
     if (cmd->flags & CMD_MOVABLE_KEYS && cmd->first_key == 0) {   /* numkeys first: ZUNION, LMPOP, SINTERCARD */
         if (!numkeys_at(argv, argc, 1, &nk) || nk == 0) return -1;
         for (int i = 0; i < nk; i++) keys[n++] = 2 + i;
@@ -654,6 +659,7 @@ void cmd_flushdb(client *c)
     if (!flush_mode_ok(c, 1)) return;
     multi_db_touched(c->srv, c->db, -1);
     store_flush(client_db(c));
+    block_db_flushed(c->srv, c->db);
     tracking_flushed(c->srv);
     reply_ok(c);
 }

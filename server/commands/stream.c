@@ -1,6 +1,7 @@
-/* stream.c - stream commands (XADD ... XREAD): Redis 7.0's ID rules,
- * trimming options, replies and error texts, over store/stream.h. */
+/* stream.c - stream commands (XADD ... XREAD, consumer groups, blocking
+ * reads): Redis 7.0's ID rules, options, replies and error texts, over store/stream.h. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,7 @@ static int parse_ull(const char *s, unsigned long long *out)
     return !(errno == EINVAL || errno == ERANGE || !(*s && !*end));
 }
 
-/* Redis's streamGenericParseIDOrReply: "-" / "+" (unless strict),
+/* Redis's streamGenericParseIDOrReply (c NULL: no reply): "-" / "+" (unless strict),
  * "<ms>" (seq = missing_seq) or "<ms>-<seq>", and with seq_given
  * "<ms>-*" (*seq_given = 0). */
 static int parse_id(client *c, const resp_slice *a, store_sid *id, uint64_t missing_seq, int strict,
@@ -64,7 +65,7 @@ static int parse_id(client *c, const resp_slice *a, store_sid *id, uint64_t miss
     id->seq = seq;
     return 1;
 invalid:
-    reply_error(c, "ERR Invalid stream ID specified as stream command argument");
+    if (c) reply_error(c, "ERR Invalid stream ID specified as stream command argument");
     return 0;
 }
 
@@ -441,12 +442,174 @@ void cmd_xsetid(client *c)
     db_notify(c, STORE_EV_STREAM, "xsetid", &c->argv[1]);
 }
 
-/* ---- XREAD ---- */
+/* ---- consumer groups: delivery (Redis's streamReplyWithRange with a group) ---- */
 
-void cmd_xread(client *c)
+/* The consumer name of g, seen now, or made (with its event). */
+static store_sconsumer *consumer_get(client *c, store_sgroup *g, const resp_slice *name, const resp_slice *key,
+                                     uint64_t now)
 {
-    long long count = 0;
-    int sarg = 0, nstreams = 0, block = 0;
+    store_sconsumer *con = store_sconsumer_find(g, name->ptr, name->len);
+    if (con) {
+        con->seen_time = now;
+        return con;
+    }
+    con = store_sconsumer_create(client_db(c), g, name->ptr, name->len, now);
+    db_notify(c, STORE_EV_STREAM, "xgroup-createconsumer", key);
+    return con;
+}
+
+typedef struct deliver_ctx {
+    client *c;
+    store_stream *st;
+    store_sgroup *g;
+    store_sconsumer *con;
+    int noack;
+    uint64_t now;
+} deliver_ctx;
+
+/* The group's last ID and read counter follow the entry, which becomes
+ * pending for the consumer (taken from another one if XGROUP SETID made
+ * it deliverable again). */
+static int deliver_entry(const store_sentry *e, void *ctx)
+{
+    deliver_ctx *d = ctx;
+    store_sgroup *g = d->g;
+    if (store_sid_cmp(e->id, g->last_id) > 0) {
+        if (g->entries_read != STORE_SCG_INVALID_READ && !store_stream_has_tombstones(d->st, e->id, NULL))
+            g->entries_read++;
+        else if (d->st->entries_added)
+            g->entries_read = store_stream_distance(d->st, e->id);
+        g->last_id = e->id;
+    }
+    reply_entry(e, d->c);
+    if (!d->noack) {
+        store *db = client_db(d->c);
+        int created;
+        store_snack *n = store_sidmap_put(db, &g->pel, e->id, &created);
+        store_snack_assign(db, n, e->id, d->con);
+        n->delivery_time = d->now;
+        n->delivery_count = 1;
+    }
+    return 0;
+}
+
+/* A consumer's history: its pending IDs after start, each entry (or a
+ * null for one deleted since), delivered once more. */
+static void deliver_history(client *c, const store_stream *st, store_sgroup *g, store_sconsumer *con, store_sid start,
+                            size_t count, uint64_t now)
+{
+    store_sidmap_it it;
+    store_sid id;
+    size_t n = 0;
+    store_sidmap_seek(&con->pel, start, &it);
+    while ((!count || n < count) && store_sidmap_next(&con->pel, &it, &id, NULL)) n++;
+    reply_array(c, (long long)n);
+    store_sidmap_seek(&con->pel, start, &it);
+    for (size_t i = 0; i < n && store_sidmap_next(&con->pel, &it, &id, NULL); i++) {
+        if (store_stream_range(st, id, id, 0, 1, reply_entry, c)) {
+            store_snack *nk = store_sidmap_get(&g->pel, id);
+            nk->delivery_time = now;
+            nk->delivery_count++;
+        } else {
+            reply_array(c, 2);
+            reply_id(c, id);
+            reply_null_array(c);
+        }
+    }
+}
+
+/* One stream's part of an XREAD/XREADGROUP reply: its name and its
+ * entries after gt (a group's: delivered to consumer cname). */
+static void xread_reply_stream(client *c, store_key *k, const resp_slice *key, store_sid gt, size_t count,
+                               store_sgroup *g, const resp_slice *cname, int noack, int history)
+{
+    store_stream *st = store_stream_of(k);
+    store_sid start = gt;
+    id_incr(&start);
+    if (c->proto == 2) reply_array(c, 2);
+    reply_bulk(c, key->ptr, key->len);
+    if (!g) {
+        reply_range(c, st, start, SID_MAX, 0, count);
+        return;
+    }
+    uint64_t now = server_now_ms(c->srv);
+    store_sconsumer *con = consumer_get(c, g, cname, key, now);
+    if (history) {
+        deliver_history(c, st, g, con, start, count, now);
+    } else {
+        size_t n = store_stream_range(st, start, SID_MAX, 0, count, count_entry, NULL);
+        reply_array(c, (long long)n);
+        deliver_ctx d = {c, st, g, con, noack, now};
+        store_stream_range(st, start, SID_MAX, 0, n, deliver_entry, &d);
+    }
+    c->srv->dirty++;
+}
+
+/* ---- XREAD / XREADGROUP ---- */
+
+/* What a blocked XREAD/XREADGROUP keeps (block_stream_data). */
+typedef struct xread_wait {
+    int sarg, nstreams, gidx, noack;   /* gidx: the group name's argv index, 0 for XREAD */
+    size_t count;
+    store_sid ids[];
+} xread_wait;
+
+#define XREAD_BLOCKED_DEFAULT_COUNT 1000
+
+static int slice_eq(const resp_slice *a, const resp_slice *b)
+{
+    return a->len == b->len && !memcmp(a->ptr, b->ptr, a->len);
+}
+
+/* Redis's serveClientsBlockedOnStreamKey for one waiter (and
+ * unblockDeletedStreamReadgroupClients): 1 if it replied. */
+static int xread_serve_blocked(client *c, store_key *k, const resp_slice *key)
+{
+    xread_wait *x = block_stream_data(c);
+    int i = 0;
+    while (i < x->nstreams && !slice_eq(&c->argv[x->sarg + i], key)) i++;
+    if (i == x->nstreams) return 0;
+    int is_stream = k && store_key_type(k) == STORE_STREAM;
+    if (!is_stream) {
+        if (!x->gidx) return 0;
+        reply_error(c, "UNBLOCKED the stream key no longer exists");
+        return 1;
+    }
+    store_stream *st = store_stream_of(k);
+    store_sgroup *g = NULL;
+    store_sid gt = x->ids[i];
+    if (x->gidx) {
+        g = store_sgroup_find(st, c->argv[x->gidx].ptr, c->argv[x->gidx].len);
+        if (!g) {
+            reply_error(c, "NOGROUP the consumer group this client was blocked on no longer exists");
+            return 1;
+        }
+        gt = g->last_id;
+    }
+    if (store_sid_cmp(st->last, gt) <= 0) return 0;
+    if (c->proto == 2) {
+        reply_array(c, 1);
+    } else {
+        reply_map(c, 1);
+    }
+    xread_reply_stream(c, k, key, gt, x->count, g, x->gidx ? &c->argv[x->gidx + 1] : NULL, x->noack, 0);
+    return 1;
+}
+
+typedef struct last_ctx {
+    store_sid last;
+} last_ctx;
+
+static int note_last(const store_sentry *e, void *ctx)
+{
+    ((last_ctx *)ctx)->last = e->id;
+    return 0;
+}
+
+static void xread_generic(client *c, int xreadgroup)
+{
+    long long count = 0, timeout = -1;
+    int sarg = 0, nstreams = 0, gidx = 0, noack = 0;
     for (int i = 1; i < c->argc; i++) {
         int more = c->argc - i - 1;
         const resp_slice *a = &c->argv[i];
@@ -456,9 +619,7 @@ void cmd_xread(client *c)
                              c->argv[0].ptr);
                 return;
             }
-            long long timeout;
             if (!block_ms_or_reply(c, &c->argv[i + 1], &timeout)) return;
-            block = 1;
             i++;
         } else if (arg_is(a, "count") && more) {
             if (!arg_ll_or_reply(c, &c->argv[++i], &count)) return;
@@ -473,11 +634,18 @@ void cmd_xread(client *c)
             nstreams /= 2;
             break;
         } else if (arg_is(a, "group") && more >= 2) {
-            reply_error(c, "ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.");
-            return;
+            if (!xreadgroup) {
+                reply_error(c, "ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.");
+                return;
+            }
+            gidx = i + 1;
+            i += 2;
         } else if (arg_is(a, "noack")) {
-            reply_error(c, "ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.");
-            return;
+            if (!xreadgroup) {
+                reply_error(c, "ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.");
+                return;
+            }
+            noack = 1;
         } else {
             reply_syntax_error(c);
             return;
@@ -487,54 +655,638 @@ void cmd_xread(client *c)
         reply_syntax_error(c);
         return;
     }
+    if (xreadgroup && !gidx) {
+        reply_error(c, "ERR Missing GROUP option for XREADGROUP");
+        return;
+    }
     /* Check every key and ID before replying: the IDs after "$" resolve now. */
-    store_sid stack[16];
-    store_sid *ids = nstreams <= 16 ? stack : malloc((size_t)nstreams * sizeof *ids);
-    int ready = 0;
+    enum { STACK = 16 };
+    store_sid stack[STACK], gstack[STACK];
+    store_sgroup *grstack[STACK];
+    char hstack[STACK];
+    int big = nstreams > STACK;
+    store_sid *ids = big ? malloc((size_t)nstreams * sizeof *ids) : stack;
+    store_sid *gts = big ? malloc((size_t)nstreams * sizeof *gts) : gstack;
+    store_sgroup **groups = big ? malloc((size_t)nstreams * sizeof *groups) : grstack;
+    char *serve = big ? malloc((size_t)nstreams) : hstack;   /* 0 no, 1 new entries, 2 history */
+    const resp_slice *gname = gidx ? &c->argv[gidx] : NULL;
     for (int i = 0; i < nstreams; i++) {
-        const resp_slice *a = &c->argv[sarg + nstreams + i];
-        store_key *k = store_lookup(client_db(c), c->argv[sarg + i].ptr, c->argv[sarg + i].len);
+        const resp_slice *a = &c->argv[sarg + nstreams + i], *key = &c->argv[sarg + i];
+        store_key *k = store_lookup(client_db(c), key->ptr, key->len);
         if (!db_check_type(c, k, STORE_STREAM)) goto out;
+        groups[i] = NULL;
+        if (gname) {
+            if (!k || !(groups[i] = store_sgroup_find(store_stream_of(k), gname->ptr, gname->len))) {
+                reply_errorf(c, "NOGROUP No such key '%.*s' or consumer group '%.*s' in XREADGROUP with GROUP option",
+                             (int)key->len, key->ptr, (int)gname->len, gname->ptr);
+                goto out;
+            }
+        }
         if (a->len == 1 && a->ptr[0] == '$') {
+            if (xreadgroup) {
+                reply_error(c, "ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history "
+                               "of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ "
+                               "ID would just return an empty result set.");
+                goto out;
+            }
             ids[i] = k ? store_stream_of(k)->last : SID_MIN;
             continue;
         }
         if (a->len == 1 && a->ptr[0] == '>') {
-            reply_error(c, "ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option.");
-            goto out;
+            if (!xreadgroup) {
+                reply_error(c, "ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> "
+                               "<consumer> option.");
+                goto out;
+            }
+            ids[i] = SID_MAX;   /* the group's last ID, when served */
+            continue;
         }
         if (!parse_id(c, a, &ids[i], 0, 1, NULL)) goto out;
     }
+    /* Which streams are served, decided before the reply's length is sent.
+     * A group named twice (the same key twice) sees the first one's
+     * delivery move its last ID. */
+    int ready = 0;
     for (int i = 0; i < nstreams; i++) {
         store_key *k = db_lookup_read(c, &c->argv[sarg + i]);
-        store_sid top;
-        if (k && store_stream_edge(store_stream_of(k), 1, &top) && store_sid_cmp(top, ids[i]) > 0) ready++;
-        else ids[i] = SID_MAX;   /* nothing for this one */
+        serve[i] = 0;
+        if (!k) continue;
+        const store_stream *st = store_stream_of(k);
+        store_sid top, gt = ids[i];
+        int has_top = store_stream_edge(st, 1, &top);
+        if (groups[i]) {
+            if (store_sid_cmp(gt, SID_MAX)) {
+                serve[i] = 2;
+            } else if (st->len) {
+                store_sid last = groups[i]->last_id;
+                for (int j = 0; j < i; j++) {
+                    if (groups[j] != groups[i] || serve[j] != 1) continue;
+                    last_ctx lc = {gts[j]};
+                    store_sid from = gts[j];
+                    id_incr(&from);
+                    store_stream_range(st, from, SID_MAX, 0, (size_t)count, note_last, &lc);
+                    last = lc.last;
+                }
+                if (store_sid_cmp(top, last) > 0) {
+                    serve[i] = 1;
+                    gt = last;
+                }
+            }
+        } else if (has_top && store_sid_cmp(top, gt) > 0) {
+            serve[i] = 1;
+        }
+        gts[i] = gt;
+        ready += serve[i] != 0;
     }
-    if (!ready) {
-        /* Inside EXEC Redis cannot block either: it answers as if the
-         * timeout passed. Elsewhere the wait needs the blocking machinery,
-         * which is other work: refused until it lands. */
-        if (block && block_allowed(c)) reply_error(c, "ERR BLOCK is not supported yet");
-        else reply_null_array(c);
+    if (ready) {
+        if (c->proto == 2) reply_array(c, ready);
+        else reply_map(c, ready);
+        for (int i = 0; i < nstreams; i++) {
+            if (!serve[i]) continue;
+            const resp_slice *key = &c->argv[sarg + i];
+            store_key *k = store_lookup(client_db(c), key->ptr, key->len);
+            xread_reply_stream(c, k, key, gts[i], (size_t)count, groups[i], gname ? gname + 1 : NULL, noack,
+                               serve[i] == 2);
+        }
         goto out;
     }
-    if (c->proto == 2) reply_array(c, ready);
-    else reply_map(c, ready);
-    for (int i = 0; i < nstreams; i++) {
-        if (!store_sid_cmp(ids[i], SID_MAX)) continue;
-        store_key *k = store_lookup(client_db(c), c->argv[sarg + i].ptr, c->argv[sarg + i].len);
-        store_sid start = ids[i];
-        id_incr(&start);
-        if (c->proto == 2) reply_array(c, 2);
-        reply_bulk(c, c->argv[sarg + i].ptr, c->argv[sarg + i].len);
-        reply_range(c, store_stream_of(k), start, SID_MAX, 0, (size_t)count);
+    if (timeout == -1 || !block_allowed(c)) {
+        /* no BLOCK, or where one cannot block (MULTI): as a timeout */
+        reply_null_array(c);
+        goto out;
     }
+    uint64_t deadline = timeout ? block_deadline_after(c->srv, (uint64_t)timeout) : 0;
+    xread_wait *x = block_for_stream(c, sarg, nstreams, deadline, xread_serve_blocked,
+                                     sizeof *x + (size_t)nstreams * sizeof(store_sid));
+    x->sarg = sarg;
+    x->nstreams = nstreams;
+    x->gidx = gidx;
+    x->noack = noack;
+    x->count = count ? (size_t)count : XREAD_BLOCKED_DEFAULT_COUNT;
+    memcpy(x->ids, ids, (size_t)nstreams * sizeof *ids);
 out:
+    if (big) {
+        free(ids);
+        free(gts);
+        free(groups);
+        free(serve);
+    }
+}
+
+int stream_xread_keys(const resp_slice *argv, int argc, int *first)
+{
+    /* the key spec's rule: after the STREAMS keyword, the first half */
+    for (int i = 1; i < argc; i++) {
+        if (!arg_is(&argv[i], "streams")) continue;
+        *first = i + 1;
+        return (argc - i - 1) / 2;
+    }
+    return 0;
+}
+
+void cmd_xread(client *c) { xread_generic(c, 0); }
+void cmd_xreadgroup(client *c) { xread_generic(c, 1); }
+
+/* ---- XGROUP ---- */
+
+static void reply_nogroup_for_key(client *c, const resp_slice *group, const resp_slice *key)
+{
+    reply_errorf(c, "NOGROUP No such consumer group '%.*s' for key name '%.*s'", (int)group->len, group->ptr,
+                 (int)key->len, key->ptr);
+}
+
+/* Redis's xgroupCommand: every subcommand but HELP. */
+static void xgroup_generic(client *c)
+{
+    const resp_slice *opt = &c->argv[1], *key = &c->argv[2], *gname = &c->argv[3];
+    int create = arg_is(opt, "create"), setid = arg_is(opt, "setid"), mkstream = 0;
+    long long entries_read = STORE_SCG_INVALID_READ;
+    for (int i = 5; i < c->argc;) {
+        if (create && arg_is(&c->argv[i], "mkstream")) {
+            mkstream = 1;
+            i++;
+        } else if ((create || setid) && arg_is(&c->argv[i], "entriesread") && i + 1 < c->argc) {
+            if (!arg_ll_or_reply(c, &c->argv[i + 1], &entries_read)) return;
+            if (entries_read < 0 && entries_read != STORE_SCG_INVALID_READ) {
+                reply_error(c, "ERR value for ENTRIESREAD must be positive or -1");
+                return;
+            }
+            i += 2;
+        } else {
+            reply_subcommand_syntax_error(c);
+            return;
+        }
+    }
+    store_key *k = db_lookup_write(c, key);
+    if (!db_check_type(c, k, STORE_STREAM)) return;
+    store_stream *st = k ? store_stream_of(k) : NULL;
+    store_sgroup *g = NULL;
+    if (!mkstream) {
+        if (!st) {
+            reply_error(c, "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want "
+                           "to use the MKSTREAM option to create an empty stream automatically.");
+            return;
+        }
+        g = store_sgroup_find(st, gname->ptr, gname->len);
+        if (!g && (setid || arg_is(opt, "createconsumer") || arg_is(opt, "delconsumer"))) {
+            reply_nogroup_for_key(c, gname, key);
+            return;
+        }
+    }
+    if (create && c->argc >= 5 && c->argc <= 8) {
+        store_sid id;
+        const resp_slice *a = &c->argv[4];
+        if (a->len == 1 && a->ptr[0] == '$') id = st ? st->last : SID_MIN;
+        else if (!parse_id(c, a, &id, 0, 1, NULL)) return;
+        if (!st) {
+            k = store_create_key(client_db(c), key->ptr, key->len, STORE_STREAM);
+            st = store_stream_of(k);
+        }
+        if (store_sgroup_create(client_db(c), st, gname->ptr, gname->len, id, entries_read)) {
+            reply_ok(c);
+            db_notify(c, STORE_EV_STREAM, "xgroup-create", key);
+        } else {
+            reply_error(c, "BUSYGROUP Consumer Group name already exists");
+        }
+    } else if (setid && (c->argc == 5 || c->argc == 7)) {
+        store_sid id;
+        const resp_slice *a = &c->argv[4];
+        if (a->len == 1 && a->ptr[0] == '$') id = st->last;
+        else if (!parse_id(c, a, &id, 0, 0, NULL)) return;
+        g->last_id = id;
+        g->entries_read = entries_read;
+        reply_ok(c);
+        db_notify(c, STORE_EV_STREAM, "xgroup-setid", key);
+    } else if (arg_is(opt, "destroy") && c->argc == 4) {
+        if (g && store_sgroup_destroy(client_db(c), st, gname->ptr, gname->len)) {
+            reply_int(c, 1);
+            db_notify(c, STORE_EV_STREAM, "xgroup-destroy", key);   /* wakes its blocked readers */
+        } else {
+            reply_int(c, 0);
+        }
+    } else if (arg_is(opt, "createconsumer") && c->argc == 5) {
+        const resp_slice *name = &c->argv[4];
+        store_sconsumer *con = store_sconsumer_create(client_db(c), g, name->ptr, name->len, server_now_ms(c->srv));
+        reply_int(c, con ? 1 : 0);
+        if (con) db_notify(c, STORE_EV_STREAM, "xgroup-createconsumer", key);
+    } else if (arg_is(opt, "delconsumer") && c->argc == 5) {
+        const resp_slice *name = &c->argv[4];
+        store_sconsumer *con = store_sconsumer_find(g, name->ptr, name->len);
+        long long pending = 0;
+        if (con) {
+            pending = (long long)store_sconsumer_delete(client_db(c), g, con);
+            db_notify(c, STORE_EV_STREAM, "xgroup-delconsumer", key);
+        }
+        reply_int(c, pending);
+    } else {
+        reply_subcommand_syntax_error(c);
+    }
+}
+
+static void xgroup_help(client *c)
+{
+    static const char *const lines[] = {
+        "CREATE <key> <groupname> <id|$> [option]",
+        "    Create a new consumer group. Options are:",
+        "    * MKSTREAM",
+        "      Create the empty stream if it does not exist.",
+        "    * ENTRIESREAD entries_read",
+        "      Set the group's entries_read counter (internal use).",
+        "CREATECONSUMER <key> <groupname> <consumer>",
+        "    Create a new consumer in the specified group.",
+        "DELCONSUMER <key> <groupname> <consumer>",
+        "    Remove the specified consumer.",
+        "DESTROY <key> <groupname>",
+        "    Remove the specified group.",
+        "SETID <key> <groupname> <id|$> [ENTRIESREAD entries_read]",
+        "    Set the current group ID and entries_read counter.",
+    };
+    reply_help(c, lines, sizeof(lines) / sizeof(lines[0]));
+}
+
+void cmd_xgroup(client *c) { subcommand_dispatch(c); }
+
+const command xgroup_subcommands[] = {
+    {"create", xgroup_generic, -5, CMD_WRITE | CMD_DENYOOM, 2, 2, 1, "stream", "5.0.0", "Create a consumer group.", "key group id|$ [MKSTREAM] [ENTRIESREAD entries_read]", NULL},
+    {"createconsumer", xgroup_generic, 5, CMD_WRITE | CMD_DENYOOM, 2, 2, 1, "stream", "6.2.0", "Create a consumer in a consumer group.", "key group consumer", NULL},
+    {"delconsumer", xgroup_generic, 5, CMD_WRITE, 2, 2, 1, "stream", "5.0.0", "Delete a consumer from a consumer group.", "key group consumer", NULL},
+    {"destroy", xgroup_generic, 4, CMD_WRITE, 2, 2, 1, "stream", "5.0.0", "Destroy a consumer group.", "key group", NULL},
+    {"help", xgroup_help, 2, CMD_LOADING | CMD_STALE, 0, 0, 0, "stream", "5.0.0", "Show helpful text about the different subcommands", NULL, NULL},
+    {"setid", xgroup_generic, -5, CMD_WRITE, 2, 2, 1, "stream", "5.0.0", "Set a consumer group to an arbitrary last delivered ID value.", "key group id|$ [ENTRIESREAD entries_read]", NULL},
+    {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
+};
+
+/* ---- XACK / XPENDING ---- */
+
+/* Strict IDs from argv[first..] into ids (stack or allocated: ids_free). */
+static store_sid *parse_ids(client *c, int first, store_sid *stack, size_t nstack, int reply)
+{
+    size_t n = (size_t)(c->argc - first);
+    store_sid *ids = n <= nstack ? stack : malloc(n * sizeof *ids);
+    for (size_t i = 0; i < n; i++) {
+        if (!parse_id(reply ? c : NULL, &c->argv[first + (int)i], &ids[i], 0, 1, NULL)) {
+            if (ids != stack) free(ids);
+            return NULL;
+        }
+    }
+    return ids;
+}
+
+/* The stream argv[1] and its group argv[2]: 1 with both (*g NULL when
+ * either is missing), 0 after WRONGTYPE. */
+static int key_group(client *c, store_key **k, store_sgroup **g)
+{
+    *k = db_lookup_read(c, &c->argv[1]);
+    *g = NULL;
+    if (!*k) return 1;
+    if (!db_check_type(c, *k, STORE_STREAM)) return 0;
+    *g = store_sgroup_find(store_stream_of(*k), c->argv[2].ptr, c->argv[2].len);
+    return 1;
+}
+
+void cmd_xack(client *c)
+{
+    store_key *k;
+    store_sgroup *g;
+    if (!key_group(c, &k, &g)) return;
+    if (!g) {
+        reply_int(c, 0);
+        return;
+    }
+    store_sid stack[16];
+    store_sid *ids = parse_ids(c, 3, stack, 16, 1);
+    if (!ids) return;
+    long long acked = 0;
+    for (int j = 3; j < c->argc; j++) acked += store_snack_ack(client_db(c), g, ids[j - 3]);
+    c->srv->dirty += acked;
+    reply_int(c, acked);
     if (ids != stack) free(ids);
 }
 
-/* ---- XINFO (no consumer groups exist yet: GROUPS is empty) ---- */
+static void reply_nogroup(client *c)
+{
+    reply_errorf(c, "NOGROUP No such key '%.*s' or consumer group '%.*s'", (int)c->argv[1].len, c->argv[1].ptr,
+                 (int)c->argv[2].len, c->argv[2].ptr);
+}
+
+/* XPENDING's extended form: the entries of pel (a group's or a
+ * consumer's) in start..end idle for at least minidle, count at most. */
+static size_t pending_walk(client *c, const store_sgroup *g, const store_sidmap *pel, store_sid start, store_sid end,
+                           long long count, long long minidle, uint64_t now, int emit)
+{
+    store_sidmap_it it;
+    store_sid id;
+    size_t n = 0;
+    store_sidmap_seek(pel, start, &it);
+    while (count && store_sidmap_next(pel, &it, &id, NULL) && store_sid_cmp(id, end) <= 0) {
+        const store_snack *nk = store_sidmap_get(&g->pel, id);
+        long long idle = (long long)now - (long long)nk->delivery_time;
+        if (minidle && idle < minidle) continue;
+        n++;
+        count--;
+        if (!emit) continue;
+        reply_array(c, 4);
+        reply_id(c, id);
+        reply_bulk(c, nk->consumer->name, nk->consumer->nlen);
+        reply_int(c, idle < 0 ? 0 : idle);
+        reply_int(c, (long long)nk->delivery_count);
+    }
+    return n;
+}
+
+void cmd_xpending(client *c)
+{
+    int justinfo = c->argc == 3;
+    store_sid start = SID_MIN, end = SID_MAX;
+    long long count = 0, minidle = 0;
+    const resp_slice *cname = NULL;
+    if (c->argc != 3 && (c->argc < 6 || c->argc > 9)) {
+        reply_syntax_error(c);
+        return;
+    }
+    if (c->argc >= 6) {
+        int si = 3, sx, ex;
+        if (arg_is(&c->argv[3], "idle")) {
+            if (!arg_ll_or_reply(c, &c->argv[4], &minidle)) return;
+            if (c->argc < 8) {
+                reply_syntax_error(c);
+                return;
+            }
+            si += 2;
+        }
+        if (!arg_ll_or_reply(c, &c->argv[si + 2], &count)) return;
+        if (count < 0) count = 0;
+        if (!parse_bound(c, &c->argv[si], &start, 0, &sx)) return;
+        if (sx && !id_incr(&start)) {
+            reply_error(c, "ERR invalid start ID for the interval");
+            return;
+        }
+        if (!parse_bound(c, &c->argv[si + 1], &end, UINT64_MAX, &ex)) return;
+        if (ex && !id_decr(&end)) {
+            reply_error(c, "ERR invalid end ID for the interval");
+            return;
+        }
+        if (si + 3 < c->argc) cname = &c->argv[si + 3];
+    }
+    store_key *k;
+    store_sgroup *g;
+    if (!key_group(c, &k, &g)) return;
+    if (!g) {
+        reply_nogroup(c);
+        return;
+    }
+    if (justinfo) {
+        reply_array(c, 4);
+        reply_int(c, (long long)g->pel.count);
+        store_sid lo, hi;
+        if (!store_sidmap_edge(&g->pel, 0, &lo)) {
+            reply_null(c);
+            reply_null(c);
+            reply_null_array(c);
+            return;
+        }
+        store_sidmap_edge(&g->pel, 1, &hi);
+        reply_id(c, lo);
+        reply_id(c, hi);
+        long long n = 0;
+        for (uint32_t i = 0; i < g->nconsumers; i++) n += g->consumers[i]->pel.count > 0;
+        reply_array(c, n);
+        for (uint32_t i = 0; i < g->nconsumers; i++) {
+            const store_sconsumer *con = g->consumers[i];
+            if (!con->pel.count) continue;
+            reply_array(c, 2);
+            reply_bulk(c, con->name, con->nlen);
+            reply_bulk_ll(c, (long long)con->pel.count);
+        }
+        return;
+    }
+    const store_sidmap *pel = &g->pel;
+    if (cname) {
+        const store_sconsumer *con = store_sconsumer_find(g, cname->ptr, cname->len);
+        if (!con) {
+            reply_array(c, 0);
+            return;
+        }
+        pel = &con->pel;
+    }
+    uint64_t now = server_now_ms(c->srv);
+    reply_array(c, (long long)pending_walk(c, g, pel, start, end, count, minidle, now, 0));
+    pending_walk(c, g, pel, start, end, count, minidle, now, 1);
+}
+
+/* ---- XCLAIM / XAUTOCLAIM ---- */
+
+/* Claimed IDs, replied after the claims: stack room for the usual few. */
+typedef struct sid_list {
+    store_sid *v, stack[32];
+    size_t n, cap;
+} sid_list;
+
+static void sid_list_init(sid_list *l)
+{
+    l->v = l->stack;
+    l->n = 0;
+    l->cap = sizeof l->stack / sizeof l->stack[0];
+}
+
+static void sid_list_push(sid_list *l, store_sid id)
+{
+    if (l->n == l->cap) {
+        l->cap *= 2;
+        if (l->v == l->stack) {
+            l->v = malloc(l->cap * sizeof *l->v);
+            memcpy(l->v, l->stack, sizeof l->stack);
+        } else {
+            l->v = realloc(l->v, l->cap * sizeof *l->v);
+        }
+    }
+    l->v[l->n++] = id;
+}
+
+static void sid_list_free(sid_list *l)
+{
+    if (l->v != l->stack) free(l->v);
+}
+
+/* One claim (XCLAIM's and XAUTOCLAIM's): id pending in g goes to the
+ * consumer argv[3] (looked up or made once, in *con), delivered at time,
+ * its count set to retrycount (>= 0) or counted unless justid. */
+static void claim_one(client *c, store_sgroup *g, store_snack *nk, store_sid id, store_sconsumer **con,
+                      uint64_t time, long long retrycount, int justid, uint64_t now, sid_list *claimed)
+{
+    if (!*con) *con = consumer_get(c, g, &c->argv[3], &c->argv[1], now);
+    store_snack_assign(client_db(c), nk, id, *con);
+    nk->delivery_time = time;
+    if (retrycount >= 0) nk->delivery_count = (uint64_t)retrycount;
+    else if (!justid) nk->delivery_count++;
+    sid_list_push(claimed, id);
+    c->srv->dirty++;
+}
+
+/* The claimed entries (or their IDs only). */
+static void reply_claimed(client *c, const store_stream *st, const sid_list *l, int justid)
+{
+    reply_array(c, (long long)l->n);
+    for (size_t i = 0; i < l->n; i++) {
+        if (justid) reply_id(c, l->v[i]);
+        else store_stream_range(st, l->v[i], l->v[i], 0, 1, reply_entry, c);
+    }
+}
+
+static int ll_or_reply_msg(client *c, const resp_slice *a, long long *out, const char *msg)
+{
+    if (store_str2ll(a->ptr, a->len, out)) return 1;
+    reply_errorf(c, "ERR %s", msg);
+    return 0;
+}
+
+void cmd_xclaim(client *c)
+{
+    store_key *k;
+    store_sgroup *g;
+    long long minidle, retrycount = -1, deliverytime = -1;
+    int force = 0, justid = 0;
+    if (!key_group(c, &k, &g)) return;
+    if (!g) {
+        reply_nogroup(c);
+        return;
+    }
+    store_stream *st = store_stream_of(k);
+    if (!ll_or_reply_msg(c, &c->argv[4], &minidle, "Invalid min-idle-time argument for XCLAIM")) return;
+    if (minidle < 0) minidle = 0;
+    int j, nids;
+    store_sid id, last_id = SID_MIN;
+    for (j = 5; j < c->argc; j++)   /* the IDs run up to the first option */
+        if (!parse_id(NULL, &c->argv[j], &id, 0, 1, NULL)) break;
+    nids = j - 5;
+    uint64_t now = server_now_ms(c->srv);
+    for (; j < c->argc; j++) {
+        int more = c->argc - 1 - j;
+        const resp_slice *a = &c->argv[j];
+        if (arg_is(a, "force")) {
+            force = 1;
+        } else if (arg_is(a, "justid")) {
+            justid = 1;
+        } else if (arg_is(a, "idle") && more) {
+            if (!ll_or_reply_msg(c, &c->argv[++j], &deliverytime, "Invalid IDLE option argument for XCLAIM")) return;
+            deliverytime = (long long)now - deliverytime;
+        } else if (arg_is(a, "time") && more) {
+            if (!ll_or_reply_msg(c, &c->argv[++j], &deliverytime, "Invalid TIME option argument for XCLAIM")) return;
+        } else if (arg_is(a, "retrycount") && more) {
+            if (!ll_or_reply_msg(c, &c->argv[++j], &retrycount, "Invalid RETRYCOUNT option argument for XCLAIM"))
+                return;
+        } else if (arg_is(a, "lastid") && more) {
+            if (!parse_id(c, &c->argv[++j], &last_id, 0, 1, NULL)) return;
+        } else {
+            reply_errorf(c, "ERR Unrecognized XCLAIM option '%.*s'", (int)a->len, a->ptr);
+            return;
+        }
+    }
+    if (store_sid_cmp(last_id, g->last_id) > 0) {
+        g->last_id = last_id;
+        c->srv->dirty++;
+    }
+    if (deliverytime == -1 || deliverytime < 0 || deliverytime > (long long)now) deliverytime = (long long)now;
+    store *db = client_db(c);
+    store_sconsumer *con = NULL;
+    sid_list claimed;
+    sid_list_init(&claimed);
+    for (int i = 0; i < nids; i++) {
+        parse_id(NULL, &c->argv[5 + i], &id, 0, 1, NULL);
+        store_snack *nk = store_sidmap_get(&g->pel, id);
+        if (!store_stream_exists(st, id)) {   /* deleted since: out of the PEL */
+            if (nk) {
+                store_snack_ack(db, g, id);
+                c->srv->dirty++;
+            }
+            continue;
+        }
+        if (force && !nk) {   /* streamCreateNACK's: delivered once, now */
+            int created;
+            nk = store_sidmap_put(db, &g->pel, id, &created);
+            nk->delivery_time = now;
+            nk->delivery_count = 1;
+        }
+        if (!nk) continue;
+        if (nk->consumer && minidle && (long long)now - (long long)nk->delivery_time < minidle) continue;
+        claim_one(c, g, nk, id, &con, (uint64_t)deliverytime, retrycount, justid, now, &claimed);
+    }
+    reply_claimed(c, st, &claimed, justid);
+    sid_list_free(&claimed);
+}
+
+void cmd_xautoclaim(client *c)
+{
+    long long minidle, count = 100;
+    store_sid start;
+    int sx, justid = 0;
+    if (!ll_or_reply_msg(c, &c->argv[4], &minidle, "Invalid min-idle-time argument for XAUTOCLAIM")) return;
+    if (minidle < 0) minidle = 0;
+    if (!parse_bound(c, &c->argv[5], &start, 0, &sx)) return;
+    if (sx && !id_incr(&start)) {
+        reply_error(c, "ERR invalid start ID for the interval");
+        return;
+    }
+    for (int j = 6; j < c->argc; j++) {
+        int more = c->argc - 1 - j;
+        if (arg_is(&c->argv[j], "count") && more) {
+            long long max = LLONG_MAX / 16;   /* Redis's LONG_MAX / max(sizeof(streamID), 10) */
+            if (!store_str2ll(c->argv[j + 1].ptr, c->argv[j + 1].len, &count) || count < 1 || count > max) {
+                reply_error(c, "ERR COUNT must be > 0");
+                return;
+            }
+            j++;
+        } else if (arg_is(&c->argv[j], "justid")) {
+            justid = 1;
+        } else {
+            reply_syntax_error(c);
+            return;
+        }
+    }
+    store_key *k;
+    store_sgroup *g;
+    if (!key_group(c, &k, &g)) return;
+    if (!g) {
+        reply_nogroup(c);
+        return;
+    }
+    store_stream *st = store_stream_of(k);
+    store *db = client_db(c);
+    uint64_t now = server_now_ms(c->srv);
+    long long attempts = count * 10;
+    store_sconsumer *con = NULL;
+    sid_list claimed, deleted;
+    sid_list_init(&claimed);
+    sid_list_init(&deleted);
+    store_sidmap_it it;
+    store_sid id;
+    void *v;
+    store_sidmap_seek(&g->pel, start, &it);
+    while (attempts-- && count && store_sidmap_next(&g->pel, &it, &id, &v)) {
+        store_snack *nk = v;
+        if (!store_stream_exists(st, id)) {
+            store_snack_ack(db, g, id);
+            sid_list_push(&deleted, id);
+            c->srv->dirty++;
+            count--;
+            store_sidmap_seek(&g->pel, id, &it);   /* the map changed under the iterator */
+            continue;
+        }
+        if (minidle && (long long)now - (long long)nk->delivery_time < minidle) continue;
+        claim_one(c, g, nk, id, &con, now, -1, justid, now, &claimed);
+        count--;
+    }
+    if (!store_sidmap_next(&g->pel, &it, &id, NULL)) id = SID_MIN;   /* the next call's cursor */
+    reply_array(c, 3);
+    reply_id(c, id);
+    reply_claimed(c, st, &claimed, justid);
+    reply_array(c, (long long)deleted.n);
+    for (size_t i = 0; i < deleted.n; i++) reply_id(c, deleted.v[i]);
+    sid_list_free(&claimed);
+    sid_list_free(&deleted);
+}
+
+/* ---- XINFO ---- */
 
 /* XINFO's key: 1 with *k, or 0 after "no such key" / WRONGTYPE. */
 static int xinfo_key(client *c, store_key **k)
@@ -555,6 +1307,76 @@ static void reply_edge(client *c, const store_stream *st, int last)
         return;
     }
     store_stream_range(st, id, id, 0, 1, reply_entry, c);
+}
+
+static void reply_entries_read(client *c, const store_sgroup *g)
+{
+    if (g->entries_read != STORE_SCG_INVALID_READ) reply_int(c, g->entries_read);
+    else reply_null(c);
+}
+
+static void reply_lag(client *c, const store_stream *st, const store_sgroup *g)
+{
+    int valid;
+    long long lag = store_sgroup_lag(st, g, &valid);
+    if (valid) reply_int(c, lag);
+    else reply_null(c);
+}
+
+/* At most count (0: all) of pel's first entries, FULL's "pending" arrays:
+ * [id, consumer, delivery time, deliveries] for the group's, [id, delivery
+ * time, deliveries] for a consumer's. */
+static void reply_full_pel(client *c, const store_sgroup *g, const store_sidmap *pel, long long count, int group)
+{
+    size_t n = pel->count;
+    if (count && (size_t)count < n) n = (size_t)count;
+    reply_array(c, (long long)n);
+    store_sidmap_it it;
+    store_sid id;
+    store_sidmap_seek(pel, SID_MIN, &it);
+    for (size_t i = 0; i < n && store_sidmap_next(pel, &it, &id, NULL); i++) {
+        const store_snack *nk = store_sidmap_get(&g->pel, id);
+        reply_array(c, group ? 4 : 3);
+        reply_id(c, id);
+        if (group) reply_bulk(c, nk->consumer->name, nk->consumer->nlen);
+        reply_int(c, (long long)nk->delivery_time);
+        reply_int(c, (long long)nk->delivery_count);
+    }
+}
+
+static void xinfo_full_groups(client *c, const store_stream *st, long long count)
+{
+    reply_array(c, st->ngroups);
+    for (uint32_t i = 0; i < st->ngroups; i++) {
+        const store_sgroup *g = st->groups[i];
+        reply_map(c, 7);
+        reply_bulk_cstr(c, "name");
+        reply_bulk(c, g->name, g->nlen);
+        reply_bulk_cstr(c, "last-delivered-id");
+        reply_id(c, g->last_id);
+        reply_bulk_cstr(c, "entries-read");
+        reply_entries_read(c, g);
+        reply_bulk_cstr(c, "lag");
+        reply_lag(c, st, g);
+        reply_bulk_cstr(c, "pel-count");
+        reply_int(c, (long long)g->pel.count);
+        reply_bulk_cstr(c, "pending");
+        reply_full_pel(c, g, &g->pel, count, 1);
+        reply_bulk_cstr(c, "consumers");
+        reply_array(c, g->nconsumers);
+        for (uint32_t j = 0; j < g->nconsumers; j++) {
+            const store_sconsumer *con = g->consumers[j];
+            reply_map(c, 4);
+            reply_bulk_cstr(c, "name");
+            reply_bulk(c, con->name, con->nlen);
+            reply_bulk_cstr(c, "seen-time");
+            reply_int(c, (long long)con->seen_time);
+            reply_bulk_cstr(c, "pel-count");
+            reply_int(c, (long long)con->pel.count);
+            reply_bulk_cstr(c, "pending");
+            reply_full_pel(c, g, &con->pel, count, 0);
+        }
+    }
 }
 
 static void xinfo_stream(client *c)
@@ -595,11 +1417,11 @@ static void xinfo_stream(client *c)
         reply_bulk_cstr(c, "entries");
         reply_range(c, st, SID_MIN, SID_MAX, 0, (size_t)count);
         reply_bulk_cstr(c, "groups");
-        reply_array(c, 0);
+        xinfo_full_groups(c, st, count);
         return;
     }
     reply_bulk_cstr(c, "groups");
-    reply_int(c, 0);
+    reply_int(c, st->ngroups);
     reply_bulk_cstr(c, "first-entry");
     reply_edge(c, st, 0);
     reply_bulk_cstr(c, "last-entry");
@@ -610,15 +1432,48 @@ static void xinfo_groups(client *c)
 {
     store_key *k;
     if (!xinfo_key(c, &k)) return;
-    reply_array(c, 0);
+    const store_stream *st = store_stream_of_const(k);
+    reply_array(c, st->ngroups);
+    for (uint32_t i = 0; i < st->ngroups; i++) {
+        const store_sgroup *g = st->groups[i];
+        reply_map(c, 6);
+        reply_bulk_cstr(c, "name");
+        reply_bulk(c, g->name, g->nlen);
+        reply_bulk_cstr(c, "consumers");
+        reply_int(c, g->nconsumers);
+        reply_bulk_cstr(c, "pending");
+        reply_int(c, (long long)g->pel.count);
+        reply_bulk_cstr(c, "last-delivered-id");
+        reply_id(c, g->last_id);
+        reply_bulk_cstr(c, "entries-read");
+        reply_entries_read(c, g);
+        reply_bulk_cstr(c, "lag");
+        reply_lag(c, st, g);
+    }
 }
 
 static void xinfo_consumers(client *c)
 {
     store_key *k;
     if (!xinfo_key(c, &k)) return;
-    reply_errorf(c, "NOGROUP No such consumer group '%.*s' for key name '%.*s'", (int)c->argv[3].len,
-                 c->argv[3].ptr, (int)c->argv[2].len, c->argv[2].ptr);
+    const store_sgroup *g = store_sgroup_find(store_stream_of_const(k), c->argv[3].ptr, c->argv[3].len);
+    if (!g) {
+        reply_nogroup_for_key(c, &c->argv[3], &c->argv[2]);
+        return;
+    }
+    uint64_t now = server_now_ms(c->srv);
+    reply_array(c, g->nconsumers);
+    for (uint32_t i = 0; i < g->nconsumers; i++) {
+        const store_sconsumer *con = g->consumers[i];
+        long long idle = (long long)now - (long long)con->seen_time;
+        reply_map(c, 3);
+        reply_bulk_cstr(c, "name");
+        reply_bulk(c, con->name, con->nlen);
+        reply_bulk_cstr(c, "pending");
+        reply_int(c, (long long)con->pel.count);
+        reply_bulk_cstr(c, "idle");
+        reply_int(c, idle < 0 ? 0 : idle);
+    }
 }
 
 static void xinfo_help(client *c)

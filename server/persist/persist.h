@@ -31,6 +31,8 @@ enum {
     PERSIST_TYPE_HASH_LISTPACK = 16,
     PERSIST_TYPE_ZSET_LISTPACK = 17,
     PERSIST_TYPE_LIST_QUICKLIST_2 = 18,
+    PERSIST_TYPE_STREAM_LISTPACKS = 15,
+    PERSIST_TYPE_STREAM_LISTPACKS_2 = 19,
 };
 
 /* RDB opcodes of function libraries: 7.0 GA's, and 7.0-rc's. */
@@ -183,7 +185,6 @@ typedef struct persist_rdb_writer {
     persist_rdb_sink sink;
     void *sink_ctx;
     void (*after_key)(void *sink_ctx);   /* NULL, or called after each key */
-    size_t streams_left_out;  /* stream keys, which files cannot hold yet */
     int failed;
 } persist_rdb_writer;
 

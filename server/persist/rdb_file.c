@@ -78,9 +78,6 @@ int rdb_write_fd(server *s, int fd)
         store *st = server_db_if_used(s, i);
         if (st) persist_rdb_db(&w, i, st);
     }
-    if (w.streams_left_out)
-        log_msg(s, LOG_WARNING, "%zu stream key(s) left out of %s: latchd cannot write streams to RDB files yet",
-                w.streams_left_out, s->cfg.dbfilename);
     return persist_rdb_end(&w) == PERSIST_OK ? 0 : -1;
 }
 

@@ -11,6 +11,7 @@
 #include "num.h"
 #include "persist.h"
 #include "set.h"
+#include "stream.h"
 #include "zset.h"
 
 typedef persist_pstr pstr;
@@ -32,6 +33,9 @@ struct persist_value {
     unsigned width;                /* their width: 2, 4 or 8 bytes */
     size_t nscores, scap;
     arena_block *arena;
+    const unsigned char *sbody;   /* stream: its checked body (after the type byte), read again when stored */
+    size_t slen;
+    unsigned stype;
 };
 
 typedef struct reader {
@@ -505,6 +509,269 @@ static int load_intset(reader *r)
     return PERSIST_OK;
 }
 
+/* ---- streams: RDB_TYPE_STREAM_LISTPACKS(_2) ----
+ * Read twice: once to check everything (load_body), once into the store
+ * (persist_value_store), the same code with st NULL the first time. */
+
+static int rd_sid_raw(reader *r, store_sid *id)
+{
+    const unsigned char *b;
+    if (rd_bytes(r, 16, &b)) return FAIL;
+    id->ms = be(b, 8);
+    id->seq = be(b + 8, 8);
+    return PERSIST_OK;
+}
+
+static int rd_ms(reader *r, uint64_t *ms)
+{
+    const unsigned char *b;
+    if (rd_bytes(r, 8, &b)) return FAIL;
+    *ms = le(b, 8);
+    return PERSIST_OK;
+}
+
+static int rd_sid(reader *r, store_sid *id)
+{
+    return rd_count(r, &id->ms) || rd_count(r, &id->seq) ? FAIL : PERSIST_OK;
+}
+
+/* A listpack entry as an integer (lpGetInteger), or FAIL. */
+static int lp_int(const unsigned char *lp, size_t *pos, long long *x)
+{
+    persist_elem e;
+    if (!persist_lp_next(lp, pos, &e)) return FAIL;
+    if (!e.s) {
+        *x = e.v;
+        return PERSIST_OK;
+    }
+    return store_str2ll((const char *)e.s, e.len, x) ? PERSIST_OK : FAIL;
+}
+
+static int lp_str(persist_value *v, const unsigned char *lp, size_t *pos, pstr *out)
+{
+    persist_elem e;
+    if (!persist_lp_next(lp, pos, &e)) return FAIL;
+    *out = e.s ? (pstr){(const char *)e.s, e.len} : int_text(v, e.v);
+    return PERSIST_OK;
+}
+
+/* Growing scratch arrays of one stream's load. */
+typedef struct stream_scratch {
+    pstr *master, *items;
+    size_t mcap, icap;
+    const char **ptrs;
+    size_t *lens;
+    size_t pcap;
+    store_sid *pel;
+    char *owned;
+    size_t pelcap;
+    pstr *names;
+    size_t ncap;
+} stream_scratch;
+
+static void *grow(void *p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap) return p;
+    while (*cap < need) *cap = *cap ? *cap * 2 : 16;
+    return mem_realloc(p, *cap * size);
+}
+
+static void scratch_free(stream_scratch *x)
+{
+    free(x->master);
+    free(x->items);
+    free(x->ptrs);
+    free(x->lens);
+    free(x->pel);
+    free(x->owned);
+    free(x->names);
+}
+
+/* One node's listpack: checked, and appended to st unless NULL. */
+static int load_stream_node(reader *r, stream_scratch *x, store *s, store_stream *st, store_sid master,
+                            const pstr *blob, store_sid *prev, int *any, uint64_t *live_total)
+{
+    const unsigned char *lp = (const unsigned char *)blob->p;
+    size_t count, pos = 0;
+    long long live, deleted, nmaster, zero;
+    if (persist_lp_validate(lp, blob->len, &count) || !count) return FAIL;
+    if (lp_int(lp, &pos, &live) || lp_int(lp, &pos, &deleted) || lp_int(lp, &pos, &nmaster)) return FAIL;
+    if (live < 0 || deleted < 0 || nmaster < 0 || (size_t)nmaster > count) return FAIL;
+    x->master = grow(x->master, &x->mcap, (size_t)nmaster + 1, sizeof *x->master);
+    for (long long i = 0; i < nmaster; i++)
+        if (lp_str(r->v, lp, &pos, &x->master[i])) return FAIL;
+    if (lp_int(lp, &pos, &zero) || zero != 0) return FAIL;
+    long long seen_live = 0, seen_deleted = 0;
+    int first_entry = 1;
+    while (pos < blob->len) {
+        persist_elem peek;
+        size_t at = pos;
+        if (!persist_lp_next(lp, &at, &peek)) break;
+        long long flags, dms, dseq, nf, lpcount;
+        if (lp_int(lp, &pos, &flags) || lp_int(lp, &pos, &dms) || lp_int(lp, &pos, &dseq)) return FAIL;
+        if (flags & ~3LL) return FAIL;
+        store_sid id = {master.ms + (uint64_t)dms, master.seq + (uint64_t)dseq};
+        if (dms < 0 || store_sid_cmp(id, master) < 0 || (*any && store_sid_cmp(id, *prev) <= 0)) return FAIL;
+        int same = (flags & 2) != 0;
+        if (same) {
+            nf = nmaster;
+        } else if (lp_int(lp, &pos, &nf) || nf < 0 || (size_t)nf > count) {
+            return FAIL;
+        }
+        x->items = grow(x->items, &x->icap, 2 * (size_t)nf + 1, sizeof *x->items);
+        for (long long i = 0; i < nf; i++) {
+            if (same) x->items[2 * i] = x->master[i];
+            else if (lp_str(r->v, lp, &pos, &x->items[2 * i])) return FAIL;
+            if (lp_str(r->v, lp, &pos, &x->items[2 * i + 1])) return FAIL;
+        }
+        if (lp_int(lp, &pos, &lpcount) || lpcount != (same ? nf + 3 : 2 * nf + 4)) return FAIL;
+        if (flags & 1) seen_deleted++;
+        else seen_live++;
+        if (st && live) {   /* a node of deleted entries only is dropped, as Redis would have */
+            size_t n = 2 * (size_t)nf;
+            if (n > x->pcap) {
+                size_t cap = x->pcap;
+                x->ptrs = grow(x->ptrs, &cap, n, sizeof *x->ptrs);
+                x->lens = mem_realloc(x->lens, cap * sizeof *x->lens);
+                x->pcap = cap;
+            }
+            for (size_t i = 0; i < n; i++) {
+                x->ptrs[i] = x->items[i].p;
+                x->lens[i] = x->items[i].len;
+            }
+            store_stream_append_raw(s, st, id, x->ptrs, x->lens, n, flags & 1, first_entry, master);
+        }
+        first_entry = 0;
+        *prev = id;
+        *any = 1;
+    }
+    if (seen_live != live || seen_deleted != deleted) return FAIL;
+    *live_total += (uint64_t)live;
+    return PERSIST_OK;
+}
+
+static int cmp_sid(const void *a, const void *b) { return store_sid_cmp(*(const store_sid *)a, *(const store_sid *)b); }
+
+/* Names (n of them in x->names) distinct. */
+static int names_unique(stream_scratch *x, size_t n)
+{
+    qsort(x->names, n, sizeof *x->names, cmp_pstr);
+    for (size_t i = 1; i < n; i++)
+        if (!cmp_pstr(&x->names[i - 1], &x->names[i])) return FAIL;
+    return PERSIST_OK;
+}
+
+static int load_stream_groups(reader *r, stream_scratch *x, store *s, store_stream *st, unsigned type)
+{
+    uint64_t ngroups;
+    if (rd_count(r, &ngroups)) return FAIL;
+    pstr *gnames = NULL;
+    size_t gcap = 0;
+    int rc = FAIL;
+    for (uint64_t gi = 0; gi < ngroups; gi++) {
+        pstr name;
+        store_sid last;
+        uint64_t read, npel, ncons;
+        if (rd_string(r, &name) || rd_sid(r, &last)) goto out;
+        if (type == PERSIST_TYPE_STREAM_LISTPACKS_2) {
+            if (rd_count(r, &read)) goto out;
+        } else {
+            read = (uint64_t)STORE_SCG_INVALID_READ;
+        }
+        gnames = grow(gnames, &gcap, (size_t)gi + 1, sizeof *gnames);
+        gnames[gi] = name;
+        store_sgroup *g = NULL;
+        if (st) {
+            long long er = (long long)read;
+            if (type != PERSIST_TYPE_STREAM_LISTPACKS_2) er = store_stream_distance(st, last);
+            g = store_sgroup_create(s, st, name.p, name.len, last, er);
+        }
+        if (rd_count(r, &npel) || npel > r->len) goto out;
+        x->pel = grow(x->pel, &x->pelcap, (size_t)npel + 1, sizeof *x->pel);
+        x->owned = mem_realloc(x->owned, x->pelcap);
+        memset(x->owned, 0, (size_t)npel + 1);
+        for (uint64_t i = 0; i < npel; i++) {
+            store_sid id;
+            uint64_t t, cnt;
+            if (rd_sid_raw(r, &id) || rd_ms(r, &t) || rd_count(r, &cnt)) goto out;
+            if (i && store_sid_cmp(id, x->pel[i - 1]) <= 0) goto out;   /* written in order, each once */
+            x->pel[i] = id;
+            if (g) {
+                int created;
+                store_snack *nk = store_sidmap_put(s, &g->pel, id, &created);
+                nk->delivery_time = t;
+                nk->delivery_count = cnt;
+            }
+        }
+        if (rd_count(r, &ncons)) goto out;
+        x->names = grow(x->names, &x->ncap, (size_t)ncons + 1, sizeof *x->names);
+        uint64_t owned = 0;
+        for (uint64_t ci = 0; ci < ncons; ci++) {
+            pstr cname;
+            uint64_t seen, n;
+            if (rd_string(r, &cname) || rd_ms(r, &seen) || rd_count(r, &n)) goto out;
+            x->names[ci] = cname;
+            store_sconsumer *con = g ? store_sconsumer_create(s, g, cname.p, cname.len, seen) : NULL;
+            store_sid prev = {0, 0};
+            for (uint64_t i = 0; i < n; i++) {
+                store_sid id;
+                if (rd_sid_raw(r, &id) || (i && store_sid_cmp(id, prev) <= 0)) goto out;
+                prev = id;
+                store_sid *at = bsearch(&id, x->pel, (size_t)npel, sizeof *x->pel, cmp_sid);
+                if (!at || x->owned[at - x->pel]) goto out;   /* in the group's PEL, one owner */
+                x->owned[at - x->pel] = 1;
+                owned++;
+                if (con) {
+                    store_snack *nk = store_sidmap_get(&g->pel, id);
+                    store_snack_assign(s, nk, id, con);
+                }
+            }
+        }
+        if (owned != npel || names_unique(x, (size_t)ncons)) goto out;
+    }
+    x->names = grow(x->names, &x->ncap, (size_t)ngroups + 1, sizeof *x->names);
+    if (ngroups) memcpy(x->names, gnames, (size_t)ngroups * sizeof *gnames);
+    rc = names_unique(x, (size_t)ngroups);
+out:
+    free(gnames);
+    return rc;
+}
+
+static int load_stream(reader *r, unsigned type, store *s, store_stream *st)
+{
+    stream_scratch x = {0};
+    uint64_t nodes, len, added, live = 0;
+    store_sid prev = {0, 0}, last, first = {0, 0}, maxdel = {0, 0};
+    int any = 0, rc = FAIL;
+    if (rd_count(r, &nodes)) goto out;
+    for (uint64_t i = 0; i < nodes; i++) {
+        pstr key, blob;
+        if (rd_string(r, &key) || key.len != 16) goto out;
+        store_sid master = {be((const unsigned char *)key.p, 8), be((const unsigned char *)key.p + 8, 8)};
+        if (any && store_sid_cmp(master, prev) <= 0) goto out;
+        if (rd_string(r, &blob) || load_stream_node(r, &x, s, st, master, &blob, &prev, &any, &live)) goto out;
+    }
+    if (rd_count(r, &len) || rd_sid(r, &last)) goto out;
+    if (type == PERSIST_TYPE_STREAM_LISTPACKS_2) {
+        if (rd_sid(r, &first) || rd_sid(r, &maxdel) || rd_count(r, &added)) goto out;
+    } else {
+        added = len;
+    }
+    if (len != live || (any && store_sid_cmp(last, prev) < 0)) goto out;
+    if (st) {
+        st->len = len;
+        st->last = last;
+        st->entries_added = added;
+        st->max_deleted = maxdel;
+        if (type == PERSIST_TYPE_STREAM_LISTPACKS_2) st->first = first;
+        else if (!store_stream_edge(st, 0, &st->first)) st->first = (store_sid){0, 0};
+    }
+    rc = load_stream_groups(r, &x, s, st, type);
+out:
+    scratch_free(&x);
+    return rc;
+}
+
 static int load_body(reader *r, unsigned type)
 {
     persist_value *v = r->v;
@@ -536,8 +803,19 @@ static int load_body(reader *r, unsigned type)
         if (rd_count(r, &n) || n == 0) return FAIL;
         return load_strings(r, n);
     case PERSIST_TYPE_SET_INTSET: return load_intset(r);
+    case PERSIST_TYPE_STREAM_LISTPACKS:
+    case PERSIST_TYPE_STREAM_LISTPACKS_2: {
+        size_t start = r->pos;
+        v->type = STORE_STREAM;
+        if (load_stream(r, type, NULL, NULL)) return FAIL;
+        v->sbody = r->p + start;
+        v->slen = r->pos - start;
+        v->stype = type;
+        v->n = 1;   /* an empty stream is a value */
+        return PERSIST_OK;
     }
-    return FAIL;   /* streams, modules: latchd has no such values yet */
+    }
+    return FAIL;   /* modules, Redis 7.2's streams: latchd has no such values */
 }
 
 /* What every decoded value must be, whatever carried it. */
@@ -588,7 +866,12 @@ store_key *persist_value_store(persist_value *v, store *s, const char *key, size
             store_zset_add(s, k, v->scores[i], it[i].p, it[i].len, 0, &out, &now);
         }
         break;
-    case STORE_STREAM: abort();   /* load_body never makes one yet */
+    case STORE_STREAM: {
+        k = store_create_key(s, key, klen, STORE_STREAM);
+        reader r = {v->sbody, v->slen, 0, v};
+        load_stream(&r, v->stype, s, store_stream_of(k));   /* checked when decoded */
+        break;
+    }
     case STORE_SET:
         k = store_create_key(s, key, klen, STORE_SET);
         if (v->intset) {   /* as it was: its width too, so a DUMP of it is the same */

@@ -11,6 +11,7 @@
 #include "num.h"
 #include "persist.h"
 #include "set.h"
+#include "stream.h"
 #include "zset.h"
 
 enum {
@@ -327,6 +328,152 @@ static void encode_list(const store_key *k, saver *sv, persist_buf *b)
     persist_buf_free(&l.lp);
 }
 
+/* ---- streams: RDB_TYPE_STREAM_LISTPACKS_2, a listpack per node ---- */
+
+/* A node's listpack, as Redis's streamAppendItem builds it: the master
+ * entry (live count, deleted count, the first entry's fields, 0), then
+ * per entry its flags, ID deltas from the node's first ID, its fields
+ * (only values when they are the master's) and its lp-count. */
+typedef struct snode_out {
+    persist_lp_writer w;
+    store_sid master;
+    store_sentry first;          /* the master fields' entry */
+    int started;
+    uint32_t live, total;
+} snode_out;
+
+static void lp_num(persist_lp_writer *w, long long v)
+{
+    char buf[24];
+    int n = snprintf(buf, sizeof buf, "%lld", v);
+    persist_lp_append(w, buf, (size_t)n);
+}
+
+static int same_fields(const store_sentry *a, const store_sentry *b)
+{
+    if (a->pairs != b->pairs) return 0;
+    store_spos pa = {a->p, a->mp}, pb = {b->p, b->mp};
+    const char *fa, *fb, *va, *vb;
+    size_t fal, fbl, val, vbl;
+    for (size_t i = 0; i < a->pairs; i++) {
+        store_sentry_pair(&pa, &fa, &fal, &va, &val);
+        store_sentry_pair(&pb, &fb, &fbl, &vb, &vbl);
+        if (fal != fbl || memcmp(fa, fb, fal)) return 0;
+    }
+    return 1;
+}
+
+static int snode_entry(const store_sentry *e, int deleted, void *ctx)
+{
+    snode_out *o = ctx;
+    if (!o->started) {   /* the master entry, from the first one */
+        o->started = 1;
+        lp_num(&o->w, o->live);
+        lp_num(&o->w, (long long)(o->total - o->live));
+        lp_num(&o->w, (long long)e->pairs);
+        store_spos pos = {e->p, e->mp};
+        const char *f, *v;
+        size_t fl, vl;
+        for (size_t i = 0; i < e->pairs; i++) {
+            store_sentry_pair(&pos, &f, &fl, &v, &vl);
+            persist_lp_append(&o->w, f, fl);
+        }
+        lp_num(&o->w, 0);
+        o->first = *e;
+    }
+    int same = same_fields(e, &o->first);
+    lp_num(&o->w, (deleted ? 1 : 0) | (same ? 2 : 0));
+    lp_num(&o->w, (long long)(e->id.ms - o->master.ms));
+    lp_num(&o->w, (long long)(e->id.seq - o->master.seq));
+    if (!same) lp_num(&o->w, (long long)e->pairs);
+    store_spos pos = {e->p, e->mp};
+    const char *f, *v;
+    size_t fl, vl;
+    for (size_t i = 0; i < e->pairs; i++) {
+        store_sentry_pair(&pos, &f, &fl, &v, &vl);
+        if (!same) persist_lp_append(&o->w, f, fl);
+        persist_lp_append(&o->w, v, vl);
+    }
+    lp_num(&o->w, same ? (long long)e->pairs + 3 : (long long)e->pairs * 2 + 4);
+    return 0;
+}
+
+static void put_sid_raw(persist_buf *b, store_sid id)
+{
+    unsigned char raw[16];
+    for (int i = 0; i < 8; i++) {
+        raw[i] = (unsigned char)(id.ms >> (56 - 8 * i));
+        raw[8 + i] = (unsigned char)(id.seq >> (56 - 8 * i));
+    }
+    persist_buf_put(b, raw, 16);
+}
+
+static void put_ms(persist_buf *b, uint64_t ms)
+{
+    unsigned char t[8];
+    for (int i = 0; i < 8; i++) t[i] = (unsigned char)(ms >> (8 * i));
+    persist_buf_put(b, t, 8);
+}
+
+static void encode_stream(const store_key *k, saver *sv, persist_buf *b)
+{
+    const store_stream *st = store_stream_of_const(k);
+    size_t nodes = store_stream_nodes(st);
+    persist_buf lp = {0};
+    put_byte(b, PERSIST_TYPE_STREAM_LISTPACKS_2);
+    put_len(b, nodes);
+    for (size_t i = 0; i < nodes; i++) {
+        const store_snode *n = &st->nodes[i];
+        snode_out o = {.master = n->first, .live = n->live, .total = n->total};
+        lp.len = 0;
+        persist_lp_begin(&o.w, &lp);
+        store_stream_node_walk(st, i, snode_entry, &o);
+        persist_lp_end(&o.w);
+        persist_buf key = {0};
+        put_sid_raw(&key, n->first);
+        put_string(b, sv, key.p, key.len);
+        persist_buf_free(&key);
+        put_string(b, sv, lp.p, lp.len);
+    }
+    persist_buf_free(&lp);
+    put_len(b, st->len);
+    put_len(b, st->last.ms);
+    put_len(b, st->last.seq);
+    put_len(b, st->first.ms);
+    put_len(b, st->first.seq);
+    put_len(b, st->max_deleted.ms);
+    put_len(b, st->max_deleted.seq);
+    put_len(b, st->entries_added);
+    put_len(b, st->ngroups);
+    for (uint32_t i = 0; i < st->ngroups; i++) {
+        const store_sgroup *g = st->groups[i];
+        put_string(b, sv, g->name, g->nlen);
+        put_len(b, g->last_id.ms);
+        put_len(b, g->last_id.seq);
+        put_len(b, (uint64_t)g->entries_read);
+        put_len(b, g->pel.count);
+        store_sidmap_it it;
+        store_sid id;
+        void *v;
+        store_sidmap_seek(&g->pel, (store_sid){0, 0}, &it);
+        while (store_sidmap_next(&g->pel, &it, &id, &v)) {
+            const store_snack *nk = v;
+            put_sid_raw(b, id);
+            put_ms(b, nk->delivery_time);
+            put_len(b, nk->delivery_count);
+        }
+        put_len(b, g->nconsumers);
+        for (uint32_t j = 0; j < g->nconsumers; j++) {
+            const store_sconsumer *con = g->consumers[j];
+            put_string(b, sv, con->name, con->nlen);
+            put_ms(b, con->seen_time);
+            put_len(b, con->pel.count);
+            store_sidmap_seek(&con->pel, (store_sid){0, 0}, &it);
+            while (store_sidmap_next(&con->pel, &it, &id, NULL)) put_sid_raw(b, id);
+        }
+    }
+}
+
 static void encode_value(const store_key *k, saver *sv, persist_buf *out)
 {
     switch (store_key_type(k)) {
@@ -341,7 +488,7 @@ static void encode_value(const store_key *k, saver *sv, persist_buf *out)
     case STORE_LIST: encode_list(k, sv, out); break;
     case STORE_ZSET: encode_zset(k, sv, out); break;
     case STORE_SET: encode_set(k, sv, out); break;
-    case STORE_STREAM: abort();   /* not encoded yet: DUMP refuses, put_key skips them */
+    case STORE_STREAM: encode_stream(k, sv, out); break;
     }
 }
 
@@ -442,13 +589,6 @@ void persist_rdb_begin(persist_rdb_writer *w, const persist_opts *o, const persi
 static void put_key(store_key *k, void *ctx)
 {
     persist_rdb_writer *w = ctx;
-    /* Streams have no RDB encoding yet (Redis's listpack-based
-     * RDB_TYPE_STREAM_LISTPACKS_2): they are left out of the file, and
-     * counted, so the saver can say so. */
-    if (store_key_type(k) == STORE_STREAM) {
-        w->streams_left_out++;
-        return;
-    }
     int64_t deadline = store_key_deadline(k);
     if (deadline != STORE_NO_DEADLINE) {
         unsigned char ms[9] = {RDB_OP_EXPIRETIME_MS};

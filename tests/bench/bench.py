@@ -28,6 +28,11 @@ noisy machine hits both alike. Sections (--sections, default all):
   startup     exec -> first PING reply, median of 20
   wheel       build/bench_wheel: timing-wheel insert/cancel cost at 1e3, 1e5,
               1e7 timers (ns/op, and callgrind instructions/op), latchd only
+  streams     XADD -P1/-P16 (redis-benchmark, in the throughput table too);
+              a consumer group drained by pipelined XREADGROUP COUNT 10 +
+              XACK of those 10 (redis-cli --pipe): entries/s; memory per
+              entry of a 1M-entry stream of 2 small fields (RSS and
+              used_memory growth), fresh server each
   queue       tests/bench/queue.c (build/bench_queue): N consumers parked in
               BLPOP, P producers LPUSHing stamped messages: messages/s and
               handoff latency (LPUSH sent -> consumer's reply) p50/p99/p999;
@@ -78,7 +83,8 @@ FCALL_LIB = ("#!lua name=benchlib\nredis.register_function('hexists_fn', functio
 TICK = os.sysconf("SC_CLK_TCK")
 SERVER_CORE, LOAD_CORE = 0, 1
 KINDS = ("latchd", "redis")
-SECTIONS = ("throughput", "handoff", "memory", "sets", "rdb", "aof", "expiry", "startup", "wheel", "queue", "tls")
+SECTIONS = ("throughput", "handoff", "memory", "sets", "rdb", "aof", "expiry", "startup", "wheel", "queue", "tls",
+            "streams")
 QUICK_WORKLOADS = r"^(GET|SET|EVALSHA lock|EVAL lock text|EVALSHA Lua-only)$"
 # redis-benchmark's default tests (issue 17's table): each runs alone on a
 # flushed server, so LPOP, RPOP, SPOP and ZPOPMIN pop from empty keys on
@@ -119,7 +125,7 @@ def workloads():
         ("FCALL", ["fcall", "hexists_fn", "1", "lock:__rand_int__", "owner:1"]),
         ("SCRIPT LOAD", ["script", "load", lock]),
     ] + [(t.upper(), ["-t", t]) for t in DEFAULT_TESTS if t not in ("set", "get", "hset", "ping_mbulk")] + \
-        GEO_WORKLOADS, [lock, vector(UNLOCK_SHA), LUA_ONLY]
+        GEO_WORKLOADS + STREAM_WORKLOADS, [lock, vector(UNLOCK_SHA), LUA_ONLY]
 
 
 # Geo (issue 19): GEOADD of random points ("13.<12 random digits>") into one
@@ -130,6 +136,12 @@ GEO_WORKLOADS = [
     ("GEOADD", ["geoadd", "geo", "13.__rand_int__", "38.__rand_int__", "m:__rand_int__"]),
     ("GEOSEARCH", ["geosearch", "geo", "FROMLONLAT", "13.5", "38.5", "BYRADIUS", "10", "km",
                    "ASC", "COUNT", "5"]),
+]
+
+
+# Streams (issue 19): XADD of one small entry with an auto ID to one stream.
+STREAM_WORKLOADS = [
+    ("XADD", ["xadd", "stream", "*", "f", "__rand_int__"]),
 ]
 
 
@@ -611,22 +623,80 @@ SET_LOADS = (
 )
 
 
+def load_growth(opt, stream, replies, units, what):
+    """Per kind, (RSS, used_memory) growth per unit while a fresh server
+    takes stream() (replies replies) through redis-cli --pipe."""
+    per = {}
+    for kind in KINDS:
+        s = Server(kind, opt)
+        try:
+            time.sleep(0.2)
+            rss0, used0 = proc_status_kb(s.proc.pid, "VmRSS"), info_field(s.port, "used_memory")
+            pipe_load(s.port, stream(), replies, what)
+            time.sleep(0.2)
+            rss1, used1 = proc_status_kb(s.proc.pid, "VmRSS"), info_field(s.port, "used_memory")
+            per[kind] = ((rss1 - rss0) * 1024.0 / units, (used1 - used0) / float(units))
+        finally:
+            s.stop()
+    return per
+
+
 def section_sets(opt, res):
     for label, units, stream, replies in SET_LOADS:
-        per = {}
-        for kind in KINDS:
-            s = Server(kind, opt)
-            try:
-                time.sleep(0.2)
-                rss0, used0 = proc_status_kb(s.proc.pid, "VmRSS"), info_field(s.port, "used_memory")
-                pipe_load(s.port, stream(), replies, label)
-                time.sleep(0.2)
-                rss1, used1 = proc_status_kb(s.proc.pid, "VmRSS"), info_field(s.port, "used_memory")
-                per[kind] = ((rss1 - rss0) * 1024.0 / units, (used1 - used0) / float(units))
-            finally:
-                s.stop()
+        per = load_growth(opt, stream, replies, units, label)
         res.add("sets", "RSS, %s" % label, per["latchd"][0], per["redis"][0], "bytes")
         res.add("sets", "used_memory, %s" % label, per["latchd"][1], per["redis"][1], "bytes")
+
+
+# ---- streams (issue 19) ----
+
+def stream_fill_stream(n, key=b"s"):
+    """XADD key <i>-1 f1 v f2 <i> for i in 1..n, in RESP chunks."""
+    for c in range(0, n, 20000):
+        yield b"".join(resp_command(b"XADD", key, b"%d-1" % i, b"f1", b"v", b"f2", b"%d" % i)
+                       for i in range(c + 1, min(n, c + 20000) + 1))
+
+
+def stream_consume_stream(n, batch=10):
+    """XREADGROUP GROUP g c COUNT batch STREAMS s >, then XACK of the very
+    IDs it returns (known: the fill numbers them), until n entries are done."""
+    for c in range(0, n, 20000):
+        parts = []
+        for j in range(c, min(n, c + 20000), batch):
+            ids = [b"%d-1" % i for i in range(j + 1, min(n, j + batch) + 1)]
+            parts.append(resp_command(b"XREADGROUP", b"GROUP", b"g", b"c", b"COUNT", b"%d" % batch,
+                                      b"STREAMS", b"s", b">"))
+            parts.append(resp_command(b"XACK", b"s", b"g", *ids))
+        yield b"".join(parts)
+
+
+def section_streams(servers, opt, res):
+    """XREADGROUP + XACK consumer throughput on the shared servers."""
+    n, batch = opt.stream_entries, 10
+    got = {k: [] for k in KINDS}
+    for _ in range(opt.rounds):
+        for kind in KINDS:
+            port = servers[kind].port
+            cli(port, "FLUSHALL")
+            pipe_load(port, stream_fill_stream(n), n, "%d stream entries" % n)
+            cli(port, "XGROUP", "CREATE", "s", "g", "0")
+            t0, cpu0 = time.monotonic(), cpu_seconds(servers[kind].proc.pid)
+            pipe_load(port, stream_consume_stream(n, batch), 2 * ((n + batch - 1) // batch), "consumer")
+            got[kind].append((n / (time.monotonic() - t0), (cpu_seconds(servers[kind].proc.pid) - cpu0) * 1e6 / n))
+            if cli(port, "XPENDING", "s", "g").split()[0] != "0":
+                raise BenchError("%s left entries pending" % kind)
+    med = {k: [statistics.median(r[i] for r in v) for i in range(2)] for k, v in got.items()}
+    label = "XREADGROUP COUNT %d + XACK, %dk entries" % (batch, n // 1000)
+    res.add("streams", label + " entries/s", med["latchd"][0], med["redis"][0], "entries/s")
+    res.add("streams", label + " CPU/entry", med["latchd"][1], med["redis"][1], "µs server CPU")
+
+
+def section_stream_memory(opt, res):
+    n = opt.stream_memory_entries
+    per = load_growth(opt, lambda: stream_fill_stream(n), n, n, "%d stream entries" % n)
+    label = "%dk-entry stream of 2 small fields, per entry" % (n // 1000)
+    res.add("streams", "RSS, %s" % label, per["latchd"][0], per["redis"][0], "bytes")
+    res.add("streams", "used_memory, %s" % label, per["latchd"][1], per["redis"][1], "bytes")
 
 
 def section_memory(opt, res):
@@ -1063,6 +1133,8 @@ def parse_args(argv):
     ap.add_argument("--queue-seconds", type=float, default=10)
     ap.add_argument("--queue-blocked", type=int, default=10000)
     ap.add_argument("--expiry-keys", type=int, default=100000)
+    ap.add_argument("--stream-entries", type=int, default=200000)
+    ap.add_argument("--stream-memory-entries", type=int, default=1000000)
     ap.add_argument("--startup-runs", type=int, default=20)
     ap.add_argument("--wheel-ops", type=int, default=2000000)
     ap.add_argument("--no-callgrind", dest="callgrind", action="store_false")
@@ -1074,6 +1146,7 @@ def parse_args(argv):
         opt.rounds, opt.requests, opt.handoff_seconds, opt.queue_seconds = 1, 100000, 3, 3
         opt.memory_locks, opt.expiry_keys, opt.wheel_ops, opt.callgrind = 200000, 100000, 500000, False
         opt.tls_idle, opt.tls_seconds = 500, 3
+        opt.stream_entries, opt.stream_memory_entries = 50000, 200000
         opt.only = opt.only or QUICK_WORKLOADS
     opt.sections = [s.strip() for s in opt.sections.split(",") if s.strip()]
     bad = [s for s in opt.sections if s not in SECTIONS]
@@ -1096,7 +1169,7 @@ def main(argv):
     signal.signal(signal.SIGTERM, lambda *a: sys.exit("bench: terminated"))
     res, labels = Results(), {}
     try:
-        if {"throughput", "handoff", "expiry", "queue"} & set(opt.sections):
+        if {"throughput", "handoff", "expiry", "queue", "streams"} & set(opt.sections):
             servers = {k: Server(k, opt) for k in KINDS}
             if "throughput" in opt.sections:
                 print("throughput (redis-benchmark)", file=sys.stderr)
@@ -1110,7 +1183,17 @@ def main(argv):
             if "queue" in opt.sections:
                 print("producer/consumer queue (BLPOP)", file=sys.stderr)
                 labels["queue"] = section_queue_handoff(servers, opt, res)
+            if "streams" in opt.sections:
+                if "throughput" not in opt.sections:   # XADD's rows, from the throughput table
+                    only, opt.only = opt.only, r"^XADD$"
+                    section_throughput(servers, opt, res)
+                    opt.only = only
+                print("stream consumer group", file=sys.stderr)
+                section_streams(servers, opt, res)
             Server.stop_all()
+        if "streams" in opt.sections:
+            print("stream memory", file=sys.stderr)
+            section_stream_memory(opt, res)
         if "queue" in opt.sections:
             print("blocked clients' memory", file=sys.stderr)
             labels["queue_mem"] = section_queue_memory(opt, res)

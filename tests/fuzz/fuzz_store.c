@@ -36,6 +36,10 @@ typedef struct mkey {
     blob str;
     mfield *fields;
     size_t nfields;
+    store_sid *pel;   /* a stream's group "g": its pending IDs in order, */
+    char *owner;      /* and which of the consumers "c" or "d" holds each */
+    size_t npel;
+    int group;        /* the group exists */
 } mkey;
 
 typedef struct model {
@@ -82,6 +86,12 @@ static void model_clear_value(mkey *k)
     }
     free(k->fields);
     free(k->str.p);
+    free(k->pel);
+    free(k->owner);
+    k->pel = NULL;
+    k->owner = NULL;
+    k->npel = 0;
+    k->group = 0;
     k->fields = NULL;
     k->nfields = 0;
     k->str = (blob){NULL, 0};
@@ -189,10 +199,42 @@ static int stream_visit(const store_sentry *e, void *ctx)
     const char *f, *v;
     size_t flen, vlen;
     FUZZ_CHECK(e->pairs == 1);
-    store_sentry_pair(e->p, &f, &flen, &v, &vlen);
+    store_spos pos = {e->p, e->mp};
+    store_sentry_pair(&pos, &f, &flen, &v, &vlen);
     FUZZ_CHECK(flen == 1 && f[0] == 'f' && blob_is(&mf->val, v, vlen));
     w->i++;
     return 0;
+}
+
+/* The group's PEL, walked whole and from each ID, and its consumers'. */
+static void pel_check(const store_stream *st, const mkey *k)
+{
+    const store_sgroup *g = store_sgroup_find(st, "g", 1);
+    FUZZ_CHECK((g != NULL) == k->group);
+    if (!g) return;
+    FUZZ_CHECK(g->pel.count == k->npel);
+    store_sidmap_it it;
+    store_sid id;
+    void *v;
+    store_sidmap_seek(&g->pel, (store_sid){0, 0}, &it);
+    for (size_t i = 0; i < k->npel; i++) {
+        FUZZ_CHECK(store_sidmap_next(&g->pel, &it, &id, &v));
+        FUZZ_CHECK(!store_sid_cmp(id, k->pel[i]));
+        const store_snack *n = v;
+        FUZZ_CHECK(n->consumer && n->consumer->name[0] == k->owner[i]);
+        FUZZ_CHECK(store_sidmap_get(&n->consumer->pel, id) != NULL);
+    }
+    FUZZ_CHECK(!store_sidmap_next(&g->pel, &it, &id, &v));
+    uint64_t owned = 0;
+    for (uint32_t i = 0; i < g->nconsumers; i++) owned += g->consumers[i]->pel.count;
+    FUZZ_CHECK(owned == k->npel);
+    if (k->npel) {   /* a seek lands on the first ID at or above it */
+        store_sid mid = k->pel[k->npel / 2], lo;
+        store_sidmap_seek(&g->pel, mid, &it);
+        FUZZ_CHECK(store_sidmap_next(&g->pel, &it, &id, NULL) && !store_sid_cmp(id, mid));
+        FUZZ_CHECK(store_sidmap_edge(&g->pel, 0, &lo) && !store_sid_cmp(lo, k->pel[0]));
+        FUZZ_CHECK(store_sidmap_edge(&g->pel, 1, &lo) && !store_sid_cmp(lo, k->pel[k->npel - 1]));
+    }
 }
 
 static void stream_check(store_key *sk, const mkey *k)
@@ -204,6 +246,7 @@ static void stream_check(store_key *sk, const mkey *k)
         swalk w = {k, 0, rev};
         FUZZ_CHECK(store_stream_range(st, lo, hi, rev, 0, stream_visit, &w) == k->nfields);
     }
+    pel_check(st, k);
 }
 
 static void check_key(store_key *sk, void *ctx)
@@ -494,6 +537,60 @@ static void op_xtrim(cmd *c)
     for (size_t i = 0; i < deleted; i++) stream_model_del(mk, 0);
 }
 
+/* XPEL k ms seq: id pending in group "g" (made on first use) for
+ * consumer "c"; XACK k ms seq acknowledges it; XCLAIM k ms seq hands it
+ * to the other consumer. The model is a sorted array. */
+static void op_pel(cmd *c, int what)
+{
+    store_key *k = lookup(c, 1);
+    if (!k || store_key_type(k) != STORE_STREAM || c->argc < 3) return;
+    mkey *mk = mirror(c, 1);
+    store *s = c->m->s;
+    store_stream *st = store_stream_of(k);
+    store_sid id = {(uint64_t)arg_num(&c->argv[2], 0, 1000), c->argc > 3 ? (uint64_t)arg_num(&c->argv[3], 0, 3) : 0};
+    store_sgroup *g = store_sgroup_find(st, "g", 1);
+    if (!g) {
+        g = store_sgroup_create(s, st, "g", 1, (store_sid){0, 0}, STORE_SCG_INVALID_READ);
+        FUZZ_CHECK(g && !store_sgroup_create(s, st, "g", 1, id, 0));
+        mk->group = 1;
+    }
+    size_t i = 0;
+    while (i < mk->npel && store_sid_cmp(mk->pel[i], id) < 0) i++;
+    int found = i < mk->npel && !store_sid_cmp(mk->pel[i], id);
+    if (what == 0) {   /* XPEL */
+        if (found || mk->npel == 4 * MAX_FIELDS) return;
+        store_sconsumer *con = store_sconsumer_find(g, "c", 1);
+        if (!con) con = store_sconsumer_create(s, g, "c", 1, 0);
+        int created;
+        store_snack *n = store_sidmap_put(s, &g->pel, id, &created);
+        FUZZ_CHECK(created);
+        store_snack_assign(s, n, id, con);
+        mk->pel = realloc(mk->pel, (mk->npel + 1) * sizeof *mk->pel);
+        mk->owner = realloc(mk->owner, mk->npel + 1);
+        FUZZ_CHECK(mk->pel && mk->owner);
+        memmove(mk->pel + i + 1, mk->pel + i, (mk->npel - i) * sizeof *mk->pel);
+        memmove(mk->owner + i + 1, mk->owner + i, mk->npel - i);
+        mk->pel[i] = id;
+        mk->owner[i] = 'c';
+        mk->npel++;
+    } else if (what == 1) {   /* XACK */
+        FUZZ_CHECK(store_snack_ack(s, g, id) == found);
+        if (!found) return;
+        memmove(mk->pel + i, mk->pel + i + 1, (mk->npel - i - 1) * sizeof *mk->pel);
+        memmove(mk->owner + i, mk->owner + i + 1, mk->npel - i - 1);
+        mk->npel--;
+    } else {   /* XCLAIM */
+        store_snack *n = store_sidmap_get(&g->pel, id);
+        FUZZ_CHECK((n != NULL) == found);
+        if (!n) return;
+        char to = mk->owner[i] == 'c' ? 'd' : 'c';
+        store_sconsumer *con = store_sconsumer_find(g, &to, 1);
+        if (!con) con = store_sconsumer_create(s, g, &to, 1, 0);
+        store_snack_assign(s, n, id, con);
+        mk->owner[i] = to;
+    }
+}
+
 /* A set emptied by a removal goes, as the commands delete it. */
 static void set_drop_if_empty(cmd *c, store_key *k, mkey *mk)
 {
@@ -609,6 +706,15 @@ static void op_copy(cmd *c)
         resp_slice v = {src->fields[i].val.p, src->fields[i].val.len};
         model_hset(dst, &f, &v);
     }
+    if (src->npel) {   /* COPY takes a stream's groups along */
+        dst->pel = malloc(src->npel * sizeof *dst->pel);
+        dst->owner = malloc(src->npel);
+        FUZZ_CHECK(dst->pel && dst->owner);
+        memcpy(dst->pel, src->pel, src->npel * sizeof *dst->pel);
+        memcpy(dst->owner, src->owner, src->npel);
+    }
+    dst->npel = src->npel;
+    dst->group = src->group;
 }
 
 /* RANDOMKEY: a live key of the model, or none left (expired ones drawn
@@ -711,6 +817,9 @@ static void run(cmd *c)
     else if (is(a, "XADD")) op_xadd(c);
     else if (is(a, "XDEL")) op_xdel(c);
     else if (is(a, "XTRIM")) op_xtrim(c);
+    else if (is(a, "XPEL")) op_pel(c, 0);
+    else if (is(a, "XACK")) op_pel(c, 1);
+    else if (is(a, "XCLAIM")) op_pel(c, 2);
     else if (is(a, "DEL") || is(a, "UNLINK") || is(a, "GETDEL")) op_del(c);
     else if (is(a, "PEXPIRE") || is(a, "EXPIRE")) op_deadline(c, DL_RELATIVE);
     else if (is(a, "PEXPIREAT")) op_deadline(c, DL_ABSOLUTE);

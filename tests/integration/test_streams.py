@@ -1,6 +1,7 @@
 """Stream commands: XADD (explicit, ms-*, auto IDs; NOMKSTREAM; MAXLEN/MINID
 with = and ~ and LIMIT), XRANGE/XREVRANGE (exclusive bounds, COUNT), XLEN,
-XDEL, XTRIM, XSETID, XREAD without BLOCK (RESP2 arrays, RESP3 maps), Redis
+XDEL, XTRIM, XSETID, XREAD (RESP2 arrays, RESP3 maps; blocking in
+test_stream_groups.py), Redis
 7.0's ID rules and error texts, keyspace events, TYPE / OBJECT ENCODING,
 WRONGTYPE, the generic key commands on streams; a random walk compared with
 a reference redis-server byte for byte."""
@@ -162,13 +163,6 @@ def test_xread(s3):
     assert s3.cmd("XREAD", "COUNT", "1", "STREAMS", "s", "2") == (
         b"%1\r\n$1\r\ns\r\n*1\r\n*2\r\n$3\r\n3-0\r\n*2\r\n$1\r\nc\r\n$1\r\n3\r\n")
     assert s3.cmd("XREAD", "STREAMS", "s", "$") == b"_\r\n"
-
-
-def test_xread_block_refused_latchd_only(latchd_factory):
-    conn = latchd_factory().raw()
-    assert conn.cmd("XREAD", "BLOCK", "0", "STREAMS", "s", "$") == b"-ERR BLOCK is not supported yet\r\n"
-    conn.cmd("XADD", "s", "1-0", "f", "v")
-    assert conn.cmd("XREAD", "BLOCK", "0", "STREAMS", "s", "1-0") == b"-ERR BLOCK is not supported yet\r\n"
 
 
 def test_xread_block_served_when_ready(s3):
