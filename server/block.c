@@ -471,7 +471,11 @@ static void serve_key(server *s, block_key *bk)
         size_t mark = c->out.len;
         uint64_t t0 = stats_ticks();
         int served = 1;
-        if (b->type == BLOCK_STREAM) served = b->sserve(c, k, &key);
+        if (b->type == BLOCK_STREAM) {
+            uint64_t before = s->aof_on ? aof_changes(s) : 0;
+            served = b->sserve(c, k, &key);
+            if (s->aof_on) aof_served(c, &key, 0, before);
+        }
         else serve_logged(c, k, &key, b->serve);
         if (served) {
             count_finished(c, mark, t0, 0);

@@ -17,6 +17,7 @@
 #include "num.h"
 #include "persist.h"
 #include "scripting/script.h"
+#include "stream.h"
 
 enum { AOF_OFF, AOF_ON, AOF_WAIT_REWRITE };
 #define WRITE_ERROR_LOG_S 30     /* Redis's AOF_WRITE_LOG_ERROR_RATE */
@@ -339,6 +340,80 @@ static void log_restore(client *c)
     aof_add(c, c->argc + 1, r);
 }
 
+static resp_slice sid_text(aof_state *a, int slot, store_sid id)
+{
+    int n = snprintf(a->num[slot], sizeof a->num[slot], "%llu-%llu", (unsigned long long)id.ms,
+                     (unsigned long long)id.seq);
+    return (resp_slice){a->num[slot], (size_t)n};
+}
+
+/* XADD and XTRIM as a reload must redo them (Redis's xaddCommand and
+ * streamRewriteTrimArgument): an ID the server chose (* or ms-*) as the
+ * one it chose, read from the reply at mark, and a "~" trim as the "="
+ * trim it came to: MAXLEN the length left, MINID the first ID left. */
+static void log_stream(client *c, size_t mark, int xadd)
+{
+    aof_state *a = c->srv->aof;
+    resp_slice *r = scratch(a, (size_t)c->argc);
+    for (int j = 0; j < c->argc; j++) r[j] = c->argv[j];
+    int j = 2, approx = -1, by_minid = 0, limit = -1;
+    while (j < c->argc) {
+        if (arg_is(&r[j], "maxlen") || arg_is(&r[j], "minid")) {
+            by_minid = arg_is(&r[j], "minid");
+            if (j + 1 < c->argc && r[j + 1].len == 1 && (r[j + 1].ptr[0] == '~' || r[j + 1].ptr[0] == '=')) {
+                if (r[j + 1].ptr[0] == '~') approx = j + 1;
+                j++;
+            }
+            j += 2;
+        } else if (arg_is(&r[j], "limit")) {
+            limit = j;
+            j += 2;
+        } else if (xadd && arg_is(&r[j], "nomkstream")) {
+            j++;
+        } else {
+            break;
+        }
+    }
+    if (xadd && j < c->argc && r[j].len && r[j].ptr[r[j].len - 1] == '*') {
+        const char *out = c->out.data + mark, *end = c->out.data + c->out.len;
+        resp_reply id;
+        if (c->out.len > mark && resp_read_reply(&out, end, &id) && id.type == '$')
+            r[j] = (resp_slice){id.str, id.len};
+    }
+    if (approx > 0) {
+        store_key *k = peek(c, &c->argv[1]);
+        const store_stream *st = k ? store_stream_of_const(k) : NULL;
+        r[approx] = (resp_slice){"=", 1};
+        r[approx + 1] = !st ? r[approx + 1] : by_minid ? sid_text(a, 1, st->first) : number(a, 1, (long long)st->len);
+    }
+    int n = c->argc;
+    if (approx > 0 && limit > 0 && limit + 2 <= n) {
+        /* an exact trim takes no LIMIT (Redis's AOF client ignores it) */
+        memmove(&r[limit], &r[limit + 2], (size_t)(n - limit - 2) * sizeof(*r));
+        n -= 2;
+    }
+    aof_add(c, n, r);
+}
+
+/* XREADGROUP as it ran, without BLOCK: replayed in order on the same
+ * data it delivers the same entries to the same consumers (Redis writes
+ * their XCLAIM and XGROUP records instead), and a reload must not wait. */
+static void log_xreadgroup(client *c)
+{
+    aof_state *a = c->srv->aof;
+    resp_slice *r = scratch(a, (size_t)c->argc);
+    int n = 0, keys = 0;   /* GROUP g c, then options until STREAMS */
+    for (int j = 0; j < c->argc; j++) {
+        keys |= arg_is(&c->argv[j], "streams") && j >= 4;
+        if (!keys && j >= 4 && j + 1 < c->argc && arg_is(&c->argv[j], "block")) {
+            j++;
+            continue;
+        }
+        r[n++] = c->argv[j];
+    }
+    aof_add(c, n, r);
+}
+
 /* INCRBYFLOAT as SET key value KEEPTTL, HINCRBYFLOAT as HSET: the value as
  * formatted here, so a reload cannot round differently. */
 static void log_float(client *c, int hash)
@@ -368,7 +443,7 @@ enum {
     K_FORCED,    /* even when no key changed, unless it failed (FLUSHALL of nothing, SWAPDB, FUNCTION) */
     K_SET, K_SETEX, K_PSETEX, K_GETSET, K_GETDEL, K_GETEX,
     K_EXPIRE, K_PEXPIRE, K_EXPIREAT, K_PEXPIREAT,
-    K_INCRBYFLOAT, K_HINCRBYFLOAT, K_RESTORE, K_BLMOVE, K_BRPOPLPUSH,
+    K_INCRBYFLOAT, K_HINCRBYFLOAT, K_RESTORE, K_BLMOVE, K_BRPOPLPUSH, K_XADD, K_XTRIM, K_XREADGROUP,
 };
 
 /* The server's table, by command_stat_id (a library holds no process-wide
@@ -383,7 +458,8 @@ static unsigned char *kinds_new(void)
         {cmd_getdel, K_GETDEL}, {cmd_getex, K_GETEX}, {cmd_expire, K_EXPIRE}, {cmd_pexpire, K_PEXPIRE},
         {cmd_expireat, K_EXPIREAT}, {cmd_pexpireat, K_PEXPIREAT}, {cmd_incrbyfloat, K_INCRBYFLOAT},
         {cmd_hincrbyfloat, K_HINCRBYFLOAT}, {cmd_restore, K_RESTORE}, {cmd_blmove, K_BLMOVE},
-        {cmd_brpoplpush, K_BRPOPLPUSH},
+        {cmd_brpoplpush, K_BRPOPLPUSH}, {cmd_xadd, K_XADD}, {cmd_xtrim, K_XTRIM},
+        {cmd_xreadgroup, K_XREADGROUP},
     };
     unsigned char *kinds = mem_calloc(command_stat_slots(), 1);
     for (size_t i = 0; i < command_count(); i++) {
@@ -404,7 +480,7 @@ static int function_writes(const client *c)
     return 0;
 }
 
-static void log_command(client *c, int kind)
+static void log_command(client *c, int kind, size_t mark)
 {
     const resp_slice *v = c->argv;
     switch (kind) {
@@ -434,6 +510,9 @@ static void log_command(client *c, int kind)
     case K_INCRBYFLOAT: log_float(c, 0); break;
     case K_HINCRBYFLOAT: log_float(c, 1); break;
     case K_RESTORE: log_restore(c); break;
+    case K_XADD: log_stream(c, mark, 1); break;
+    case K_XTRIM: log_stream(c, mark, 0); break;
+    case K_XREADGROUP: log_xreadgroup(c); break;
     case K_BLMOVE: {
         resp_slice r[5] = {S_LMOVE, v[1], v[2], v[3], v[4]};
         aof_add(c, 5, r);
@@ -464,7 +543,7 @@ void aof_proc(client *c)
         int changed = aof_changes(s) != before || a->forced;
         if (!changed && (kind == K_FORCED || function_writes(c)))
             changed = !(c->out.len > mark && c->out.data[mark] == '-');   /* forced, unless it failed */
-        if (changed) log_command(c, kind);
+        if (changed) log_command(c, kind, mark);
     }
     a->handled = handled;
     a->forced = forced;
@@ -504,6 +583,8 @@ void aof_served(client *c, const resp_slice *key, size_t len_before, uint64_t ch
     } else if (p == cmd_brpoplpush) {
         resp_slice r[3] = {S_RPOPLPUSH, v[1], v[2]};
         add_record(s, c->db, 3, r);
+    } else if (p == cmd_xreadgroup) {
+        log_xreadgroup(c);
     }
 }
 
@@ -1058,8 +1139,6 @@ static void base_key(store_key *k, void *ctx)
         const char *val = store_string_get(k, &vlen);
         resp_slice r[3] = {S_SET, {key, klen}, {val, vlen}};
         put_cmd(&w->b, 3, r);
-    } else if (store_key_type(k) == STORE_STREAM) {
-        return;   /* as the RDB writer: streams cannot be saved yet */
     } else {
         w->dump.len = 0;
         persist_dump(k, &w->o, &w->dump);

@@ -476,3 +476,32 @@ def test_bgsave_waits_for_a_rewrite_child(server_factory):
     raw.cmd("CONFIG", "SET", "rdb-key-save-delay", "0")
     assert wait_for(lambda: srv.client().info("persistence")["rdb_saves"] >= 1, timeout=30)
     assert srv.client().info("persistence")["aof_rewrites"] >= 1
+
+
+def test_streams_reload_as_they_were(server_factory):
+    """XADD's chosen IDs, ~ trims (with LIMIT) and consumer groups come
+    back from the AOF as they were, and from a rewrite without the RDB
+    preamble."""
+    srv = server_factory(*AOF, "--aof-use-rdb-preamble", "no", "--stream-node-max-entries", "10")
+    r = srv.client()
+    for i in range(100):
+        r.xadd("s", {"f": i})
+    r.xadd("s", {"f": "x"}, maxlen=50, approximate=True)
+    r.execute_command("XTRIM", "s", "MINID", "~", "0-1", "LIMIT", "10")
+    r.xgroup_create("s", "g", id="0")
+    r.xreadgroup("g", "alice", {"s": ">"}, count=3)
+    r.xreadgroup("g", "bob", {"s": ">"}, count=2, noack=True)
+
+    def state():
+        return (r.xrange("s"), r.xinfo_groups("s"), [(c["name"], c["pending"]) for c in r.xinfo_consumers("s", "g")],
+                r.xpending("s", "g")["pending"])
+    before = state()
+    restart(srv)
+    r = srv.client()
+    assert state() == before
+    raw = srv.raw()
+    assert raw.cmd("BGREWRITEAOF") == b"+Background append only file rewriting started\r\n"
+    assert wait_for(lambda: "appendonly.aof.2.base.aof" in manifest(srv), timeout=10)
+    restart(srv)
+    r = srv.client()
+    assert state() == before
