@@ -780,8 +780,9 @@ void stats_unblocked(client *c, size_t mark, uint64_t ticks, int failed);
 void stats_rejected(client *c, size_t mark);
 /* An error reply with code text (without the '-', e.g. "ERR syntax"). */
 void stats_count_error(server *s, const char *text, size_t len);
-/* redis.call refused cmd (NULL: unknown) before running it. */
-void stats_script_refused(server *s, const command *cmd);
+/* redis.call refused cmd (NULL: unknown) before running it with refusal
+ * (its error code after a '-', else an ERR). */
+void stats_script_refused(server *s, const command *cmd, const char *refusal);
 void stats_info_commandstats(server *s, resp_buf *b);
 void stats_info_errorstats(server *s, resp_buf *b);
 void stats_info_latencystats(server *s, resp_buf *b);

@@ -215,9 +215,11 @@ void stats_rejected(client *c, size_t mark)
     if (c->cmd) stat_of(c)->rejected++;
 }
 
-void stats_script_refused(server *s, const command *cmd)
+void stats_script_refused(server *s, const command *cmd, const char *refusal)
 {
-    stats_count_error(s, "ERR", 3);
+    /* "-OOM ..." counts as OOM; a text without its own code is an ERR */
+    if (refusal[0] == '-') stats_count_error(s, refusal + 1, strlen(refusal + 1));
+    else stats_count_error(s, "ERR", 3);
     if (cmd) s->cmdstats[command_stat_id(cmd, NULL)].rejected++;
 }
 

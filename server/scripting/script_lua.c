@@ -608,7 +608,7 @@ static int redis_call_generic(lua_State *L, int raise)
         refusal = misconf;
     }
     if (refusal) {
-        stats_script_refused(e->srv, cmd);
+        stats_script_refused(e->srv, cmd, refusal);
         push_error_cstr(L, refusal);
         mark_counted(L);
         return raise ? lua_error(L) : 1;

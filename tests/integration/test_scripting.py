@@ -529,3 +529,15 @@ def test_redis_acl_check_cmd(server_factory):
     assert bob.cmd("EVAL", "return redis.acl_check_cmd('set','yy',1)", "1", "xx") == b"$-1\r\n"
     err = bob.cmd("EVAL", "return redis.acl_check_cmd('invalid-cmd','arg')", "0")
     assert err.startswith(b"-ERR Invalid command passed to redis.acl_check_cmd()")
+
+
+def test_refused_redis_call_counts_its_own_error_code(server_factory):
+    srv = server_factory()
+    r = srv.raw()
+    r.cmd("CONFIG", "RESETSTAT")
+    r.cmd("CONFIG", "SET", "maxmemory", "1")
+    assert r.cmd("EVAL", "return redis.call('set','x','y')", "1", "x").startswith(
+        b"-OOM command not allowed when used memory > 'maxmemory'.")
+    stats = parse(r.cmd("INFO", "errorstats")).decode()
+    assert "errorstat_OOM:count=1" in stats and "errorstat_ERR" not in stats
+    r.cmd("CONFIG", "SET", "maxmemory", "0")
