@@ -416,8 +416,9 @@ void net_flush_pending_except(server *s, client *keep)
     /* Redis's beforeSleep: the AOF written (and with appendfsync always
      * synced) before any reply of this iteration leaves */
     if (s->aof_on) aof_before_sleep(s);
-    /* BCAST messages for what changed, before writing */
-    if (s->tracking_clients) tracking_before_sleep(s);
+    /* BCAST messages for what changed, before writing (not while a script
+     * is busy: Redis's beforeSleep does only the AOF and writes then) */
+    if (s->tracking_clients && !keep) tracking_before_sleep(s);
     client *c = s->pending;
     s->pending = NULL;
     while (c) {

@@ -455,7 +455,8 @@ void client_close_after_reply(client *c);
 void client_set_authenticated(client *c, int yes);
 void net_flush_pending(server *s);
 /* The same but keep's output stays pending (a busy script's own caller,
- * mid-command): a script past busy-reply-threshold flushes the others. */
+ * mid-command) and no BCAST is sent: a script past busy-reply-threshold
+ * flushes the others. */
 void net_flush_pending_except(server *s, client *keep);
 void net_on_connection(uv_stream_t *listener, int status);
 /* The same on a tls-port listener: the client's session handshakes first. */
