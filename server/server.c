@@ -305,6 +305,21 @@ static void on_obuf_check(uv_timer_t *t)
     if (!over) uv_timer_stop(t);
 }
 
+static void on_shrink_check(uv_timer_t *t)
+{
+    server *s = t->data;
+    uint64_t now = server_now_ms(s);
+    int kept = 0;
+    for (client *c = s->clients; c; c = c->next)
+        if (c->flags & CLIENT_BIG_BUFFERS) kept |= net_release_quiet_buffers(c, now);
+    if (!kept) uv_timer_stop(t);
+}
+
+void server_shrink_watch(server *s)
+{
+    if (!uv_is_active((uv_handle_t *)&s->shrink_timer)) uv_timer_start(&s->shrink_timer, on_shrink_check, 1000, 1000);
+}
+
 void server_obuf_watch(server *s)
 {
     if (!uv_is_active((uv_handle_t *)&s->obuf_timer)) uv_timer_start(&s->obuf_timer, on_obuf_check, 100, 100);
@@ -395,6 +410,8 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     server_idle_timer_update(s);
     uv_timer_init(loop, &s->obuf_timer);
     s->obuf_timer.data = s;
+    uv_timer_init(loop, &s->shrink_timer);
+    s->shrink_timer.data = s;
     rdb_save_points_update(s);
     return 0;
 }
@@ -629,6 +646,7 @@ void server_shutdown(server *s)
     server_close_handle(s, (uv_handle_t *)&s->expire_timer);
     server_close_handle(s, (uv_handle_t *)&s->idle_timer);
     server_close_handle(s, (uv_handle_t *)&s->obuf_timer);
+    server_close_handle(s, (uv_handle_t *)&s->shrink_timer);
     rdb_wait_child(s);
     rdb_close(s);
     aof_close(s);

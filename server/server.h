@@ -137,6 +137,7 @@ enum {
     CLIENT_BLOCKED = 1 << 18,          /* parked (BLPOP, a paused command): its input waits (block.c) */
     CLIENT_UNBLOCKED = 1 << 19,        /* queued to run its waiting input (block.c) */
     CLIENT_NO_EVICT = 1 << 20,         /* CLIENT NO-EVICT on: shown as 'e' */
+    CLIENT_BIG_BUFFERS = 1 << 21,      /* an output buffer past IDLE_BUFFER_KEEP is kept (net.c) */
 };
 struct block_state;                    /* block.c */
 
@@ -267,6 +268,7 @@ struct server {
     uv_timer_t expire_timer;
     uv_timer_t idle_timer;       /* runs only while CONFIG timeout > 0 */
     uv_timer_t obuf_timer;       /* runs only while a client is over its soft output limit */
+    uv_timer_t shrink_timer;     /* runs only while a client keeps a big output buffer */
     uv_timer_t tracking_timer;   /* runs only while the tracking table is over its limit */
     uint64_t expire_timer_due;   /* absolute ms the timer is armed for, or UINT64_MAX */
     client *clients, *clients_tail;   /* in order of connection */
@@ -454,6 +456,11 @@ void client_close(client *c);
 void client_close_after_reply(client *c);
 void client_set_authenticated(client *c, int yes);
 void net_flush_pending(server *s);
+/* c's big output buffers given back if it has been quiet for a second;
+ * 1 while it still keeps one. */
+int net_release_quiet_buffers(client *c, uint64_t now_ms);
+/* Start the once-a-second check of kept big buffers (server.c). */
+void server_shrink_watch(server *s);
 /* The same but keep's output stays pending (a busy script's own caller,
  * mid-command) and no BCAST is sent: a script past busy-reply-threshold
  * flushes the others. */
