@@ -140,7 +140,7 @@ int persist_aof_manifest_line(const char *line, size_t len, persist_aof_info *in
             if (*e || vl == 0 || info->seq < 0) return PERSIST_ERR_FORMAT;
             have_seq = 1;
         } else if (strcmp(key, "type") == 0) {
-            if (vl != 1 || !strchr("bhi", val[0])) return PERSIST_ERR_FORMAT;
+            if (vl != 1 || !val[0] || !strchr("bhi", val[0])) return PERSIST_ERR_FORMAT;   /* strchr finds a NUL too */
             info->type = val[0];
             have_type = 1;
         }   /* other keys are Redis's future ones: skipped, as it does */

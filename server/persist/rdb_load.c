@@ -703,7 +703,7 @@ static int load_stream_groups(reader *r, stream_scratch *x, store *s, store_stre
                 nk->delivery_count = cnt;
             }
         }
-        if (rd_count(r, &ncons)) goto out;
+        if (rd_count(r, &ncons) || ncons > r->len) goto out;   /* each takes bytes: a huge count is a lie */
         x->names = grow(x->names, &x->ncap, (size_t)ncons + 1, sizeof *x->names);
         uint64_t owned = 0;
         for (uint64_t ci = 0; ci < ncons; ci++) {
