@@ -673,6 +673,13 @@ static void on_connection(uv_stream_t *listener, int status, int tls)
 void net_on_connection(uv_stream_t *listener, int status) { on_connection(listener, status, 0); }
 void net_on_tls_connection(uv_stream_t *listener, int status) { on_connection(listener, status, 1); }
 
+static int is_tls_listener(const server *s, const uv_stream_t *listener)
+{
+    for (int i = 0; i < s->ntls_listeners; i++)
+        if ((const uv_stream_t *)s->tls_listeners[i] == listener) return 1;
+    return 0;
+}
+
 int net_accept_now(uv_stream_t *listener)
 {
     server *s = listener->data;
@@ -689,7 +696,7 @@ int net_accept_now(uv_stream_t *listener)
         client_close(c);
         return 0;
     }
-    adopt(s, c, is_unix, 0);   /* only plain listeners are polled there */
+    adopt(s, c, is_unix, is_tls_listener(s, listener));
     return 1;
 }
 
@@ -767,6 +774,22 @@ void client_tls_received(client *c, const char *p, size_t n)
     }
     tls_conn_input(t, NULL, 0);   /* the raw buffer is the next client's */
     if (tls_conn_output(t)->len) client_schedule_write(c);   /* the handshake's replies */
+}
+
+void net_read_now(client *c)
+{
+    uv_os_fd_t fd;
+    if (uv_fileno(&c->h.handle, &fd) != 0) return;
+    if (c->tls) {
+        server *s = c->srv;
+        if (!s->tls_raw) s->tls_raw = mem_alloc(TLS_RAW_CHUNK);
+        ssize_t n = read(fd, s->tls_raw, TLS_RAW_CHUNK);
+        if (n > 0) client_tls_received(c, s->tls_raw, (size_t)n);
+        return;
+    }
+    query_reserve(c, READ_CHUNK);
+    ssize_t n = read(fd, c->query.data + c->query.len, c->query.cap - c->query.len);
+    if (n > 0) query_received(c, (size_t)n);
 }
 
 static void tls_on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)

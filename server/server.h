@@ -479,6 +479,10 @@ int client_tls_encrypt(client *c);
  * script past busy-reply-threshold, which runs inside a loop callback);
  * 1 when a client was added, 0 when none waited or it failed. */
 int net_accept_now(uv_stream_t *listener);
+/* One read of c's socket outside the loop (the same script polled it
+ * readable), handled as the loop's read callback would: decrypted first
+ * for a TLS client. EOF and errors are left for the loop to see. */
+void net_read_now(client *c);
 client *client_new(server *s);
 /* A client with no connection (fuzzing, and whatever runs commands on its
  * own behalf): feed it bytes with client_feed(), read its replies from
