@@ -106,6 +106,10 @@ extern const command slowlog_subcommands[];
 void cmd_latency(client *c);
 extern const command latency_subcommands[];
 
+/* cluster.c: CLUSTER without cluster support, as Redis answers it */
+void cmd_cluster(client *c);
+extern const command cluster_subcommands[];
+
 /* clock.c */
 void cmd_latchd_clock(client *c);
 extern const command clock_subcommands[];
