@@ -729,17 +729,6 @@ void cmd_wait(client *c)
 /* LOLWUT [VERSION v]: 7.0's own version is one line. The computer art of
  * versions 5 and 6 (Schotter, skyscrapers) is not drawn: those get an
  * error saying so rather than a reply that only looks like Redis's. */
-void cmd_lolwut(client *c)
-{
-    long long v = 7;
-    if (c->argc >= 3 && arg_is(&c->argv[1], "version") && !arg_ll_or_reply(c, &c->argv[2], &v)) return;
-    if (v == 5 || v == 6) {
-        reply_errorf(c, "ERR LOLWUT version %lld's art is not drawn by latchd", v);
-        return;
-    }
-    reply_verbatim(c, "Redis ver. " LATCHD_REDIS_VERSION "\n", sizeof("Redis ver. " LATCHD_REDIS_VERSION "\n") - 1);
-}
-
 void cmd_lastsave(client *c) { reply_int(c, (long long)c->srv->lastsave_s); }
 
 void cmd_save(client *c)
