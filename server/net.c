@@ -211,6 +211,79 @@ void client_close(client *c)
     uv_close(&c->h.handle, on_close);
 }
 
+/* ---- Redis's reply buffer, modelled (server.h) ---- */
+
+#define REPLY_MIN_BYTES 1024      /* Redis's PROTO_REPLY_MIN_BYTES */
+#define REPLY_CHUNK_BYTES 16384   /* PROTO_REPLY_CHUNK_BYTES: a new client's */
+
+/* jemalloc's usable size for n (Redis's zmalloc_usable): four size
+ * classes per doubling, a quarter of the power of two below n apart. */
+static uint32_t usable_size(uint32_t n)
+{
+    uint32_t pow = 1;
+    while (pow * 2 < n) pow *= 2;
+    uint32_t step = pow >= 16 ? pow / 4 : 4;
+    return (n + step - 1) / step * step;
+}
+
+/* How often Redis's clientsCron visits a client: all of them every tick
+ * (1000/hz ms) up to 5, else hz-th of them (at least 5) per tick. */
+static uint64_t cron_period_ms(const server *s)
+{
+    long long hz = s->cfg.hz < 1 ? 1 : s->cfg.hz;
+    size_t n = s->nclients ? s->nclients : 1, per = (size_t)((long long)n / hz);
+    if (per < 5) per = n < 5 ? n : 5;
+    uint64_t calls = (n + per - 1) / per, tick = (uint64_t)(1000 / hz);
+    return (tick ? tick : 1) * calls;
+}
+
+/* One visit of clientsCronResizeOutputBuffer at t, with the buffer empty
+ * (latchd has flushed by then). */
+static void reply_buffer_tick(client *c, uint64_t t)
+{
+    server *s = c->srv;
+    if (!s->reply_resizing) return;
+    uint32_t size = 0;
+    if (c->rb_size / 2 >= REPLY_MIN_BYTES && c->rb_peak < c->rb_size / 2) {
+        size = c->rb_peak + 1 > REPLY_MIN_BYTES ? c->rb_peak + 1 : REPLY_MIN_BYTES;
+        s->stat_reply_shrinks++;
+    } else if (c->rb_size * 2 < REPLY_CHUNK_BYTES * 2 && c->rb_peak == c->rb_size) {
+        size = c->rb_size * 2 < REPLY_CHUNK_BYTES ? c->rb_size * 2 : REPLY_CHUNK_BYTES;
+        s->stat_reply_expands++;
+    }
+    if (s->reply_peak_reset_ms >= 0 && t - c->rb_peak_reset_ms >= (uint64_t)s->reply_peak_reset_ms) {
+        c->rb_peak = 0;
+        c->rb_peak_reset_ms = t;
+    }
+    if (size) c->rb_size = usable_size(size);
+}
+
+void net_reply_buffer_sync(client *c, uint64_t now_ms)
+{
+    uint64_t period = cron_period_ms(c->srv);
+    long long reset = c->srv->reply_peak_reset_ms;
+    while (now_ms - c->rb_tick_ms >= period && now_ms >= c->rb_tick_ms) {
+        uint32_t size = c->rb_size, peak = c->rb_peak;
+        c->rb_tick_ms += period;
+        reply_buffer_tick(c, c->rb_tick_ms);
+        if (size != c->rb_size || peak != c->rb_peak) continue;
+        /* a visit that changed nothing: nor will the next ones until the
+         * peak resets, so skip to the last visit before that (or now) */
+        uint64_t until = now_ms;
+        if (c->srv->reply_resizing && reset >= 0 && c->rb_peak > 0 &&
+            c->rb_peak_reset_ms + (uint64_t)reset - 1 < until)
+            until = c->rb_peak_reset_ms + (uint64_t)reset - 1;
+        if (until > c->rb_tick_ms) c->rb_tick_ms += (until - c->rb_tick_ms) / period * period;
+    }
+}
+
+void net_reply_buffer_peak(client *c, size_t pending)
+{
+    net_reply_buffer_sync(c, server_now_ms(c->srv));
+    uint32_t peak = pending < c->rb_size ? (uint32_t)pending : c->rb_size;
+    if (peak > c->rb_peak) c->rb_peak = peak;
+}
+
 static client *client_create(server *s)
 {
     client *c = mem_calloc(1, sizeof(*c));
@@ -219,6 +292,12 @@ static client *client_create(server *s)
     c->id = ++s->next_client_id;
     c->proto = 2;
     c->ctime_ms = c->last_ms = server_now_ms(s);
+    /* Redis starts the peak at the size (no shrink before a first reset)
+     * and its last reset at unixtime, in seconds where milliseconds are
+     * compared: the first visit resets it */
+    c->rb_size = c->rb_peak = REPLY_CHUNK_BYTES;
+    c->rb_tick_ms = c->ctime_ms;
+    c->rb_peak_reset_ms = 0;
     resp_parser_init(&c->parser, &lim);
     acl_client_reset_auth(c);
     return c;
@@ -407,6 +486,8 @@ static void tls_flush(client *c);
 static void flush_client(client *c)
 {
     if ((c->flags & CLIENT_CLOSING) || c->writing) return;
+    size_t pending = c->out.len + c->out_frames.bytes;
+    if (pending > c->rb_peak) net_reply_buffer_peak(c, pending);
     if (c->tls) {
         tls_flush(c);
         return;

@@ -66,7 +66,6 @@ void cmd_save(client *c);
 void cmd_bgsave(client *c);
 void cmd_bgrewriteaof(client *c);
 void cmd_role(client *c);
-void cmd_lolwut(client *c);
 void cmd_shutdown(client *c);
 extern const command config_subcommands[];
 extern const command command_subcommands[];
@@ -105,6 +104,13 @@ void cmd_slowlog(client *c);
 extern const command slowlog_subcommands[];
 void cmd_latency(client *c);
 extern const command latency_subcommands[];
+
+/* lolwut.c */
+void cmd_lolwut(client *c);
+
+/* cluster.c: CLUSTER without cluster support, as Redis answers it */
+void cmd_cluster(client *c);
+extern const command cluster_subcommands[];
 
 /* clock.c */
 void cmd_latchd_clock(client *c);
