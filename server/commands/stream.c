@@ -140,6 +140,7 @@ typedef struct trim_args {
     int approx, nomkstream, id_given, seq_given;
     long long maxlen, limit;
     store_sid minid, id;
+    stream_trim_pos pos;   /* where they sit in argv */
 } trim_args;
 
 /* Returns the ID's position for XADD (the first non-option), argc for
@@ -159,13 +160,16 @@ static int trim_parse(client *c, trim_args *t, int xadd)
             }
             int minid = arg_is(a, "minid");
             t->approx = 0;
+            t->pos.approx = 0;
+            t->pos.by_minid = minid;
             const resp_slice *next = &c->argv[i + 1];
             if (more >= 2 && next->len == 1 && next->ptr[0] == '~') {
                 t->approx = 1;
-                i++;
+                t->pos.approx = ++i;
             } else if (more >= 2 && next->len == 1 && next->ptr[0] == '=') {
                 i++;
             }
+            t->pos.threshold = i + 1;
             if (minid) {
                 if (!parse_id(c, &c->argv[i + 1], &t->minid, 0, 1, NULL)) return -1;
             } else {
@@ -184,7 +188,7 @@ static int trim_parse(client *c, trim_args *t, int xadd)
                 return -1;
             }
             limit_given = 1;
-            i++;
+            t->pos.limit = i++;
         } else if (xadd && arg_is(a, "nomkstream")) {
             t->nomkstream = 1;
         } else if (xadd) {
@@ -196,6 +200,7 @@ static int trim_parse(client *c, trim_args *t, int xadd)
             return -1;
         }
     }
+    if (xadd) t->pos.id = i;
     if (t->limit && !t->strategy) {
         reply_error(c, "ERR syntax error, LIMIT cannot be used without specifying a trimming strategy");
         return -1;
@@ -217,6 +222,14 @@ static int trim_parse(client *c, trim_args *t, int xadd)
         t->limit = 0;
     }
     return i;
+}
+
+int stream_trim_positions(client *c, int xadd, stream_trim_pos *pos)
+{
+    trim_args t;
+    if (trim_parse(c, &t, xadd) < 0) return 0;
+    *pos = t.pos;
+    return 1;
 }
 
 static size_t trim_apply(client *c, store_stream *st, const trim_args *t)

@@ -354,43 +354,29 @@ static resp_slice sid_text(aof_state *a, int slot, store_sid id)
 static void log_stream(client *c, size_t mark, int xadd)
 {
     aof_state *a = c->srv->aof;
+    stream_trim_pos pos;
+    if (!stream_trim_positions(c, xadd, &pos)) {
+        aof_add(c, c->argc, c->argv);
+        return;
+    }
     resp_slice *r = scratch(a, (size_t)c->argc);
     for (int j = 0; j < c->argc; j++) r[j] = c->argv[j];
-    int j = 2, approx = -1, by_minid = 0, limit = -1;
-    while (j < c->argc) {
-        if (arg_is(&r[j], "maxlen") || arg_is(&r[j], "minid")) {
-            by_minid = arg_is(&r[j], "minid");
-            if (j + 1 < c->argc && r[j + 1].len == 1 && (r[j + 1].ptr[0] == '~' || r[j + 1].ptr[0] == '=')) {
-                if (r[j + 1].ptr[0] == '~') approx = j + 1;
-                j++;
-            }
-            j += 2;
-        } else if (arg_is(&r[j], "limit")) {
-            limit = j;
-            j += 2;
-        } else if (xadd && arg_is(&r[j], "nomkstream")) {
-            j++;
-        } else {
-            break;
-        }
-    }
-    if (xadd && j < c->argc && r[j].len && r[j].ptr[r[j].len - 1] == '*') {
+    if (xadd && pos.id < c->argc && r[pos.id].len && r[pos.id].ptr[r[pos.id].len - 1] == '*') {
         const char *out = c->out.data + mark, *end = c->out.data + c->out.len;
         resp_reply id;
         if (c->out.len > mark && resp_read_reply(&out, end, &id) && id.type == '$')
-            r[j] = (resp_slice){id.str, id.len};
-    }
-    if (approx > 0) {
-        store_key *k = peek(c, &c->argv[1]);
-        const store_stream *st = k ? store_stream_of_const(k) : NULL;
-        r[approx] = (resp_slice){"=", 1};
-        r[approx + 1] = !st ? r[approx + 1] : by_minid ? sid_text(a, 1, st->first) : number(a, 1, (long long)st->len);
+            r[pos.id] = (resp_slice){id.str, id.len};
     }
     int n = c->argc;
-    if (approx > 0 && limit > 0 && limit + 2 <= n) {
-        /* an exact trim takes no LIMIT (Redis's AOF client ignores it) */
-        memmove(&r[limit], &r[limit + 2], (size_t)(n - limit - 2) * sizeof(*r));
-        n -= 2;
+    if (pos.approx) {
+        store_key *k = peek(c, &c->argv[1]);
+        const store_stream *st = k ? store_stream_of_const(k) : NULL;
+        r[pos.approx] = (resp_slice){"=", 1};
+        if (st) r[pos.threshold] = pos.by_minid ? sid_text(a, 1, st->first) : number(a, 1, (long long)st->len);
+        if (pos.limit) {   /* an exact trim takes no LIMIT (Redis's AOF client ignores it) */
+            memmove(&r[pos.limit], &r[pos.limit + 2], (size_t)(n - pos.limit - 2) * sizeof(*r));
+            n -= 2;
+        }
     }
     aof_add(c, n, r);
 }
