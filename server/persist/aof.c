@@ -381,25 +381,6 @@ static void log_stream(client *c, size_t mark, int xadd)
     aof_add(c, n, r);
 }
 
-/* XREADGROUP as it ran, without BLOCK: replayed in order on the same
- * data it delivers the same entries to the same consumers (Redis writes
- * their XCLAIM and XGROUP records instead), and a reload must not wait. */
-static void log_xreadgroup(client *c)
-{
-    aof_state *a = c->srv->aof;
-    resp_slice *r = scratch(a, (size_t)c->argc);
-    int n = 0, keys = 0;   /* GROUP g c, then options until STREAMS */
-    for (int j = 0; j < c->argc; j++) {
-        keys |= arg_is(&c->argv[j], "streams") && j >= 4;
-        if (!keys && j >= 4 && j + 1 < c->argc && arg_is(&c->argv[j], "block")) {
-            j++;
-            continue;
-        }
-        r[n++] = c->argv[j];
-    }
-    aof_add(c, n, r);
-}
-
 /* INCRBYFLOAT as SET key value KEEPTTL, HINCRBYFLOAT as HSET: the value as
  * formatted here, so a reload cannot round differently. */
 static void log_float(client *c, int hash)
@@ -429,7 +410,7 @@ enum {
     K_FORCED,    /* even when no key changed, unless it failed (FLUSHALL of nothing, SWAPDB, FUNCTION) */
     K_SET, K_SETEX, K_PSETEX, K_GETSET, K_GETDEL, K_GETEX,
     K_EXPIRE, K_PEXPIRE, K_EXPIREAT, K_PEXPIREAT,
-    K_INCRBYFLOAT, K_HINCRBYFLOAT, K_RESTORE, K_BLMOVE, K_BRPOPLPUSH, K_XADD, K_XTRIM, K_XREADGROUP,
+    K_INCRBYFLOAT, K_HINCRBYFLOAT, K_RESTORE, K_BLMOVE, K_BRPOPLPUSH, K_XADD, K_XTRIM,
 };
 
 /* The server's table, by command_stat_id (a library holds no process-wide
@@ -445,7 +426,6 @@ static unsigned char *kinds_new(void)
         {cmd_expireat, K_EXPIREAT}, {cmd_pexpireat, K_PEXPIREAT}, {cmd_incrbyfloat, K_INCRBYFLOAT},
         {cmd_hincrbyfloat, K_HINCRBYFLOAT}, {cmd_restore, K_RESTORE}, {cmd_blmove, K_BLMOVE},
         {cmd_brpoplpush, K_BRPOPLPUSH}, {cmd_xadd, K_XADD}, {cmd_xtrim, K_XTRIM},
-        {cmd_xreadgroup, K_XREADGROUP},
     };
     unsigned char *kinds = mem_calloc(command_stat_slots(), 1);
     for (size_t i = 0; i < command_count(); i++) {
@@ -498,7 +478,6 @@ static void log_command(client *c, int kind, size_t mark)
     case K_RESTORE: log_restore(c); break;
     case K_XADD: log_stream(c, mark, 1); break;
     case K_XTRIM: log_stream(c, mark, 0); break;
-    case K_XREADGROUP: log_xreadgroup(c); break;
     case K_BLMOVE: {
         resp_slice r[5] = {S_LMOVE, v[1], v[2], v[3], v[4]};
         aof_add(c, 5, r);
@@ -569,9 +548,14 @@ void aof_served(client *c, const resp_slice *key, size_t len_before, uint64_t ch
     } else if (p == cmd_brpoplpush) {
         resp_slice r[3] = {S_RPOPLPUSH, v[1], v[2]};
         add_record(s, c->db, 3, r);
-    } else if (p == cmd_xreadgroup) {
-        log_xreadgroup(c);
     }
+}
+
+void aof_unit_begin(server *s) { s->aof->depth++; }
+
+void aof_unit_end(server *s)
+{
+    if (--s->aof->depth == 0) commit(s);
 }
 
 /* ---- writing: Redis's flushAppendOnlyFile ---- */

@@ -311,6 +311,11 @@ void aof_served(client *c, const resp_slice *key, size_t len_before, uint64_t ch
 /* A command that logs its own effects (SPOP) says so, then adds them. */
 void aof_handled(client *c);
 void aof_add(client *c, int argc, const resp_slice *argv);
+/* The records added between these (a served XREADGROUP's claims) are one
+ * unit: MULTI/EXEC around them when more than one, as Redis's afterCommand
+ * propagates a served client's. */
+void aof_unit_begin(server *s);
+void aof_unit_end(server *s);
 /* FLUSHALL/FLUSHDB logged even when nothing was there (forced). */
 void aof_force(client *c);
 /* Before replies are written (net_flush_pending): the records of this loop

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from conftest import Server
-from resp_util import wait_for
+from resp_util import encode_command, wait_for
 from script_util import Script
 
 AOF = ("--appendonly", "yes", "--appendfsync", "always")
@@ -510,3 +510,91 @@ def test_streams_reload_as_they_were(server_factory):
     restart(srv)
     r = srv.client()
     assert state() == before
+
+
+def test_consumer_group_effects_are_logged_as_redis_propagates_them(server_factory):
+    """XREADGROUP (served at once or after blocking), XCLAIM and XAUTOCLAIM
+    leave Redis 7.0's records: an XCLAIM ... FORCE JUSTID LASTID per entry
+    made pending (streamPropagateXCLAIM), XGROUP CREATECONSUMER / SETID
+    for NOACK reads and a LASTID no claim carried; a history read nothing.
+    Several records of one command in MULTI/EXEC."""
+    srv = server_factory(*AOF)
+    r = srv.client()
+    for i in range(1, 6):
+        r.xadd("s", {"f": i}, id="%d-0" % i)
+    r.xgroup_create("s", "g", id="0")
+    r.xreadgroup("g", "alice", {"s": ">"}, count=2)
+    r.xreadgroup("g", "bob", {"s": ">"}, count=1, noack=True)
+    r.xreadgroup("g", "alice", {"s": "0"})            # history: nothing
+    r.xreadgroup("g", "nobody", {"s": "0"})           # a consumer made by a history read: nothing
+    r.execute_command("XCLAIM", "s", "g", "carol", "0", "1-0", "2", "TIME", "12345", "RETRYCOUNT", "7")
+    r.execute_command("XCLAIM", "s", "g", "carol", "0", "9-0", "LASTID", "4-0")
+    r.xdel("s", "2-0")
+    r.xautoclaim("s", "g", "dave", 0, "0", count=10, justid=True)
+    r.xreadgroup("g", "erin", {"s": ">"}, noack=True)
+    r.xgroup_setid("s", "g", "0")
+    r.xreadgroup("g", "frank", {"s": ">"}, count=1)
+    r.xadd("b", {"f": "x"}, id="1-0")
+    r.xgroup_create("b", "g", id="$")
+    with srv.raw() as waiter:
+        waiter.send(encode_command("XREADGROUP", "GROUP", "g", "gina", "BLOCK", "0", "STREAMS", "b", ">"))
+        assert wait_for(lambda: r.info("clients")["blocked_clients"] == 1, timeout=5)
+        r.xadd("b", {"f": "y"}, id="2-0")
+        assert waiter.read_reply(timeout=5)
+    T = None   # a delivery time: now, as the server saw it
+    claim = [b"XCLAIM", b"s", b"g"]
+    want = [
+        [b"SELECT", b"0"],
+        *[[b"XADD", b"s", b"%d-0" % i, b"f", b"%d" % i] for i in range(1, 6)],
+        [b"XGROUP", b"CREATE", b"s", b"g", b"0"],
+        [b"MULTI"],
+        claim + [b"alice", b"0", b"1-0", b"TIME", T, b"RETRYCOUNT", b"1", b"FORCE", b"JUSTID", b"LASTID", b"1-0"],
+        claim + [b"alice", b"0", b"2-0", b"TIME", T, b"RETRYCOUNT", b"1", b"FORCE", b"JUSTID", b"LASTID", b"2-0"],
+        [b"EXEC"],
+        [b"MULTI"],
+        [b"XGROUP", b"CREATECONSUMER", b"s", b"g", b"bob"],
+        [b"XGROUP", b"SETID", b"s", b"g", b"3-0", b"ENTRIESREAD", b"3"],
+        [b"EXEC"],
+        [b"MULTI"],
+        claim + [b"carol", b"0", b"1-0", b"TIME", b"12345", b"RETRYCOUNT", b"7", b"FORCE", b"JUSTID", b"LASTID", b"3-0"],
+        claim + [b"carol", b"0", b"2", b"TIME", b"12345", b"RETRYCOUNT", b"7", b"FORCE", b"JUSTID", b"LASTID", b"3-0"],
+        [b"EXEC"],
+        [b"XGROUP", b"SETID", b"s", b"g", b"4-0", b"ENTRIESREAD", b"3"],
+        [b"XDEL", b"s", b"2-0"],
+        [b"MULTI"],
+        claim + [b"dave", b"0", b"1-0", b"TIME", T, b"RETRYCOUNT", b"7", b"FORCE", b"JUSTID", b"LASTID", b"4-0"],
+        claim + [b"carol", b"0", b"2-0", b"TIME", b"12345", b"RETRYCOUNT", b"7", b"FORCE", b"JUSTID", b"LASTID", b"4-0"],
+        [b"EXEC"],
+        [b"MULTI"],
+        [b"XGROUP", b"CREATECONSUMER", b"s", b"g", b"erin"],
+        [b"XGROUP", b"SETID", b"s", b"g", b"5-0", b"ENTRIESREAD", b"4"],
+        [b"EXEC"],
+        [b"XGROUP", b"SETID", b"s", b"g", b"0"],
+        claim + [b"frank", b"0", b"1-0", b"TIME", T, b"RETRYCOUNT", b"1", b"FORCE", b"JUSTID", b"LASTID", b"1-0"],
+        [b"XADD", b"b", b"1-0", b"f", b"x"],
+        [b"XGROUP", b"CREATE", b"b", b"g", b"$"],
+        [b"XADD", b"b", b"2-0", b"f", b"y"],
+        [b"XCLAIM", b"b", b"g", b"gina", b"0", b"2-0", b"TIME", T, b"RETRYCOUNT", b"1", b"FORCE", b"JUSTID",
+         b"LASTID", b"2-0"],
+    ]
+    got = incr_records(srv)
+    assert len(got) == len(want), got
+    for g, w in zip(got, want):
+        assert len(g) == len(w), (g, w)
+        for a, b in zip(g, w):
+            if b is None:
+                assert near_ms(a, 0), (g, w)
+            else:
+                assert a.upper() == b.upper(), (g, w)
+    before = (r.xinfo_groups("s"), r.xpending_range("s", "g", "-", "+", 10), r.xinfo_consumers("b", "g"))
+    restart(srv)
+    r = srv.client()
+    after = (r.xinfo_groups("s"), r.xpending_range("s", "g", "-", "+", 10), r.xinfo_consumers("b", "g"))
+    for x in (before, after):
+        x[0][0].pop("consumers")   # "nobody" is not in the file, as in Redis's
+        for c in x[2]:   # idle times move on
+            c.pop("idle", None)
+            c.pop("inactive", None)
+        for p in x[1]:
+            p.pop("time_since_delivered", None)
+    assert after == before
