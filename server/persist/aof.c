@@ -966,7 +966,7 @@ static int run_commands(server *s, const char *name, const unsigned char *p, siz
     return rc;
 }
 
-static int load_file(server *s, const char *name, int last, int is_base)
+static int load_file(server *s, const char *name, int last)
 {
     char *path = path_in_dir(s, name);
     int fd = open(path, O_RDONLY);
@@ -997,20 +997,24 @@ static int load_file(server *s, const char *name, int last, int is_base)
         return LOAD_FAILED;
     }
     int ret = LOAD_OK;
+    size_t from = 0;   /* where the commands start: after an RDB, if there is one */
     if (len >= 5 && memcmp(p, "REDIS", 5) == 0) {
-        (void)is_base;
-        log_msg(s, LOG_NOTICE, "Reading RDB base file on AOF loading...");
-        if (rdb_load_mem(s, p, len) != PERSIST_OK) {
-            log_msg(s, LOG_WARNING, "Error reading the RDB base file %s, AOF loading aborted", name);
-            ret = LOAD_FAILED;
+        /* a 7.0 base is RDB alone; a pre-7.0 AOF may have commands after its preamble */
+        int old_style = strcmp(name, s->cfg.appendfilename) == 0;
+        log_msg(s, LOG_NOTICE, old_style ? "Reading RDB preamble from AOF file..." : "Reading RDB base file on AOF loading...");
+        if (rdb_load_mem(s, p, len, &from) != PERSIST_OK) {
+            log_msg(s, LOG_WARNING, old_style ? "Error reading the RDB preamble of the AOF file %s, AOF loading aborted"
+                                              : "Error reading the RDB base file %s, AOF loading aborted", name);
+            munmap(p, len);
+            free(path);
+            return LOAD_FAILED;
         }
-        munmap(p, len);
-        free(path);
-        return ret;
+        if (old_style) log_msg(s, LOG_NOTICE, "Reading the remaining AOF tail...");
     }
     size_t valid = 0;
     int in_multi = 0;
-    int rc = run_commands(s, name, p, len, &valid, &in_multi);
+    int rc = run_commands(s, name, p + from, len - from, &valid, &in_multi);
+    valid += from;
     munmap(p, len);
     if (rc == PERSIST_ERR_FORMAT + 100) {
         ret = LOAD_FAILED;
@@ -1055,7 +1059,7 @@ static int load_files(server *s)
     int loaded_any = 0;
     if (a->base.name) {
         uint64_t t0 = server_real_ms(s);
-        int r = load_file(s, a->base.name, total == 1, 1);
+        int r = load_file(s, a->base.name, total == 1);
         if (r == LOAD_FAILED) return -1;
         if (r != LOAD_EMPTY) loaded_any = 1;
         if (r == LOAD_OK || r == LOAD_TRUNCATED)
@@ -1064,7 +1068,7 @@ static int load_files(server *s)
     }
     for (size_t i = 0; i < a->nincr; i++) {
         uint64_t t0 = server_real_ms(s);
-        int r = load_file(s, a->incr[i].name, i + 1 == a->nincr, 0);
+        int r = load_file(s, a->incr[i].name, i + 1 == a->nincr);
         if (r == LOAD_FAILED) return -1;
         if (r != LOAD_EMPTY) loaded_any = 1;
         if (r == LOAD_OK || r == LOAD_TRUNCATED)
@@ -1459,12 +1463,63 @@ static void set_on(server *s, int st)
     cron_start(s);
 }
 
+static int is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Redis's loadAppendOnlyFiles upgrade test: appendfilename alone in dir
+ * (a pre-7.0 AOF), and no directory, no manifest (r 0), or a manifest that
+ * names it as its only file but the move into the directory never came. */
+static int old_style_file(server *s, int r)
+{
+    aof_state *a = s->aof;
+    if (!is_file(s->cfg.appendfilename)) return 0;
+    struct stat st;
+    if (stat(s->cfg.appenddirname, &st) != 0 || !S_ISDIR(st.st_mode) || r == 0) return 1;
+    if (!a->base.name || a->nincr || strcmp(a->base.name, s->cfg.appendfilename) != 0) return 0;
+    char *path = path_in_dir(s, a->base.name);
+    int there = is_file(path);
+    free(path);
+    return !there;
+}
+
+/* Redis's aofUpgradePrepare: the manifest naming the old file as base 1 is
+ * written first, then the file is moved in; a crash between the two is
+ * retried by the next start (the test above). */
+static int upgrade_old_file(server *s)
+{
+    aof_state *a = s->aof;
+    if (mkdir(s->cfg.appenddirname, 0755) != 0 && errno != EEXIST) {
+        log_msg(s, LOG_WARNING, "Can't open or create append-only dir %s: %s", s->cfg.appenddirname, strerror(errno));
+        return -1;
+    }
+    manifest_clear(a);
+    a->base = (aof_file){mem_strdup(s->cfg.appendfilename), 1};
+    a->base_seq = 1;
+    a->base_is_rdb = 0;
+    if (write_manifest(s) != 0) return -1;
+    char *path = path_in_dir(s, s->cfg.appendfilename);
+    int rc = rename(s->cfg.appendfilename, path);
+    free(path);
+    if (rc != 0) {
+        log_msg(s, LOG_WARNING, "Error trying to move the old AOF file %s into dir %s: %s", s->cfg.appendfilename,
+                s->cfg.appenddirname, strerror(errno));
+        return -1;
+    }
+    log_msg(s, LOG_NOTICE, "Successfully migrated an old-style AOF file (%s) into the AOF directory (%s).",
+            s->cfg.appendfilename, s->cfg.appenddirname);
+    return 1;
+}
+
 int aof_start(server *s)
 {
     if (!s->cfg.appendonly) return 0;
     aof_state *a = state(s);
     int r = read_manifest(s);
     if (r < 0) return -1;
+    if (old_style_file(s, r) && (r = upgrade_old_file(s)) < 0) return -1;
     if (r > 0 && load_files(s) != 0) return -1;
     if (open_for_append(s) != 0) return -1;
     delete_history(s);

@@ -512,6 +512,78 @@ def test_streams_reload_as_they_were(server_factory):
     assert state() == before
 
 
+def _resp(*cmds):
+    return b"".join(b"*%d\r\n" % len(c) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in c) for c in cmds)
+
+
+def _start_with_aof(srv):
+    srv.extra_args += list(AOF)
+    srv._start()
+    return loaded(srv)
+
+
+def test_a_pre_7_single_file_aof_is_upgraded(server_factory):
+    """An old appendonly.aof alone in dir (Redis 6's layout): loaded, moved
+    into appendonlydir as base 1 under a new manifest, appended to after."""
+    srv = server_factory()
+    srv.stop()
+    with open(os.path.join(srv.dir, "appendonly.aof"), "wb") as f:
+        f.write(_resp([b"SELECT", b"0"], [b"SET", b"a", b"1"], [b"RPUSH", b"l", b"x", b"y"],
+                      [b"SELECT", b"3"], [b"SET", b"b", b"2"]))
+    _start_with_aof(srv)
+    r = srv.client()
+    assert r.get("a") == b"1" and r.lrange("l", 0, -1) == [b"x", b"y"]
+    assert ("Successfully migrated an old-style AOF file (appendonly.aof) into the AOF directory "
+            "(appendonlydir).") in srv.log()
+    assert not os.path.exists(os.path.join(srv.dir, "appendonly.aof"))
+    assert sorted(os.listdir(aof_dir(srv))) == ["appendonly.aof", "appendonly.aof.1.incr.aof",
+                                                "appendonly.aof.manifest"]
+    assert manifest(srv) == ("file appendonly.aof seq 1 type b\n"
+                             "file appendonly.aof.1.incr.aof seq 1 type i\n")
+    r.set("c", "3")
+    restart(srv)
+    r = srv.client()
+    assert r.get("a") == b"1" and r.get("c") == b"3"
+    r.execute_command("SELECT", 3)
+    assert r.get("b") == b"2"
+
+
+def test_a_pre_7_aof_with_an_rdb_preamble_loads_its_tail(server_factory):
+    """Redis 6's aof-use-rdb-preamble file: an RDB, then commands."""
+    srv = server_factory()
+    srv.client().set("from_rdb", "v")
+    assert srv.raw().cmd("SAVE") == b"+OK\r\n"
+    srv.stop()
+    dump = os.path.join(srv.dir, "dump.rdb")
+    with open(dump, "rb") as f:
+        rdb = f.read()
+    os.unlink(dump)
+    with open(os.path.join(srv.dir, "appendonly.aof"), "wb") as f:
+        f.write(rdb + _resp([b"SELECT", b"0"], [b"SET", b"from_tail", b"w"]))
+    _start_with_aof(srv)
+    r = srv.client()
+    assert r.get("from_rdb") == b"v" and r.get("from_tail") == b"w"
+    log = srv.log()
+    assert "Reading RDB preamble from AOF file..." in log and "Reading the remaining AOF tail..." in log
+    assert manifest(srv).startswith("file appendonly.aof seq 1 type b\n")
+
+
+def test_an_interrupted_upgrade_is_done_at_the_next_start(server_factory):
+    """The manifest written but the file not moved yet (a crash between)."""
+    srv = server_factory()
+    srv.stop()
+    with open(os.path.join(srv.dir, "appendonly.aof"), "wb") as f:
+        f.write(_resp([b"SET", b"a", b"1"]))
+    os.mkdir(aof_dir(srv))
+    with open(os.path.join(aof_dir(srv), "appendonly.aof.manifest"), "w") as f:
+        f.write("file appendonly.aof seq 1 type b\n")
+    _start_with_aof(srv)
+    assert srv.client().get("a") == b"1"
+    assert "Successfully migrated an old-style AOF file" in srv.log()
+    assert not os.path.exists(os.path.join(srv.dir, "appendonly.aof"))
+    assert os.path.exists(os.path.join(aof_dir(srv), "appendonly.aof"))
+
+
 def test_consumer_group_effects_are_logged_as_redis_propagates_them(server_factory):
     """XREADGROUP (served at once or after blocking), XCLAIM and XAUTOCLAIM
     leave Redis 7.0's records: an XCLAIM ... FORCE JUSTID LASTID per entry
