@@ -200,18 +200,18 @@ def ping(port, timeout):
 class Server:
     live = []
 
-    def __init__(self, kind, opt, extra=()):
+    def __init__(self, kind, opt, extra=(), start_s=10):
         self.kind, self.port = kind, free_port()
         argv = server_argv(kind, opt, self.port, extra)
         self.proc = spawn_on_server_core(argv)
         Server.live.append(self)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + start_s
         while not ping(self.port, 0.5):
             if self.proc.poll() is not None:
                 raise BenchError("%s exited with %s at start (%s)" % (kind, self.proc.returncode,
                                                                        " ".join(argv)))
             if time.monotonic() > deadline:
-                raise BenchError("%s did not answer PING within 10 s" % kind)
+                raise BenchError("%s did not answer PING within %d s" % (kind, start_s))
             time.sleep(0.01)
 
     def stop(self):
@@ -754,7 +754,7 @@ def section_rdb(opt, res):
                 s.stop()
             size = os.path.getsize(os.path.join(d, "dump.rdb"))
             t0 = time.monotonic()
-            s = Server(kind, opt, ["--dir", d])   # answers PING once loaded
+            s = Server(kind, opt, ["--dir", d], start_s=300)   # answers PING once loaded
             loaded = time.monotonic() - t0
             try:
                 if int(cli(s.port, "DBSIZE")) != n:
