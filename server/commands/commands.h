@@ -412,6 +412,19 @@ void cmd_geosearchstore(client *c);
 /* stream.c */
 void cmd_xadd(client *c);
 void cmd_xtrim(client *c);
+/* Where XADD's / XTRIM's options sat in c's argv as the command parsed
+ * them (the AOF logs a "~" trim as the "=" one it came to, and an ID the
+ * server chose as the one it chose); 0 for what was not given. */
+typedef struct stream_trim_pos {
+    int approx;      /* the "~" */
+    int threshold;   /* MAXLEN's count or MINID's ID */
+    int by_minid;
+    int limit;       /* the LIMIT word; its count follows */
+    int id;          /* XADD's ID (or "*") */
+} stream_trim_pos;
+/* Parses c's XADD (xadd 1) or XTRIM arguments again, for a command that
+ * ran without error (so they parse): 1 with *pos filled in. */
+int stream_trim_positions(client *c, int xadd, stream_trim_pos *pos);
 void cmd_xrange(client *c);
 void cmd_xrevrange(client *c);
 void cmd_xlen(client *c);
