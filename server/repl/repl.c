@@ -114,7 +114,7 @@ static void rebuild_done(void *ctx)
  * under a new nonce: its old entries are applied like anyone's). */
 static void rebuild(repl_state *r)
 {
-    if (r->rebuilding || !r->e) return;
+    if (r->rebuilding || r->closing || !r->e) return;
     log_msg(r->s, LOG_WARNING, "Raft: leadership lost with entries in flight: rebuilding the dataset from the log");
     r->rebuilding = 1;
     repl_engine_close(r->e, rebuild_done, r);
