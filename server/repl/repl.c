@@ -12,6 +12,7 @@
 #include "mem.h"
 #include "persist/persist.h"
 #include "repl.h"
+#include "scripting/script.h"
 
 #define ENTRY_MAGIC "LRF1"
 #define ENTRY_HEADER 24   /* magic, records' length (4), the proposer's nonce (8), its ticket (8) */
@@ -168,6 +169,15 @@ static void apply_records(repl_state *r, const unsigned char *p, size_t len)
     if (rc != PERSIST_AOF_END) log_msg(s, LOG_WARNING, "Raft: a malformed entry was not applied fully");
 }
 
+/* Before a snapshot or the log is loaded: keys and function libraries
+ * (the RDB holds both), with nothing of it going into an entry. */
+static void reset_dataset(server *s)
+{
+    server_flush_all(s);
+    functions_flush(s);
+    aof_records_taken(s);
+}
+
 static void on_apply(void *ctx, const unsigned char *p, size_t len)
 {
     repl_state *r = ctx;
@@ -214,7 +224,7 @@ static int on_restore(void *ctx, const unsigned char *p, size_t len)
 {
     repl_state *r = ctx;
     server *s = r->s;
-    server_flush_all(s);
+    reset_dataset(s);
     int rc = rdb_load_mem(s, p, len);
     aof_records_taken(s);   /* loading is no change of anyone's */
     if (rc != PERSIST_OK) {
@@ -252,8 +262,7 @@ static void open_engine(repl_state *r)
 {
     server *s = r->s;
     char err[512];
-    server_flush_all(s);   /* the snapshot and the log are the dataset */
-    aof_records_taken(s);
+    reset_dataset(s);   /* the snapshot and the log are the dataset */
     uv_random(NULL, NULL, &r->nonce, sizeof r->nonce, 0, NULL);
     r->nonce ^= server_random(s);
     const repl_member *self = member(r, (uint64_t)s->cfg.raft_id);
