@@ -5,29 +5,17 @@ leaves the leader only once a majority has it, so killing the leader loses
 no acknowledged lock or INCR; a restarted node catches up from the log (or
 a snapshot); a minority cannot commit; expiry is the leader's DEL."""
 
-import os
 import random
-import socket
-import threading
 import time
 
 import pytest
 import redis
 
+from conftest import free_port
 from script_util import Script
-
-LOCK = "149c5a8b"      # Redisson RLock lock 3.19+: KEYS lock; ARGV lease, owner
-UNLOCK = "3ffe249c"    # Redisson RLock unlock 3.10.6-3.21.3: KEYS lock, channel; ARGV msg, lease, owner
-LEASE_MS = 600000
+# the kill -9 test's clients: Redisson lock/unlock and INCR, each remembering what was acknowledged
+from test_aof_crash_latchd import LEASE_MS, LOCK, UNLOCK, Worker
 WAIT_S = 30            # bound on every wait for an election or a catch-up (ASan builds are slow)
-
-
-def free_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 class Cluster:
@@ -140,61 +128,16 @@ def test_raft_latchd_elects_one_leader_and_replicates_committed_writes(latchd_fa
         r.config_set("raft-election-timeout", "100")
 
 
-class Worker(threading.Thread):
-    """One connection to the leader: its own counter and lock keys, so the
-    last acknowledged operation on each says what must survive."""
-
-    def __init__(self, port, wid, lock, unlock):
-        super().__init__(daemon=True)
-        self.r = redis.Redis(port=port, socket_timeout=10)
-        self.wid, self.lock, self.unlock = wid, lock, unlock
-        self.rnd = random.Random(wid)
-        self.sent = self.acked = 0
-        self.locks = {}   # key -> (state, owner)
-        self.stop = False
-        self.error = None
-        self.ops = 0
-
-    def run(self):
-        n = 0
-        try:
-            while not self.stop:
-                n += 1
-                self.sent += 1
-                self.acked = self.r.incr("counter:%d" % self.wid)
-                key = "lock:%d:%d" % (self.wid, self.rnd.randrange(4))
-                st = self.locks.get(key, ("free", None))
-                if st[0] == "held":
-                    self.locks[key] = ("releasing", st[1])
-                    rep = self.r.evalsha(self.unlock, 2, key, "chan:" + key, "0", LEASE_MS, st[1])
-                    assert rep == 1, rep
-                    self.locks[key] = ("free", None)
-                else:
-                    owner = "owner:%d:%d" % (self.wid, n)
-                    self.locks[key] = ("acquiring", owner)
-                    rep = self.r.evalsha(self.lock, 1, key, LEASE_MS, owner)
-                    assert rep is None, rep
-                    self.locks[key] = ("held", owner)
-                self.ops += 1
-        except (redis.ConnectionError, redis.TimeoutError, ConnectionError):
-            return
-        except redis.ResponseError as e:   # -UNKNOWN / -CLUSTERDOWN: outcome unknown, never a success
-            if not str(e).startswith(("UNKNOWN", "CLUSTERDOWN")):
-                self.error = e
-        except AssertionError as e:
-            self.error = e
-
-
 def test_raft_latchd_leader_kill_keeps_every_acknowledged_lock(latchd_factory):
     cl = Cluster(latchd_factory)
-    for _round in range(2):
+    for rnd in range(2):
         lead = cl.leader()
         lock, unlock = load_scripts(cl)
-        workers = [Worker(cl.ports[lead], w + 10 * _round, lock, unlock) for w in range(4)]
+        workers = [Worker(cl.ports[lead], w + 10 * rnd, random.Random(w), lock, unlock) for w in range(4)]
         for w in workers:
             w.start()
-        wait_for(lambda: sum(w.ops for w in workers) > 200, "the workers to run")
-        cl.kill(lead)
+        wait_for(lambda: sum(w.sent for w in workers) > 200, "the workers to run")
+        cl.kill(lead)   # its clients see the connection drop: whatever was in flight is unknown
         for w in workers:
             w.join(WAIT_S)
             assert not w.is_alive() and w.error is None, w.error
@@ -204,15 +147,15 @@ def test_raft_latchd_leader_kill_keeps_every_acknowledged_lock(latchd_factory):
         for w in workers:
             value = int(r.get("counter:%d" % w.wid) or 0)
             assert w.acked <= value <= w.sent, (w.wid, w.acked, value, w.sent)
-            for key, (state, owner) in w.locks.items():
+            for key, st in w.locks.items():
                 holder = r.hgetall(key)
-                if state == "held":
-                    assert holder == {owner.encode(): b"1"}, (key, owner, holder)
+                if st[0] == "held":   # every acknowledged acquire, with its owner and a lease
+                    assert holder == {st[1].encode(): b"1"}, (key, st, holder)
                     assert 0 < r.pttl(key) <= LEASE_MS
-                elif state == "free":
-                    assert holder == {}, (key, holder)
+                elif st[0] == "free":
+                    assert holder == {}, (key, st, holder)
                 else:   # in flight at the kill: either outcome, nothing else
-                    assert holder in ({}, {owner.encode(): b"1"}), (key, state, owner, holder)
+                    assert holder in ({}, {st[1].encode(): b"1"}), (key, st, holder)
         cl.restart(lead)
         wait_for(lambda: cl.info(lead)["master_link_status"] == "up", "the old leader to rejoin")
 
