@@ -292,6 +292,10 @@ int repl_start(server *s)
     char err[1400];
     repl_state *r = mem_calloc(1, sizeof(*r));
     r->s = s;
+    if (s->cfg.appendonly) {   /* one stream of effect records, one reader: the log */
+        snprintf(err, sizeof err, "appendonly yes can't be combined with raft-id: the Raft log is the log");
+        goto fail;
+    }
     if (parse_members(r, s->cfg.raft_peers, err, sizeof err) != 0) goto fail;
     if (!member(r, (uint64_t)s->cfg.raft_id)) {
         snprintf(err, sizeof err, "raft-id %lld is not among raft-peers", s->cfg.raft_id);
