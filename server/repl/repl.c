@@ -29,6 +29,8 @@ typedef struct repl_state {
     char dir[1024];
     uint64_t nonce;          /* the engine instance's entries carry it: ours were applied as they ran */
     uint64_t proposed, done; /* tickets: the last proposed, the last committed or failed */
+    uint64_t effect_ticket;  /* the last proposed with records (an empty entry changes nothing) */
+    int draining;            /* writes paused until a snapshot can be taken (on_snapshot) */
     int serving;             /* leader whose own-term barrier committed: commands run here */
     uint64_t serving_term;
     int barrier_pending;
@@ -127,6 +129,10 @@ static void lost_leadership(repl_state *r)
     int in_flight = r->proposed != r->done;
     r->serving = 0;
     r->barrier_pending = 0;
+    if (r->draining) {
+        r->draining = 0;
+        block_unpause(s);
+    }
     follower_mode(s);
     r->done = r->proposed;   /* later failure reports of these are old news */
     net_fail_held(s, unknown_err);
@@ -200,9 +206,18 @@ static int on_snapshot(void *ctx, void *(*alloc)(size_t), void **out, size_t *ou
     server *s = r->s;
     size_t pending;
     aof_records(s, &pending);
-    /* the leader's state runs ahead of the log while own entries are in
-     * flight: a snapshot now would hold what may never commit */
-    if (r->proposed != r->done || pending) return -1;
+    /* the leader's state runs ahead of the log while own entries with
+     * effects are in flight: a snapshot now would hold what may never
+     * commit. Writes (and expiry) pause until those have committed, reads
+     * go on: the next commit's apply tries again (the pause ends by itself
+     * after a second at the latest). */
+    if (r->done < r->effect_ticket || pending) {
+        if (r->serving && !block_pause_active(s)) {
+            r->draining = 1;
+            block_pause(s, server_now_ms(s) + 1000, 0);
+        }
+        return -1;
+    }
     int fd = memfd_create("latchd-raft-snapshot", MFD_CLOEXEC);
     if (fd < 0) return -1;
     struct stat st;
@@ -217,6 +232,10 @@ static int on_snapshot(void *ctx, void *(*alloc)(size_t), void **out, size_t *ou
         }
     }
     close(fd);
+    if (r->draining) {
+        r->draining = 0;
+        block_unpause(s);
+    }
     return rc;
 }
 
@@ -351,6 +370,7 @@ void repl_before_sleep(server *s, client *keep)
     b->len = total;
     aof_records_taken(s);
     r->proposed = ticket;
+    if (len) r->effect_ticket = ticket;
     net_hold_pending(s, ticket);
     if (repl_engine_propose(r->e, b->data, b->len, ticket) != 0) lost_leadership(r);
 }

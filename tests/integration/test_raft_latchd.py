@@ -138,12 +138,15 @@ def test_raft_latchd_leader_kill_keeps_every_acknowledged_lock(latchd_factory):
             w.start()
         wait_for(lambda: sum(w.sent for w in workers) > 200, "the workers to run")
         cl.kill(lead)   # its clients see the connection drop: whatever was in flight is unknown
+        killed = time.monotonic()
         for w in workers:
             w.join(WAIT_S)
             assert not w.is_alive() and w.error is None, w.error
         new = cl.leader()
         assert new != lead
         r = cl.client(new)
+        assert r.evalsha(lock, 1, "failover:%d" % rnd, LEASE_MS, "owner") is None
+        print("failover: first lock on the new leader %.3f s after the kill" % (time.monotonic() - killed))
         for w in workers:
             value = int(r.get("counter:%d" % w.wid) or 0)
             assert w.acked <= value <= w.sent, (w.wid, w.acked, value, w.sent)
