@@ -160,8 +160,9 @@ static void apply_records(repl_state *r, const unsigned char *p, size_t len)
 {
     server *s = r->s;
     size_t pos = 0;
-    int rc, hold = s->env.hold_expired;
+    int rc, hold = s->env.hold_expired, paused = s->clients_paused;
     s->env.hold_expired = STORE_SEE_EXPIRED;   /* the leader decided expiry: its DELs are in the log */
+    s->clients_paused = 0;   /* CLIENT PAUSE holds clients, not the log (nor a replica's link in Redis) */
     while ((rc = persist_aof_next(p, len, &pos, &r->args)) == PERSIST_OK) {
         if ((size_t)r->args.argc > r->argv_cap) {
             r->argv_cap = (size_t)r->args.argc + 8;
@@ -172,6 +173,7 @@ static void apply_records(repl_state *r, const unsigned char *p, size_t len)
         r->applier->out.len = 0;   /* nobody reads the applier's replies */
     }
     s->env.hold_expired = hold;
+    s->clients_paused = paused;
     if (rc != PERSIST_AOF_END) log_msg(s, LOG_WARNING, "Raft: a malformed entry was not applied fully");
 }
 

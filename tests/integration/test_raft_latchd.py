@@ -233,3 +233,15 @@ def test_raft_latchd_expiry_is_the_leaders_del(latchd_factory):
     for f in followers:
         wait_for(lambda: f.dbsize() == 1, "the leader's DEL to reach the follower")
         assert f.get("gone") is None and f.get("keep") == b"1"
+
+
+def test_raft_latchd_client_pause_on_a_follower_does_not_stop_the_log(latchd_factory):
+    cl = Cluster(latchd_factory)
+    lead = cl.leader()
+    i = [n for n in (1, 2, 3) if n != lead][0]
+    f = cl.client(i)
+    wait_for(lambda: cl.info(i)["master_link_status"] == "up", "the follower to know its leader")
+    assert f.execute_command("CLIENT", "PAUSE", "100000", "WRITE")   # reads go on; longer than WAIT_S
+    cl.client(lead).set("during", "pause")
+    wait_for(lambda: f.get("during") == b"pause", "the paused follower to apply the entry")
+    assert f.execute_command("CLIENT", "UNPAUSE")
