@@ -126,7 +126,11 @@ static void rebuild(repl_state *r)
 static void lost_leadership(repl_state *r)
 {
     server *s = r->s;
-    int in_flight = r->proposed != r->done;
+    size_t pending;
+    aof_records(s, &pending);
+    /* effects in the dataset that the log may never hold: entries with
+     * records in flight, or this iteration's records not yet proposed */
+    int ahead = r->done < r->effect_ticket || pending;
     r->serving = 0;
     r->barrier_pending = 0;
     if (r->draining) {
@@ -135,8 +139,9 @@ static void lost_leadership(repl_state *r)
     }
     follower_mode(s);
     r->done = r->proposed;   /* later failure reports of these are old news */
+    net_hold_pending(s, r->proposed);   /* this iteration's replies too: they saw what may not commit */
     net_fail_held(s, unknown_err);
-    if (in_flight) rebuild(r);
+    if (ahead) rebuild(r);
 }
 
 static void poll_role(repl_state *r)
