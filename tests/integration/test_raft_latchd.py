@@ -225,10 +225,11 @@ def test_raft_latchd_expiry_is_the_leaders_del(latchd_factory):
     lead = cl.leader()
     r = cl.client(lead)
     r.set("keep", "1")
-    r.set("gone", "1", px=300)
+    r.set("gone", "1")
     followers = [cl.client(i) for i in (1, 2, 3) if i != lead]
     for f in followers:
         wait_for(lambda: f.get("gone") == b"1", "the follower to have the key")
+    assert r.pexpire("gone", 300)
     # past the deadline a follower hides the key; the leader's DEL removes it
     for f in followers:
         wait_for(lambda: f.dbsize() == 1, "the leader's DEL to reach the follower")
