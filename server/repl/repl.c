@@ -415,10 +415,11 @@ void repl_info(server *s, resp_buf *b)
         const repl_member *m = known_leader(r);
         resp_buf_appendf(b, "# Replication\r\nrole:slave\r\nmaster_host:%s\r\nmaster_port:%d\r\n"
                             "master_link_status:%s\r\nmaster_last_io_seconds_ago:%d\r\nmaster_sync_in_progress:0\r\n"
-                            "slave_read_repl_offset:%llu\r\nslave_repl_offset:%llu\r\nslave_priority:100\r\n"
-                            "slave_read_only:1\r\nreplica_announced:1\r\nconnected_slaves:0\r\n",
+                            "slave_read_repl_offset:%llu\r\nslave_repl_offset:%llu\r\n",
                          m ? m->host : "?", m ? m->client_port : 0, m ? "up" : "down", m ? 0 : -1,
                          (unsigned long long)applied, (unsigned long long)applied);
+        if (!m) resp_buf_appendf(b, "master_link_down_since_seconds:-1\r\n");
+        resp_buf_appendf(b, "slave_priority:100\r\nslave_read_only:1\r\nreplica_announced:1\r\nconnected_slaves:0\r\n");
     }
     resp_buf_appendf(b, "master_failover_state:no-failover\r\nmaster_replid:%s\r\n"
                         "master_replid2:0000000000000000000000000000000000000000\r\n", s->run_id);
