@@ -205,6 +205,9 @@ static void on_apply(void *ctx, const unsigned char *p, size_t len)
     memcpy(&nonce, p + 8, 8);
     if (nonce == r->nonce) return;   /* ours: its effects were made when it ran */
     apply_records(r, p + ENTRY_HEADER, rlen);
+    /* what applying logged is the log's already: never part of an entry of
+     * ours (a node that becomes leader right after would propose it again) */
+    aof_records_taken(r->s);
 }
 
 static int on_snapshot(void *ctx, void *(*alloc)(size_t), void **out, size_t *outlen)
