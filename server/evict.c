@@ -69,7 +69,8 @@ static void evict_one(server *s, int db, store_key *k)
     const char *name = store_key_name(k, &len);
     char small[128], *copy = len <= sizeof(small) ? small : mem_alloc(len);
     memcpy(copy, name, len);   /* the key goes with its entry */
-    store_delete_key(st, k);
+    if (s->cfg.lazyfree_lazy_eviction) lazyfree_delete_key(s, st, k);
+    else store_delete_key(st, k);
     s->stat_evicted++;
     store_notify(st, NOTIFY_EVICTED, "evicted", copy, len);   /* WATCH, tracking, events */
     if (s->aof_on) aof_key_expired(s, db, copy, len);          /* logged as a DEL, as Redis */

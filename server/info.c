@@ -118,8 +118,8 @@ static void section_memory(server *s, resp_buf *b)
         frag, (long long)rss - (long long)used);
     resp_buf_appendf(b, "mem_not_counted_for_evict:0\r\nmem_replication_backlog:0\r\nmem_total_replication_buffers:0\r\n"
         "mem_clients_slaves:0\r\nmem_clients_normal:%zu\r\nmem_cluster_links:0\r\nmem_aof_buffer:0\r\n"
-        "mem_allocator:libc\r\nactive_defrag_running:0\r\nlazyfree_pending_objects:0\r\nlazyfreed_objects:0\r\n",
-        s->client_structs * sizeof(client));
+        "mem_allocator:libc\r\nactive_defrag_running:0\r\nlazyfree_pending_objects:%zu\r\nlazyfreed_objects:%zu\r\n",
+        s->client_structs * sizeof(client), lazyfree_pending_objects(s), lazyfree_freed_objects(s));
 }
 
 /* Redis 7.0.15's fields in its order; the copy-on-write and AOF ones

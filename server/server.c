@@ -168,16 +168,22 @@ store *server_db(server *s, long long id)
     return db->st;
 }
 
-void server_flush_all(server *s)
+static void flush_all(server *s, int async)
 {
     multi_db_touched(s, -1, -1);
+    if (!async) lazyfree_drain(s);
     for (int i = 0; i < s->ndbs; i++) {
         store *db = server_db_if_used(s, i);
-        if (db) store_flush(db);
+        if (!db) continue;
+        if (async) lazyfree_flush_db(s, i);
+        else store_flush(db);
     }
     block_db_flushed(s, -1);
     tracking_flushed(s);   /* Redis's emptyData: the null invalidation, the table emptied */
 }
+
+void server_flush_all(server *s) { flush_all(s, 0); }
+void server_flush_all_async(server *s) { flush_all(s, 1); }
 
 void server_db_swap(server *s, int a, int b)
 {
@@ -197,6 +203,7 @@ size_t server_used_memory(const server *s)
     size_t n = s->nclients * sizeof(client);
     for (int i = 0; i < s->ndbs; i++)
         if (s->dbs[i].st) n += store_used_memory(s->dbs[i].st);
+    if (s->lazy) n += lazyfree_charged(s);
     return n;
 }
 
@@ -651,6 +658,7 @@ void server_shutdown(server *s)
     rdb_close(s);
     aof_close(s);
     server_close_handle(s, (uv_handle_t *)&s->tracking_timer);
+    lazyfree_shutdown(s);
     if (s->on_shutdown) s->on_shutdown(s);
 }
 
@@ -661,6 +669,8 @@ void server_close(server *s)
     scripts_free(s);
     aof_free(s);
     block_free(s);
+    lazyfree_drain(s);
+    lazyfree_free(s);
     for (int i = 0; i < s->ndbs; i++) store_destroy(s->dbs[i].st);
     free(s->dbs);
     s->dbs = NULL;
@@ -688,5 +698,6 @@ void server_reset_stats(server *s)
     s->stat_keyspace_hits = s->stat_keyspace_misses = s->stat_net_in = s->stat_net_out = 0;
     s->stat_reads = s->stat_writes = 0;
     s->scripts->native_runs = s->scripts->engine_runs = 0;
+    lazyfree_reset_stats(s);
     stats_reset(s);
 }

@@ -357,6 +357,7 @@ struct server {
     char run_id[41];
     struct scripts *scripts;     /* script.h */
     struct acl_state *acl;       /* users and the ACL LOG (acl.h) */
+    struct lazyfree *lazy;       /* the lazyfree thread: NULL until something is freed lazily */
     /* Whoever runs the server (embed.c) closes its own handles with the
      * server's: called once, at the end of server_shutdown. */
     void (*on_shutdown)(server *s);
@@ -404,6 +405,31 @@ void server_clock_advance(server *s, uint64_t ms);
 int evict_to_maxmemory(server *s);
 /* INFO's used_memory, which maxmemory is compared against. */
 size_t server_used_memory(const server *s);
+
+/* lazyfree.c: Redis's lazy freeing, on one worker thread started on first
+ * use. A value whose freeing takes more than 64 allocations (Redis's
+ * lazyfreeGetFreeEffort) goes there, and a flushed database whole; the
+ * rest is freed at once. Their bytes stay in used_memory until freed. */
+typedef struct lazyfree lazyfree;
+/* store_delete_key, the value freed on the thread when it is big. */
+void lazyfree_delete_key(server *s, store *st, store_key *k);
+/* store_delete the same way: 1 if a live key was deleted. */
+int lazyfree_delete(server *s, store *st, const char *key, size_t len);
+/* FLUSHDB ASYNC: database db gets a new empty store, the old one is
+ * destroyed on the thread. */
+void lazyfree_flush_db(server *s, int db);
+/* Wait for everything handed over and settle it: before a store is
+ * flushed or destroyed in place (its values' blocks may still be out). */
+void lazyfree_drain(server *s);
+/* Bytes handed over and not freed yet (part of used_memory). */
+size_t lazyfree_charged(const server *s);
+size_t lazyfree_pending_objects(const server *s);   /* INFO lazyfree_pending_objects */
+size_t lazyfree_freed_objects(const server *s);     /* INFO lazyfreed_objects */
+void lazyfree_reset_stats(server *s);
+/* server_shutdown: the queue finished, the thread joined, its handle closed. */
+void lazyfree_shutdown(server *s);
+/* server_close: the rest released. */
+void lazyfree_free(server *s);
 void server_expire_rearm(server *s);
 /* Re-arm from scratch after the clock or active expiry changed. */
 void server_expire_reschedule(server *s);
@@ -565,6 +591,8 @@ static inline void server_key_modified(server *s, int db, const char *key, size_
 }
 /* FLUSHALL without the reply: every database emptied, WATCHers and tracking clients told. */
 void server_flush_all(server *s);
+/* The same, the databases' contents freed on the lazyfree thread. */
+void server_flush_all_async(server *s);
 /* block.c: blocking commands (Redis's blocked.c), CLIENT PAUSE, CLIENT UNBLOCK. */
 enum { BLOCK_NONE = 0, BLOCK_LIST, BLOCK_ZSET, BLOCK_PAUSED, BLOCK_WAIT, BLOCK_STREAM };
 /* What a served waiter does with the key that became ready: serve(c, k,
