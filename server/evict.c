@@ -87,6 +87,12 @@ int evict_to_maxmemory(server *s)
     while (server_used_memory(s) > s->cfg.maxmemory) {
         int db = 0;
         store_key *k = policy == CONFIG_MAXMEMORY_NOEVICTION ? NULL : pick(s, policy, &db);
+        if (!k && s->cfg.lazyfree_lazy_eviction && lazyfree_pending_objects(s)) {
+            /* what was evicted is still being freed: wait for it, as Redis
+             * waits for its lazyfree thread before giving up */
+            lazyfree_drain(s);
+            continue;
+        }
         if (!k) {
             rc = -1;
             break;
