@@ -338,7 +338,7 @@ static const param params[] = {
     MEM_("repl-backlog-size", NULL, 0, 1, LLONG_MAX, "1048576"),
     {"cluster-link-sendbuf-limit", NULL, P_UMEMORY, PF_NOEFFECT, INERT, 0, 0, NULL, NULL, "0", NULL},
     MEM_("active-defrag-ignore-bytes", NULL, 0, 1, LLONG_MAX, "104857600"),
-    {"maxmemory-clients", NULL, P_PERCENT, PF_NOEFFECT, INERT, -100, LONG_MAX, NULL, NULL, "0", NULL},
+    ROW("maxmemory-clients", NULL, P_PERCENT, 0, maxmemory_clients, long long, -100, LONG_MAX, NULL),
     INT_("repl-backlog-ttl", NULL, 0, 0, LONG_MAX, "3600"),
     INT_("loading-process-events-interval-bytes", NULL, PF_HIDDEN, 1024, INT_MAX, "2097152"),
     BOOL_("tls-cluster", NULL, 0, "no"),

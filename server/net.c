@@ -194,6 +194,7 @@ static void unlink_client(client *c)
     else s->clients_tail = c->prev;
     c->prev = c->next = NULL;
     s->nclients--;
+    if (s->client_mem_on) clientmem_forget(c);
 }
 
 /* A detached client only remembers it was closed: its owner frees it. */
@@ -310,6 +311,7 @@ int net_release_quiet_buffers(client *c, uint64_t now_ms)
     if (!c->writing && now_ms - c->last_ms >= 1000) {
         shrink_idle(&c->out);
         shrink_idle(&c->inflight);
+        clientmem_update(c);
     }
     if (c->out.cap <= IDLE_BUFFER_KEEP && c->inflight.cap <= IDLE_BUFFER_KEEP) c->flags &= ~CLIENT_BIG_BUFFERS;
     return (c->flags & CLIENT_BIG_BUFFERS) != 0;
@@ -374,6 +376,7 @@ static void on_write(uv_write_t *req, int status)
     c->inflight.len = 0;
     queue_clear(&c->inflight_frames);
     keep_big_buffers(c);
+    clientmem_update(c);
     if (status < 0 || (c->flags & CLIENT_CLOSING)) {
         client_close(c);
         return;
@@ -453,6 +456,7 @@ void net_flush_pending_except(server *s, client *keep)
             c->pending_next = NULL;
             c->flags &= ~CLIENT_PENDING_WRITE;
             flush_client(c);
+            clientmem_update(c);
         }
         c = next;
     }
@@ -520,6 +524,7 @@ static void query_received(client *c, size_t n)
         c->query.len = c->qpos = 0;
         resp_buf_free(&c->query);
     }
+    clientmem_update(c);
 }
 
 /* Reads land straight in the free tail of the query buffer. */

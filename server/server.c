@@ -112,6 +112,7 @@ void server_env_sync(server *s)
     s->env.lfu_decay_time = cfg->lfu_decay_time;
     stats_thresholds_sync(s);   /* the slowlog and latency thresholds in ticks */
     slowlog_trim(s);
+    clientmem_sync(s);
 }
 
 static uint64_t store_clock(void *ctx) { return server_now_ms(ctx); }
@@ -200,7 +201,7 @@ void server_db_swap(server *s, int a, int b)
 /* Keys, values and client structures; buffers are not walked per command. */
 size_t server_used_memory(const server *s)
 {
-    size_t n = s->nclients * sizeof(client);
+    size_t n = clientmem_total(s);
     for (int i = 0; i < s->ndbs; i++)
         if (s->dbs[i].st) n += store_used_memory(s->dbs[i].st);
     if (s->lazy) n += lazyfree_charged(s);
@@ -695,6 +696,7 @@ void server_close(server *s)
 void server_reset_stats(server *s)
 {
     s->stat_commands = s->stat_conns = s->stat_rejected_conns = s->stat_expired = s->stat_evicted = 0;
+    s->stat_evicted_clients = 0;
     s->stat_keyspace_hits = s->stat_keyspace_misses = s->stat_net_in = s->stat_net_out = 0;
     s->stat_reads = s->stat_writes = 0;
     s->scripts->native_runs = s->scripts->engine_runs = 0;

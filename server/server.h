@@ -208,6 +208,7 @@ struct client {
     client *prev, *next;           /* all clients */
     client *pending_next;          /* clients with output to flush */
     client *monitor_prev, *monitor_next;   /* MONITOR clients */
+    size_t mem_counted;            /* its part of srv->clients_mem (clientmem.c) */
 };
 
 /* ---- stats (stats.c) ---- */
@@ -358,6 +359,11 @@ struct server {
     struct scripts *scripts;     /* script.h */
     struct acl_state *acl;       /* users and the ACL LOG (acl.h) */
     struct lazyfree *lazy;       /* the lazyfree thread: NULL until something is freed lazily */
+    /* clientmem.c: while maxmemory or maxmemory-clients is set, what the
+     * linked clients hold, kept as their buffers change */
+    int client_mem_on;
+    size_t clients_mem;
+    uint64_t stat_evicted_clients;   /* INFO evicted_clients */
     /* Whoever runs the server (embed.c) closes its own handles with the
      * server's: called once, at the end of server_shutdown. */
     void (*on_shutdown)(server *s);
@@ -405,6 +411,28 @@ void server_clock_advance(server *s, uint64_t ms);
 int evict_to_maxmemory(server *s);
 /* INFO's used_memory, which maxmemory is compared against. */
 size_t server_used_memory(const server *s);
+
+/* clientmem.c: a client's memory as Redis counts it for maxmemory and
+ * maxmemory-clients: its struct, query buffer, MULTI queue and the output
+ * not yet written (shared frames counted for each client holding them, as
+ * Redis copies them); as in Redis, output written is memory given back
+ * (an emptied buffer kept for reuse stands for Redis's 16 KiB static one). */
+size_t client_memory(const client *c);
+/* c's buffers may have changed: recounted, and over maxmemory-clients the
+ * biggest evictable clients closed (c among them, perhaps). Nothing while
+ * neither maxmemory nor maxmemory-clients is set. */
+void clientmem_update_slow(client *c);
+static inline void clientmem_update(client *c)
+{
+    if (c->srv->client_mem_on) clientmem_update_slow(c);
+}
+/* c leaves the linked clients. */
+void clientmem_forget(client *c);
+/* After a configuration change (server_env_sync): counting turned on or
+ * off, clients over a lowered maxmemory-clients evicted. */
+void clientmem_sync(server *s);
+/* What every linked client holds (walks them while counting is off). */
+size_t clientmem_total(const server *s);
 
 /* lazyfree.c: Redis's lazy freeing, on one worker thread started on first
  * use. A value whose freeing takes more than 64 allocations (Redis's

@@ -255,7 +255,8 @@ void store_string_set_form(store_key *k, store_str_form f);
 /* String k's bytes, writable, after growing it to at least len bytes (the
  * new ones zero; a longer string keeps its length); *outlen gets the
  * length. The form becomes STORE_STR_RAW, as Redis's dbUnshareStringValue
- * leaves it. Growth is geometric, so appends cost amortized O(1). len must
+ * leaves it. Growth is geometric, so appends cost amortized O(1), except
+ * from an empty string: that gets len exactly (Redis's new-key sizes). len must
  * be <= STORE_MAX_LEN (callers check proto-max-bulk-len first; more
  * aborts). The pointer lives as store_string_get's does. */
 char *store_string_writable(store *s, store_key *k, size_t len, size_t *outlen);

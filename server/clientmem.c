@@ -1,0 +1,83 @@
+/* clientmem.c - what clients hold counted as Redis counts it: in used_memory
+ * (maxmemory evicts keys for it) and against maxmemory-clients (clients go). */
+#include "server.h"
+
+size_t client_memory(const client *c)
+{
+    return sizeof(*c) + c->query.cap + client_output_bytes(c) + c->mstate.queue.cap;
+}
+
+/* maxmemory-clients in bytes: N, or N% of maxmemory (kept as -N); 0: off. */
+static size_t clients_limit(const server *s)
+{
+    long long v = s->cfg.maxmemory_clients;
+    if (v >= 0) return (size_t)v;
+    return (size_t)((double)s->cfg.maxmemory * (double)-v / 100.0);
+}
+
+/* Redis's clientEvictionAllowed: not a NO-EVICT client, nor one without a
+ * connection (a script's, the embedder's). */
+static int evictable(const client *c)
+{
+    return !(c->flags & (CLIENT_NO_EVICT | CLIENT_DETACHED | CLIENT_CLOSING));
+}
+
+/* Redis's evictClients: the biggest evictable clients go until those left
+ * hold no more than the limit. Walks the clients, but only once over it. */
+static void evict_clients(server *s, size_t limit)
+{
+    for (;;) {
+        size_t total = 0, most = 0;
+        client *big = NULL;
+        for (client *c = s->clients; c; c = c->next) {
+            if (!evictable(c)) continue;
+            total += c->mem_counted;
+            if (c->mem_counted > most) most = c->mem_counted, big = c;
+        }
+        if (total <= limit || !big) return;
+        log_msg(s, LOG_VERBOSE, "Evicting client: id=%llu addr=%s", (unsigned long long)big->id, big->addr);
+        s->stat_evicted_clients++;
+        client_close(big);
+    }
+}
+
+void clientmem_update_slow(client *c)
+{
+    server *s = c->srv;
+    if (c->flags & (CLIENT_CLOSING | CLIENT_DETACHED)) return;
+    size_t now = client_memory(c);
+    s->clients_mem = s->clients_mem - c->mem_counted + now;
+    c->mem_counted = now;
+    size_t limit = clients_limit(s);
+    if (limit && s->clients_mem > limit) evict_clients(s, limit);
+}
+
+void clientmem_forget(client *c)
+{
+    c->srv->clients_mem -= c->mem_counted;
+    c->mem_counted = 0;
+}
+
+void clientmem_sync(server *s)
+{
+    int on = s->cfg.maxmemory != 0 || s->cfg.maxmemory_clients != 0;
+    if (on && !s->client_mem_on) {
+        /* counted from scratch: nothing was kept while off */
+        s->clients_mem = 0;
+        for (client *c = s->clients; c; c = c->next) {
+            c->mem_counted = (c->flags & CLIENT_DETACHED) ? 0 : client_memory(c);
+            s->clients_mem += c->mem_counted;
+        }
+    }
+    s->client_mem_on = on;
+    size_t limit = on ? clients_limit(s) : 0;
+    if (limit && s->clients_mem > limit) evict_clients(s, limit);
+}
+
+size_t clientmem_total(const server *s)
+{
+    if (s->client_mem_on) return s->clients_mem;
+    size_t n = 0;
+    for (const client *c = s->clients; c; c = c->next) n += client_memory(c);
+    return n;
+}
