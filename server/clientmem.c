@@ -7,12 +7,17 @@ size_t client_memory(const client *c)
     return sizeof(*c) + c->query.cap + client_output_bytes(c) + c->mstate.queue.cap;
 }
 
-/* maxmemory-clients in bytes: N, or N% of maxmemory (kept as -N); 0: off. */
+/* Redis's getClientEvictionLimit: maxmemory-clients in bytes, N or N% of
+ * maxmemory (kept as -N; none without a maxmemory); 0: off. Never under
+ * 128 KiB, so a tiny setting cannot cut everyone off. */
 static size_t clients_limit(const server *s)
 {
     long long v = s->cfg.maxmemory_clients;
-    if (v >= 0) return (size_t)v;
-    return (size_t)((double)s->cfg.maxmemory * (double)-v / 100.0);
+    size_t limit;
+    if (v < 0 && s->cfg.maxmemory > 0) limit = (size_t)((double)s->cfg.maxmemory * (double)-v / 100.0);
+    else if (v > 0) limit = (size_t)v;
+    else return 0;
+    return limit < 128 * 1024 ? 128 * 1024 : limit;
 }
 
 /* Redis's clientEvictionAllowed: not a NO-EVICT client, nor one without a
@@ -22,19 +27,17 @@ static int evictable(const client *c)
     return !(c->flags & (CLIENT_NO_EVICT | CLIENT_DETACHED | CLIENT_CLOSING));
 }
 
-/* Redis's evictClients: the biggest evictable clients go until those left
- * hold no more than the limit. Walks the clients, but only once over it. */
+/* Redis's evictClients: the biggest evictable clients go until all the
+ * clients (NO-EVICT ones counted too, as Redis sums them) hold no more
+ * than the limit. Walks the clients, but only once over it. */
 static void evict_clients(server *s, size_t limit)
 {
-    for (;;) {
-        size_t total = 0, most = 0;
+    while (s->clients_mem >= limit) {
+        size_t most = 0;
         client *big = NULL;
-        for (client *c = s->clients; c; c = c->next) {
-            if (!evictable(c)) continue;
-            total += c->mem_counted;
-            if (c->mem_counted > most) most = c->mem_counted, big = c;
-        }
-        if (total <= limit || !big) return;
+        for (client *c = s->clients; c; c = c->next)
+            if (evictable(c) && c->mem_counted > most) most = c->mem_counted, big = c;
+        if (!big) return;
         log_msg(s, LOG_VERBOSE, "Evicting client: id=%llu addr=%s", (unsigned long long)big->id, big->addr);
         s->stat_evicted_clients++;
         client_close(big);
@@ -49,7 +52,7 @@ void clientmem_update_slow(client *c)
     s->clients_mem = s->clients_mem - c->mem_counted + now;
     c->mem_counted = now;
     size_t limit = clients_limit(s);
-    if (limit && s->clients_mem > limit) evict_clients(s, limit);
+    if (limit && s->clients_mem >= limit) evict_clients(s, limit);
 }
 
 void clientmem_forget(client *c)
@@ -71,7 +74,7 @@ void clientmem_sync(server *s)
     }
     s->client_mem_on = on;
     size_t limit = on ? clients_limit(s) : 0;
-    if (limit && s->clients_mem > limit) evict_clients(s, limit);
+    if (limit && s->clients_mem >= limit) evict_clients(s, limit);
 }
 
 size_t clientmem_total(const server *s)

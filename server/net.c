@@ -239,6 +239,10 @@ client *client_new(server *s)
         s->client_structs_high = s->client_structs;
         s->trimming = 0;   /* a new climb: the next descent decides afresh */
     }
+    if (s->client_mem_on) {   /* its struct counts from now (not clientmem_update: no eviction here) */
+        c->mem_counted = client_memory(c);
+        s->clients_mem += c->mem_counted;
+    }
     return c;
 }
 
