@@ -1,10 +1,25 @@
 /* clientmem.c - what clients hold counted as Redis counts it: in used_memory
  * (maxmemory evicts keys for it) and against maxmemory-clients (clients go). */
+#include "pubsub.h"
 #include "server.h"
+
+/* What one watched key or one subscription costs a client: its entry
+ * (multi.c's watch_entry; a subscription's dict node and bucket), as
+ * Redis's multiStateMemOverhead and pubsubMemOverhead estimate them. */
+#define WATCH_ENTRY_BYTES 48
+#define SUBSCRIPTION_BYTES 32
+/* A BCAST prefix: its slot and a share of the radix tree Redis keeps. */
+#define PREFIX_BYTES 64
 
 size_t client_memory(const client *c)
 {
-    return sizeof(*c) + c->query.cap + client_output_bytes(c) + c->mstate.queue.cap;
+    size_t n = sizeof(*c) + c->query.cap + client_output_bytes(c) + c->mstate.queue.cap;
+    n += c->nwatched * WATCH_ENTRY_BYTES;
+    if (c->tracking) n += tracking_client_prefixes(c) * PREFIX_BYTES;
+    if (c->pubsub)
+        n += (pubsub_client_count(c, PUBSUB_CHANNEL) + pubsub_client_count(c, PUBSUB_PATTERN) +
+              pubsub_client_count(c, PUBSUB_SHARD)) * SUBSCRIPTION_BYTES;
+    return n;
 }
 
 /* Redis's getClientEvictionLimit: maxmemory-clients in bytes, N or N% of

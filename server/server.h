@@ -191,6 +191,7 @@ struct client {
     struct pubsub_client *pubsub;  /* subscriptions; NULL until the first */
     multi_state mstate;            /* MULTI ... EXEC */
     struct watch_entry *watched;   /* WATCHed keys, NULL when none */
+    size_t nwatched;               /* how many (client_memory counts them) */
     tracking_ref *tref;            /* once it tracked or was redirected to: how the table knows it */
     struct tracking_client *tracking;   /* CLIENT TRACKING's settings, NULL until the first ON */
     struct block_state *blk;       /* what a blocked command waits for; made on the first block, kept */
@@ -608,6 +609,8 @@ void tracking_disable(client *c);
 void tracking_client_gone(client *c);
 /* CLIENT GETREDIR's number: -1 off, 0 no redirect, else the client id. */
 long long tracking_redirect_id(const client *c);
+/* How many BCAST prefixes c listens to (client_memory counts them). */
+size_t tracking_client_prefixes(const client *c);
 
 /* Redis's signalModifiedKey: WATCH and CLIENT TRACKING see the key change
  * (expired: reclaimed past its deadline); a counter test each while

@@ -235,7 +235,7 @@ static void client_describe(const client *c, resp_buf *dst, uint64_t now)
                      pubsub_client_count(c, PUBSUB_SHARD), (c->flags & CLIENT_MULTI) ? c->mstate.count : -1LL,
                      qbuf, qfree, argv_bytes(c), multi_mem, c->out.cap, c->out.len, obl, oll,
                      client_output_memory(c),
-                     sizeof(*c) + c->query.cap + c->out.cap + c->inflight.cap + c->mstate.queue.cap, writing ? "rw" : "r",
+                     client_memory(c), writing ? "rw" : "r",
                      cmd, acl_user_name(c->user), tracking_redirect_id(c), c->proto);
     resp_buf_append(dst, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
