@@ -18,6 +18,9 @@
 #include "tls.h"
 
 #define READ_CHUNK (16 * 1024)
+/* Redis's PROTO_MBULK_BIG_ARG: an argument this long gets a query buffer
+ * sized for it. */
+#define BIG_ARG_BYTES (32 * 1024)
 #define IDLE_BUFFER_KEEP (64 * 1024)   /* larger idle output buffers are returned */
 #define TRIM_CROWD 64                  /* see trim_after_crowd() */
 #define FRAME_SHARE_MIN 512            /* below this a copy beats a reference and an iovec */
@@ -475,6 +478,13 @@ static void query_reserve(client *c, size_t n)
         memmove(q->data, q->data + c->qpos, q->len - c->qpos);
         q->len -= c->qpos;
         c->qpos = 0;
+    }
+    /* a big argument on its way: room for exactly the rest of it, as Redis
+     * sizes its query buffer for one (PROTO_MBULK_BIG_ARG), not twice */
+    size_t missing = resp_parser_bulk_missing(&c->parser, q->len);
+    if (missing >= BIG_ARG_BYTES) {
+        resp_buf_reserve_exact(q, missing);
+        return;
     }
     resp_buf_reserve(q, n);
 }
