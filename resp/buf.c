@@ -33,6 +33,14 @@ void resp_buf_reserve(resp_buf *b, size_t n)
     b->data = resp_xrealloc(b->data, b->cap);
 }
 
+void resp_buf_reserve_exact(resp_buf *b, size_t n)
+{
+    if (b->cap - b->len >= n) return;
+    if (n > SIZE_MAX - b->len) mem_oom(n);
+    b->cap = b->len + n;
+    b->data = resp_xrealloc(b->data, b->cap);
+}
+
 void resp_buf_append(resp_buf *b, const void *p, size_t n)
 {
     if (n == 0) return; /* p may be NULL for an empty payload */

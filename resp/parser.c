@@ -99,6 +99,13 @@ static void begin_command(resp_parser *p)
     p->nargs = 0;
 }
 
+size_t resp_parser_bulk_missing(const resp_parser *p, size_t have)
+{
+    if (p->state != ST_BULK_DATA || p->bulk_len < 0) return 0;
+    size_t end = p->line_pos + (size_t)p->bulk_len + 2;
+    return end > have ? end - have : 0;
+}
+
 /* Move on to a line starting at pos. */
 static void begin_line(resp_parser *p, int state, size_t pos)
 {

@@ -16,6 +16,8 @@ typedef struct resp_buf {
 
 void resp_buf_init(resp_buf *b);
 void resp_buf_free(resp_buf *b);
+/* Room for exactly n more bytes (no doubling): for a size known ahead. */
+void resp_buf_reserve_exact(resp_buf *b, size_t n);
 /* Make room for n more bytes; allocation failure is mem.h's policy
  * (mem_oom: message + abort). */
 void resp_buf_reserve(resp_buf *b, size_t n);
@@ -89,6 +91,10 @@ resp_status resp_parse(resp_parser *p, const char *buf, size_t len, size_t *cons
 const char *resp_parser_error(const resp_parser *p);
 /* Forget any partial command (e.g. after the caller resets its buffer). */
 void resp_parser_reset(resp_parser *p);
+/* While a bulk's payload is arriving: the bytes still missing to end it
+ * (its CRLF included), given the `have` bytes of the command buffered so
+ * far; else 0. A caller can size its buffer for a big argument at once. */
+size_t resp_parser_bulk_missing(const resp_parser *p, size_t have);
 
 /* ---- reply writer ----
  * proto is 2 or 3. RESP3 types degrade exactly as Redis 7 writes them for

@@ -59,6 +59,10 @@ typedef struct latchd_config {
     long long timeout;       /* idle seconds, 0 = never */
     long long tcp_keepalive;
     long long maxmemory_samples;   /* keys compared per eviction and database */
+    long long maxmemory_clients;   /* bytes, or -N for N% of maxmemory; 0 = no client eviction */
+    /* lazyfree-lazy-*: who frees big values on the lazyfree thread */
+    int lazyfree_lazy_eviction, lazyfree_lazy_expire, lazyfree_lazy_server_del;
+    int lazyfree_lazy_user_del, lazyfree_lazy_user_flush;
     long long databases;
     int protected_mode;
     char *save;              /* save points, "<seconds> <changes>" pairs; "" = none */

@@ -255,6 +255,16 @@ void client_process_input(client *c)
         if (st == RESP_NEED_MORE) break;
         c->argv = c->parser.argv;
         c->argc = (int)c->parser.argc;
+        /* Redis's processCommand: over maxmemory-clients clients go before
+         * a command runs, its arguments counted (this one may be the one) */
+        if (s->client_mem_on) {
+            clientmem_update_slow(c);
+            if (c->flags & CLIENT_CLOSING) {
+                c->argv = NULL;
+                c->argc = 0;
+                break;
+            }
+        }
         client_execute(c, &clock);
         c->argv = NULL;
         c->argc = 0;

@@ -62,35 +62,57 @@ static store_key *pick(server *s, int policy, int *dbp)
     return best;
 }
 
-static void evict_one(server *s, int db, store_key *k)
+/* The bytes its store gave back (a lazily freed value's come later). */
+static size_t evict_one(server *s, int db, store_key *k)
 {
     store *st = server_db_if_used(s, db);
+    size_t before = store_used_memory(st);
     size_t len;
     const char *name = store_key_name(k, &len);
     char small[128], *copy = len <= sizeof(small) ? small : mem_alloc(len);
     memcpy(copy, name, len);   /* the key goes with its entry */
-    store_delete_key(st, k);
+    if (s->cfg.lazyfree_lazy_eviction) lazyfree_delete_key(s, st, k);
+    else store_delete_key(st, k);
     s->stat_evicted++;
     store_notify(st, NOTIFY_EVICTED, "evicted", copy, len);   /* WATCH, tracking, events */
     if (s->aof_on) aof_key_expired(s, db, copy, len);          /* logged as a DEL, as Redis */
     if (copy != small) free(copy);
+    size_t after = store_used_memory(st);
+    return before > after ? before - after : 0;
 }
 
 int evict_to_maxmemory(server *s)
 {
     int policy = s->cfg.maxmemory_policy, rc = 0;
+    size_t used = server_used_memory(s);
+    if (used <= s->cfg.maxmemory) return 0;
+    /* Redis's performEvictions: what is over is measured once, and keys go
+     * until their own bytes make it up. Re-measuring would count what the
+     * evictions themselves queue for clients (tracking invalidations,
+     * keyspace events) and evict on and on. */
+    size_t to_free = used - s->cfg.maxmemory, freed = 0;
     /* evictions are nobody's command: a tracking client is told of them
      * before the reply to the command they came before, as in Redis */
     client *cur = s->current_client;
     s->current_client = NULL;
-    while (server_used_memory(s) > s->cfg.maxmemory) {
+    while (freed < to_free) {
         int db = 0;
         store_key *k = policy == CONFIG_MAXMEMORY_NOEVICTION ? NULL : pick(s, policy, &db);
+        if (!k && s->cfg.lazyfree_lazy_eviction && lazyfree_pending_objects(s)) {
+            /* what was evicted is still being freed: wait for it, as Redis
+             * waits for its lazyfree thread before giving up */
+            lazyfree_drain(s);
+            if (server_used_memory(s) <= s->cfg.maxmemory) break;
+            continue;
+        }
         if (!k) {
             rc = -1;
             break;
         }
-        evict_one(s, db, k);
+        freed += evict_one(s, db, k);
+        /* a value freed lazily gives its bytes back later: Redis looks at
+         * the memory itself then */
+        if (s->cfg.lazyfree_lazy_eviction && server_used_memory(s) <= s->cfg.maxmemory) break;
     }
     s->current_client = cur;
     return rc;

@@ -119,8 +119,8 @@ static void section_memory(server *s, resp_buf *b)
         frag, (long long)rss - (long long)used);
     resp_buf_appendf(b, "mem_not_counted_for_evict:0\r\nmem_replication_backlog:0\r\nmem_total_replication_buffers:0\r\n"
         "mem_clients_slaves:0\r\nmem_clients_normal:%zu\r\nmem_cluster_links:0\r\nmem_aof_buffer:0\r\n"
-        "mem_allocator:libc\r\nactive_defrag_running:0\r\nlazyfree_pending_objects:0\r\nlazyfreed_objects:0\r\n",
-        s->client_structs * sizeof(client));
+        "mem_allocator:libc\r\nactive_defrag_running:0\r\nlazyfree_pending_objects:%zu\r\nlazyfreed_objects:%zu\r\n",
+        clientmem_total(s), lazyfree_pending_objects(s), lazyfree_freed_objects(s));
 }
 
 /* Redis 7.0.15's fields in its order; the copy-on-write and AOF ones
@@ -153,10 +153,10 @@ static void section_stats(server *s, resp_buf *b)
         "instantaneous_output_repl_kbps:0.00\r\n");
     resp_buf_appendf(b, "rejected_connections:%llu\r\nsync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\n"
         "expired_keys:%llu\r\nexpired_stale_perc:0.00\r\nexpired_time_cap_reached_count:0\r\n"
-        "expire_cycle_cpu_milliseconds:0\r\nevicted_keys:%llu\r\nevicted_clients:0\r\n"
+        "expire_cycle_cpu_milliseconds:0\r\nevicted_keys:%llu\r\nevicted_clients:%llu\r\n"
         "total_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\n",
         (unsigned long long)s->stat_rejected_conns, (unsigned long long)s->stat_expired,
-        (unsigned long long)s->stat_evicted);
+        (unsigned long long)s->stat_evicted, (unsigned long long)s->stat_evicted_clients);
     resp_buf_appendf(b, "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n", (unsigned long long)s->stat_keyspace_hits,
         (unsigned long long)s->stat_keyspace_misses);
     resp_buf_appendf(b, "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n",

@@ -113,6 +113,7 @@ static void watch_key(client *c, const resp_slice *key)
     wk->head = e;
     e->cnext = c->watched;
     c->watched = e;
+    c->nwatched++;
 }
 
 static void entry_unlink(server *s, struct watch_entry *e)
@@ -132,6 +133,7 @@ static void unwatch_all(client *c)
 {
     struct watch_entry *e = c->watched;
     c->watched = NULL;
+    c->nwatched = 0;
     while (e) {
         struct watch_entry *next = e->cnext;
         entry_unlink(c->srv, e);

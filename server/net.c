@@ -19,6 +19,9 @@
 #include "tls.h"
 
 #define READ_CHUNK (16 * 1024)
+/* Redis's PROTO_MBULK_BIG_ARG: an argument this long gets a query buffer
+ * sized for it. */
+#define BIG_ARG_BYTES (32 * 1024)
 #define IDLE_BUFFER_KEEP (64 * 1024)   /* larger idle output buffers are returned */
 #define TRIM_CROWD 64                  /* see trim_after_crowd() */
 #define FRAME_SHARE_MIN 512            /* below this a copy beats a reference and an iovec */
@@ -195,6 +198,7 @@ static void unlink_client(client *c)
     else s->clients_tail = c->prev;
     c->prev = c->next = NULL;
     s->nclients--;
+    if (s->client_mem_on) clientmem_forget(c);
 }
 
 static void unhold(client *c)
@@ -329,6 +333,10 @@ client *client_new(server *s)
         s->client_structs_high = s->client_structs;
         s->trimming = 0;   /* a new climb: the next descent decides afresh */
     }
+    if (s->client_mem_on) {   /* its struct counts from now (not clientmem_update: no eviction here) */
+        c->mem_counted = client_memory(c);
+        s->clients_mem += c->mem_counted;
+    }
     return c;
 }
 
@@ -401,6 +409,7 @@ int net_release_quiet_buffers(client *c, uint64_t now_ms)
     if (!c->writing && now_ms - c->last_ms >= 1000) {
         shrink_idle(&c->out);
         shrink_idle(&c->inflight);
+        clientmem_update(c);
     }
     if (c->out.cap <= IDLE_BUFFER_KEEP && c->inflight.cap <= IDLE_BUFFER_KEEP) c->flags &= ~CLIENT_BIG_BUFFERS;
     return (c->flags & CLIENT_BIG_BUFFERS) != 0;
@@ -465,6 +474,7 @@ static void on_write(uv_write_t *req, int status)
     c->inflight.len = 0;
     queue_clear(&c->inflight_frames);
     keep_big_buffers(c);
+    clientmem_update(c);
     if (status < 0 || (c->flags & CLIENT_CLOSING)) {
         client_close(c);
         return;
@@ -591,6 +601,7 @@ void net_flush_pending_except(server *s, client *keep)
             c->pending_next = NULL;
             c->flags &= ~CLIENT_PENDING_WRITE;
             flush_client(c);
+            clientmem_update(c);
         }
         c = next;
     }
@@ -605,6 +616,13 @@ static void query_reserve(client *c, size_t n)
         memmove(q->data, q->data + c->qpos, q->len - c->qpos);
         q->len -= c->qpos;
         c->qpos = 0;
+    }
+    /* a big argument on its way: room for exactly the rest of it, as Redis
+     * sizes its query buffer for one (PROTO_MBULK_BIG_ARG), not twice */
+    size_t missing = resp_parser_bulk_missing(&c->parser, q->len);
+    if (missing >= BIG_ARG_BYTES) {
+        resp_buf_reserve_exact(q, missing);
+        return;
     }
     resp_buf_reserve(q, n);
 }
@@ -658,6 +676,7 @@ static void query_received(client *c, size_t n)
         c->query.len = c->qpos = 0;
         resp_buf_free(&c->query);
     }
+    clientmem_update(c);
 }
 
 /* Reads land straight in the free tail of the query buffer. */

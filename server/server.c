@@ -113,6 +113,7 @@ void server_env_sync(server *s)
     s->env.lfu_decay_time = cfg->lfu_decay_time;
     stats_thresholds_sync(s);   /* the slowlog and latency thresholds in ticks */
     slowlog_trim(s);
+    clientmem_sync(s);
 }
 
 static uint64_t store_clock(void *ctx) { return server_now_ms(ctx); }
@@ -169,16 +170,22 @@ store *server_db(server *s, long long id)
     return db->st;
 }
 
-void server_flush_all(server *s)
+static void flush_all(server *s, int async)
 {
     multi_db_touched(s, -1, -1);
+    if (!async) lazyfree_drain(s);
     for (int i = 0; i < s->ndbs; i++) {
         store *db = server_db_if_used(s, i);
-        if (db) store_flush(db);
+        if (!db) continue;
+        if (async) lazyfree_flush_db(s, i);
+        else store_flush(db);
     }
     block_db_flushed(s, -1);
     tracking_flushed(s);   /* Redis's emptyData: the null invalidation, the table emptied */
 }
+
+void server_flush_all(server *s) { flush_all(s, 0); }
+void server_flush_all_async(server *s) { flush_all(s, 1); }
 
 void server_db_swap(server *s, int a, int b)
 {
@@ -195,9 +202,10 @@ void server_db_swap(server *s, int a, int b)
 /* Keys, values and client structures; buffers are not walked per command. */
 size_t server_used_memory(const server *s)
 {
-    size_t n = s->nclients * sizeof(client);
+    size_t n = clientmem_total(s);
     for (int i = 0; i < s->ndbs; i++)
         if (s->dbs[i].st) n += store_used_memory(s->dbs[i].st);
+    if (s->lazy) n += lazyfree_charged(s);
     return n;
 }
 
@@ -655,6 +663,7 @@ void server_shutdown(server *s)
     aof_close(s);
     repl_close(s);
     server_close_handle(s, (uv_handle_t *)&s->tracking_timer);
+    lazyfree_shutdown(s);
     if (s->on_shutdown) s->on_shutdown(s);
 }
 
@@ -666,6 +675,8 @@ void server_close(server *s)
     repl_free(s);
     aof_free(s);
     block_free(s);
+    lazyfree_drain(s);
+    lazyfree_free(s);
     for (int i = 0; i < s->ndbs; i++) store_destroy(s->dbs[i].st);
     free(s->dbs);
     s->dbs = NULL;
@@ -690,9 +701,11 @@ void server_close(server *s)
 void server_reset_stats(server *s)
 {
     s->stat_commands = s->stat_conns = s->stat_rejected_conns = s->stat_expired = s->stat_evicted = 0;
+    s->stat_evicted_clients = 0;
     s->stat_keyspace_hits = s->stat_keyspace_misses = s->stat_net_in = s->stat_net_out = 0;
     s->stat_reads = s->stat_writes = 0;
     s->stat_reply_shrinks = s->stat_reply_expands = 0;
     s->scripts->native_runs = s->scripts->engine_runs = 0;
+    lazyfree_reset_stats(s);
     stats_reset(s);
 }

@@ -192,6 +192,7 @@ struct client {
     struct pubsub_client *pubsub;  /* subscriptions; NULL until the first */
     multi_state mstate;            /* MULTI ... EXEC */
     struct watch_entry *watched;   /* WATCHed keys, NULL when none */
+    size_t nwatched;               /* how many (client_memory counts them) */
     tracking_ref *tref;            /* once it tracked or was redirected to: how the table knows it */
     struct tracking_client *tracking;   /* CLIENT TRACKING's settings, NULL until the first ON */
     struct block_state *blk;       /* what a blocked command waits for; made on the first block, kept */
@@ -216,6 +217,7 @@ struct client {
     client *monitor_prev, *monitor_next;   /* MONITOR clients */
     client *held_prev, *held_next;         /* CLIENT_HELD clients */
     uint64_t hold_ticket;                  /* while CLIENT_HELD: released with this ticket */
+    size_t mem_counted;            /* its part of srv->clients_mem (clientmem.c) */
 };
 
 /* ---- stats (stats.c) ---- */
@@ -372,6 +374,12 @@ struct server {
     char run_id[41];
     struct scripts *scripts;     /* script.h */
     struct acl_state *acl;       /* users and the ACL LOG (acl.h) */
+    struct lazyfree *lazy;       /* the lazyfree thread: NULL until something is freed lazily */
+    /* clientmem.c: while maxmemory or maxmemory-clients is set, what the
+     * linked clients hold, kept as their buffers change */
+    int client_mem_on;
+    size_t clients_mem;
+    uint64_t stat_evicted_clients;   /* INFO evicted_clients */
     /* Whoever runs the server (embed.c) closes its own handles with the
      * server's: called once, at the end of server_shutdown. */
     void (*on_shutdown)(server *s);
@@ -419,6 +427,53 @@ void server_clock_advance(server *s, uint64_t ms);
 int evict_to_maxmemory(server *s);
 /* INFO's used_memory, which maxmemory is compared against. */
 size_t server_used_memory(const server *s);
+
+/* clientmem.c: a client's memory as Redis counts it for maxmemory and
+ * maxmemory-clients: its struct, query buffer, MULTI queue and the output
+ * not yet written (shared frames counted for each client holding them, as
+ * Redis copies them); as in Redis, output written is memory given back
+ * (an emptied buffer kept for reuse stands for Redis's 16 KiB static one). */
+size_t client_memory(const client *c);
+/* c's buffers may have changed: recounted, and over maxmemory-clients the
+ * biggest evictable clients closed (c among them, perhaps). Nothing while
+ * neither maxmemory nor maxmemory-clients is set. */
+void clientmem_update_slow(client *c);
+static inline void clientmem_update(client *c)
+{
+    if (c->srv->client_mem_on) clientmem_update_slow(c);
+}
+/* c leaves the linked clients. */
+void clientmem_forget(client *c);
+/* After a configuration change (server_env_sync): counting turned on or
+ * off, clients over a lowered maxmemory-clients evicted. */
+void clientmem_sync(server *s);
+/* What every linked client holds (walks them while counting is off). */
+size_t clientmem_total(const server *s);
+
+/* lazyfree.c: Redis's lazy freeing, on one worker thread started on first
+ * use. A value whose freeing takes more than 64 allocations (Redis's
+ * lazyfreeGetFreeEffort) goes there, and a flushed database whole; the
+ * rest is freed at once. Their bytes stay in used_memory until freed. */
+typedef struct lazyfree lazyfree;
+/* store_delete_key, the value freed on the thread when it is big. */
+void lazyfree_delete_key(server *s, store *st, store_key *k);
+/* store_delete the same way: 1 if a live key was deleted. */
+int lazyfree_delete(server *s, store *st, const char *key, size_t len);
+/* FLUSHDB ASYNC: database db gets a new empty store, the old one is
+ * destroyed on the thread. */
+void lazyfree_flush_db(server *s, int db);
+/* Wait for everything handed over and settle it: before a store is
+ * flushed or destroyed in place (its values' blocks may still be out). */
+void lazyfree_drain(server *s);
+/* Bytes handed over and not freed yet (part of used_memory). */
+size_t lazyfree_charged(const server *s);
+size_t lazyfree_pending_objects(const server *s);   /* INFO lazyfree_pending_objects */
+size_t lazyfree_freed_objects(const server *s);     /* INFO lazyfreed_objects */
+void lazyfree_reset_stats(server *s);
+/* server_shutdown: the queue finished, the thread joined, its handle closed. */
+void lazyfree_shutdown(server *s);
+/* server_close: the rest released. */
+void lazyfree_free(server *s);
 void server_expire_rearm(server *s);
 /* Re-arm from scratch after the clock or active expiry changed. */
 void server_expire_reschedule(server *s);
@@ -595,6 +650,8 @@ void tracking_disable(client *c);
 void tracking_client_gone(client *c);
 /* CLIENT GETREDIR's number: -1 off, 0 no redirect, else the client id. */
 long long tracking_redirect_id(const client *c);
+/* How many BCAST prefixes c listens to (client_memory counts them). */
+size_t tracking_client_prefixes(const client *c);
 
 /* Redis's signalModifiedKey: WATCH and CLIENT TRACKING see the key change
  * (expired: reclaimed past its deadline); a counter test each while
@@ -606,6 +663,8 @@ static inline void server_key_modified(server *s, int db, const char *key, size_
 }
 /* FLUSHALL without the reply: every database emptied, WATCHers and tracking clients told. */
 void server_flush_all(server *s);
+/* The same, the databases' contents freed on the lazyfree thread. */
+void server_flush_all_async(server *s);
 /* block.c: blocking commands (Redis's blocked.c), CLIENT PAUSE, CLIENT UNBLOCK. */
 enum { BLOCK_NONE = 0, BLOCK_LIST, BLOCK_ZSET, BLOCK_PAUSED, BLOCK_WAIT, BLOCK_STREAM };
 /* What a served waiter does with the key that became ready: serve(c, k,

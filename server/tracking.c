@@ -774,6 +774,8 @@ long long tracking_redirect_id(const client *c)
 
 void tracking_cmd_getredir(client *c) { reply_int(c, tracking_redirect_id(c)); }
 
+size_t tracking_client_prefixes(const client *c) { return c->tracking ? c->tracking->nprefixes : 0; }
+
 static int cmp_prefix(const void *a, const void *b)
 {
     const bcast_prefix *x = *(bcast_prefix *const *)a, *y = *(bcast_prefix *const *)b;

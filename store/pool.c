@@ -59,3 +59,25 @@ void store_pool_put(store_pool *p, void *b, size_t n)
     memcpy(b, &p->free[cls], sizeof(void *));
     p->free[cls] = b;
 }
+
+void store_pool_take(store_pool *p, store_pool_spill *out)
+{
+    for (size_t c = 0; c < STORE_POOL_MAX_CLASSES; c++) {
+        void *b = out->head[c] = p->free[c];
+        out->tail[c] = NULL;
+        p->free[c] = NULL;
+        while (b) {
+            out->tail[c] = b;
+            memcpy(&b, b, sizeof(void *));
+        }
+    }
+}
+
+void store_pool_give(store_pool *p, const store_pool_spill *in)
+{
+    for (size_t c = 0; c < STORE_POOL_MAX_CLASSES; c++) {
+        if (!in->head[c]) continue;
+        memcpy(in->tail[c], &p->free[c], sizeof(void *));
+        p->free[c] = in->head[c];
+    }
+}

@@ -49,4 +49,15 @@ void *store_pool_get(store_pool *p, size_t n);
 /* Back to the pool: n must be the size it was got with (same class). */
 void store_pool_put(store_pool *p, void *b, size_t n);
 
+/* Free blocks on their way from one pool to another of the same classes:
+ * each class's list with its last block, so giving them back is O(classes)
+ * (blocks freed on another thread go home without a walk on the owner's). */
+typedef struct store_pool_spill {
+    void *head[STORE_POOL_MAX_CLASSES], *tail[STORE_POOL_MAX_CLASSES];
+} store_pool_spill;
+/* Every free list of p moves to out (walked for their tails); p has none after. */
+void store_pool_take(store_pool *p, store_pool_spill *out);
+/* The blocks of in join p's free lists; they must be blocks of p's chunks. */
+void store_pool_give(store_pool *p, const store_pool_spill *in);
+
 #endif

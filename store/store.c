@@ -1,6 +1,7 @@
 /* store.c - the keyspace: one allocation per key (entry + name inline)
  * indexed by a store_dict; expiry is checked on every access. */
 #include "store_internal.h"
+#include "stream.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -287,6 +288,73 @@ store_key *store_rename(store *s, store_key *k, const char *newname, size_t newl
     if (deadline != STORE_NO_DEADLINE) store_key_set_deadline(s, nk, deadline);
     store_notify(s, STORE_EV_NEW, "new", nk->name, newlen);   /* the name is added, as Redis's dbAdd */
     return nk;
+}
+
+/* ---- lazy freeing ---- */
+
+struct store_orphan {
+    size_t freed;
+    store_pool_spill spill;   /* pooled blocks freed, on their way home */
+    store_key *k;             /* a bare entry holding the value, outside any pool */
+};
+
+size_t store_key_free_effort(const store_key *k)
+{
+    const store_value *v = STORE_KV(k);
+    switch (k->enc) {
+    case STORE_ENC_HASH_TABLE: return store_dict_size(v->ht);
+    case STORE_ENC_LIST_CHUNKS: return store_list_chunks(k);
+    case STORE_ENC_ZSET_SKIPLIST: return zsl_len(v->zs);
+    case STORE_ENC_SET: {
+        const store_set *set = store_set_of_const(k);
+        return store_set_is_intset(set) ? 1 : store_set_len(set);
+    }
+    case STORE_ENC_STREAM: return store_stream_free_effort(store_stream_of_const(k));
+    default: return 1;
+    }
+}
+
+store_orphan *store_key_orphan(store *s, store_key *k)
+{
+    store_dict_unlink(&s->keys, &k->node);
+    store_key_clear_timer(s, k);
+    size_t used = value_used(k), off = store_value_off(0);
+    store_orphan *o = store_xcalloc(1, sizeof(*o));
+    o->k = store_xcalloc(1, off + used + STORE_CLOCK_BYTES);
+    o->k->type = k->type;
+    o->k->enc = k->enc;
+    o->k->slen = k->slen;
+    o->k->big = k->big;
+    o->k->area = (uint8_t)(used + STORE_CLOCK_BYTES);
+    /* The value moves as-is: its buffers change owner (as store_rename). */
+    memcpy(STORE_KV(o->k), STORE_KV(k), used);
+    entry_free(s, k);
+    return o;
+}
+
+size_t store_orphan_free(store *freer, store_orphan *o)
+{
+    size_t before = freer->used_memory;
+    store_value_free(freer, o->k);
+    free(o->k);
+    o->k = NULL;
+    o->freed = before - freer->used_memory;   /* modulo 2^N: freer was charged nothing */
+    freer->used_memory = before;
+    store_pool_take(&freer->key_pool, &o->spill);
+    return o->freed;
+}
+
+void store_orphan_settle(store *s, store_orphan *o)
+{
+    s->used_memory -= o->freed;
+    store_pool_give(&s->key_pool, &o->spill);
+    free(o);
+}
+
+void store_orphan_drop(store_orphan *o)
+{
+    free(o->k);
+    free(o);
 }
 
 void store_key_reset(store *s, store_key *k, store_type t)

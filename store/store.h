@@ -184,6 +184,30 @@ store_key *store_copy(store *dst, const store_key *k, const char *name, size_t l
 store_key *store_random_key(store *s, uint64_t rnd);
 
 store_type store_key_type(const store_key *k);
+
+/* ---- lazy freeing: a value freed by another thread (the server's lazyfree) ---- */
+/* Redis's lazyfreeGetFreeEffort: about how many allocations freeing k's
+ * value takes (a collection's elements, a list's chunks, a stream's nodes
+ * and groups; 1 for a string or a packed value). */
+size_t store_key_free_effort(const store_key *k);
+/* A value taken out of its key, to be freed on any thread. */
+typedef struct store_orphan store_orphan;
+/* Unlink k as store_delete_key does (its entry is freed now, no event) and
+ * keep its value in an orphan. The value's bytes stay charged to s, and
+ * its blocks may be s's, until store_orphan_settle(s, o): s must not be
+ * flushed or destroyed before (store_flush would release blocks still
+ * out). */
+store_orphan *store_key_orphan(store *s, store_key *k);
+/* Frees o's value on the calling thread, through freer: a store of that
+ * thread's own, used for nothing else (its accounting is borrowed, so a
+ * value's store is not touched). Returns the bytes freed. o stays for
+ * store_orphan_settle or store_orphan_drop. */
+size_t store_orphan_free(store *freer, store_orphan *o);
+/* On s's thread, after store_orphan_free: s's used_memory drops by the
+ * bytes freed and its pool gets its blocks back (O(1)); o is freed. */
+void store_orphan_settle(store *s, store_orphan *o);
+/* o freed alone: its store went away whole (destroyed after the value). */
+void store_orphan_drop(store_orphan *o);
 /* ---- access.c: what OBJECT and DEBUG OBJECT report ---- */
 /* A command looked k up (Redis's lookupKey without LOOKUP_NOTOUCH): its
  * access time, or under LFU its frequency counter, moves. */
@@ -238,7 +262,8 @@ void store_string_set_form(store_key *k, store_str_form f);
 /* String k's bytes, writable, after growing it to at least len bytes (the
  * new ones zero; a longer string keeps its length); *outlen gets the
  * length. The form becomes STORE_STR_RAW, as Redis's dbUnshareStringValue
- * leaves it. Growth is geometric, so appends cost amortized O(1). len must
+ * leaves it. Growth is geometric, so appends cost amortized O(1), except
+ * from an empty string: that gets len exactly (Redis's new-key sizes). len must
  * be <= STORE_MAX_LEN (callers check proto-max-bulk-len first; more
  * aborts). The pointer lives as store_string_get's does. */
 char *store_string_writable(store *s, store_key *k, size_t len, size_t *outlen);

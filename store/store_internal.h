@@ -243,6 +243,10 @@ void store_set_key_dup(store *s, store_key *dst, const store_key *src);
 void store_stream_key_init(store *s, store_key *k);
 void store_stream_key_free(store *s, store_key *k);
 void store_stream_key_dup(store *s, store_key *dst, const store_key *src);
+/* store_key_free_effort's counts: a chunked list's chunks (value_list.c);
+ * a stream's nodes, and its groups with their PELs (stream_group.c) */
+size_t store_list_chunks(const store_key *k);
+size_t store_stream_free_effort(const store_stream *st);
 /* stream_group.c: a stream's consumer groups freed, or copied into dst */
 void store_stream_groups_free(store *s, store_stream *st);
 void store_stream_groups_dup(store *s, store_stream *dst, const store_stream *src);

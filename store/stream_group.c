@@ -448,3 +448,12 @@ void store_stream_groups_dup(store *s, store_stream *dst, const store_stream *sr
         }
     }
 }
+
+/* Redis's estimate: every node and group is an allocation, and so is each
+ * PEL entry, the first group's PEL standing for every group's. */
+size_t store_stream_free_effort(const store_stream *st)
+{
+    size_t effort = st->nnodes;
+    if (st->ngroups) effort += (size_t)st->ngroups * (1 + st->groups[0]->pel.count);
+    return effort;
+}

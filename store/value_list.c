@@ -16,6 +16,8 @@ typedef struct list_pos {
     size_t ci, idx;
 } list_pos;
 
+size_t store_list_chunks(const store_key *k) { return STORE_KV(k)->ql->nchunks; }
+
 void store_list_init(store_key *k)
 {
     k->enc = STORE_ENC_LIST_SMALL;

@@ -152,7 +152,9 @@ char *store_string_writable(store *s, store_key *k, size_t len, size_t *outlen)
             memset(p + cur, 0, len - cur + 1);
             k->slen = (uint8_t)((k->slen & ~STR_LEN_MASK) | len);
         } else if (k->enc == STORE_ENC_STR_INLINE) {
-            char *buf = store_mem_alloc(&s->used_memory, greedy_room(len));
+            /* made from nothing (SETRANGE, SETBIT on a new key): its exact
+             * size, as Redis creates it */
+            char *buf = store_mem_alloc(&s->used_memory, cur ? greedy_room(len) : len + 1);
             memcpy(buf, p, cur);
             memset(buf + cur, 0, len - cur + 1);
             STORE_KV(k)->str.ptr = buf;

@@ -153,6 +153,7 @@ void cmd_migrate(client *c);   /* migrate.c */
 /* keys.c */
 void cmd_exists(client *c);
 void cmd_del(client *c);
+void cmd_unlink(client *c);
 void cmd_type(client *c);
 void cmd_keys(client *c);
 void cmd_scan(client *c);

@@ -207,6 +207,14 @@ static size_t argv_bytes(const client *c)
     return n;
 }
 
+/* tot-mem: client_memory with the output buffers' allocated room in place
+ * of their unwritten bytes, so a big buffer kept for reuse shows (Redis
+ * frees its reply blocks once written; eviction counts as Redis does). */
+static size_t client_list_memory(const client *c)
+{
+    return client_memory(c) - (c->out.len + c->inflight.len) + c->out.cap + c->inflight.cap;
+}
+
 /* Redis 7.0's fields in its order. qbuf is the whole query buffer, the
  * command being run included, as Redis trims it only after; obl and oll
  * are the output as Redis's 16 KiB buffer and its 20464-byte blocks would
@@ -237,7 +245,7 @@ static void client_describe(const client *c, resp_buf *dst, uint64_t now)
                      pubsub_client_count(c, PUBSUB_SHARD), (c->flags & CLIENT_MULTI) ? c->mstate.count : -1LL,
                      qbuf, qfree, argv_bytes(c), multi_mem, (size_t)c->rb_size, (size_t)c->rb_peak, obl, oll,
                      client_output_memory(c),
-                     sizeof(*c) + c->query.cap + c->out.cap + c->inflight.cap + c->mstate.queue.cap, writing ? "rw" : "r",
+                     client_list_memory(c), writing ? "rw" : "r",
                      cmd, acl_user_name(c->user), tracking_redirect_id(c), c->proto);
     resp_buf_append(dst, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }

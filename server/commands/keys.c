@@ -24,16 +24,22 @@ void cmd_exists(client *c)
     reply_int(c, n);
 }
 
-void cmd_del(client *c)
+/* DEL, or UNLINK (lazy: big values freed on the lazyfree thread). */
+static void del_keys(client *c, int lazy)
 {
     long long n = 0;
     for (int i = 1; i < c->argc; i++) {
-        if (!store_delete(client_db(c), c->argv[i].ptr, c->argv[i].len)) continue;
+        if (lazy ? !lazyfree_delete(c->srv, client_db(c), c->argv[i].ptr, c->argv[i].len)
+                 : !store_delete(client_db(c), c->argv[i].ptr, c->argv[i].len))
+            continue;
         db_notify(c, STORE_EV_GENERIC, "del", &c->argv[i]);
         n++;
     }
     reply_int(c, n);
 }
+
+void cmd_del(client *c) { del_keys(c, c->srv->cfg.lazyfree_lazy_user_del); }
+void cmd_unlink(client *c) { del_keys(c, 1); }
 
 void cmd_type(client *c)
 {

@@ -649,20 +649,28 @@ void cmd_time(client *c)
 
 void cmd_dbsize(client *c) { reply_int(c, (long long)store_size(client_db(c))); }
 
-/* ASYNC and SYNC are the same thing for us: freeing is quick. */
-static int flush_mode_ok(client *c, int first)
+/* Redis's getFlushCommandFlags: ASYNC, SYNC, or lazyfree-lazy-user-flush
+ * without either; -1 (replied) on anything else. */
+static int flush_mode(client *c, int first)
 {
-    if (c->argc == first) return 1;
-    if (c->argc == first + 1 && (arg_is(&c->argv[first], "ASYNC") || arg_is(&c->argv[first], "SYNC"))) return 1;
+    if (c->argc == first) return c->srv->cfg.lazyfree_lazy_user_flush;
+    if (c->argc == first + 1 && arg_is(&c->argv[first], "ASYNC")) return 1;
+    if (c->argc == first + 1 && arg_is(&c->argv[first], "SYNC")) return 0;
     reply_syntax_error(c);
-    return 0;
+    return -1;
 }
 
 void cmd_flushdb(client *c)
 {
-    if (!flush_mode_ok(c, 1)) return;
+    int async = flush_mode(c, 1);
+    if (async < 0) return;
     multi_db_touched(c->srv, c->db, -1);
-    store_flush(client_db(c));
+    if (async) {
+        lazyfree_flush_db(c->srv, c->db);
+    } else {
+        lazyfree_drain(c->srv);
+        store_flush(client_db(c));
+    }
     block_db_flushed(c->srv, c->db);
     tracking_flushed(c->srv);
     reply_ok(c);
@@ -672,8 +680,10 @@ void cmd_flushdb(client *c)
  * restart does not bring back what was flushed. */
 void cmd_flushall(client *c)
 {
-    if (!flush_mode_ok(c, 1)) return;
-    server_flush_all(c->srv);
+    int async = flush_mode(c, 1);
+    if (async < 0) return;
+    if (async) server_flush_all_async(c->srv);
+    else server_flush_all(c->srv);
     if (c->srv->cfg.save[0]) {
         rdb_wait_child(c->srv);
         rdb_save(c->srv);

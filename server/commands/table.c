@@ -81,7 +81,7 @@ static const command table[] = {
     /* keys */
     {"exists", cmd_exists, -2, R | F, 1, -1, 1, "generic", "1.0.0", "Determine if a key exists", "key [key ...]", NULL},
     {"del", cmd_del, -2, W, 1, -1, 1, "generic", "1.0.0", "Delete a key", "key [key ...]", NULL},
-    {"unlink", cmd_del, -2, W | F, 1, -1, 1, "generic", "4.0.0", "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.", "key [key ...]", NULL},
+    {"unlink", cmd_unlink, -2, W | F, 1, -1, 1, "generic", "4.0.0", "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.", "key [key ...]", NULL},
     {"type", cmd_type, 2, R | F, 1, 1, 1, "generic", "1.0.0", "Determine the type stored at key", "key", NULL},
     {"keys", cmd_keys, 2, R, 0, 0, 0, "generic", "1.0.0", "Find all keys matching the given pattern", "pattern", NULL},
     {"scan", cmd_scan, -2, R, 0, 0, 0, "generic", "2.8.0", "Incrementally iterate the keys space", "cursor [MATCH pattern] [COUNT count] [TYPE type]", NULL},

@@ -1,0 +1,182 @@
+"""Lazy freeing as Redis 7.0 does it: UNLINK, FLUSHDB/FLUSHALL ASYNC and the
+lazyfree-lazy-* configs hand big values (more than 64 allocations to free)
+to a background thread; the command returns at once, the memory comes back
+(used_memory drops) and INFO's lazyfreed_objects counts them. Polled, never
+timed."""
+
+import time
+
+import pytest
+
+BIG = 100000   # set members: a hashtable set far past the 64-allocation threshold
+
+
+def mem(r):
+    return r.info("memory")
+
+
+def wait_settled(r, what="lazyfree"):
+    """Until the thread has nothing left; the figures after that are final."""
+    for _ in range(500):
+        m = mem(r)
+        if m["lazyfree_pending_objects"] == 0:
+            return m
+        time.sleep(0.01)
+    pytest.fail("%s: lazyfree_pending_objects never reached 0" % what)
+
+
+def wait_memory_below(r, limit):
+    for _ in range(500):
+        m = mem(r)
+        if m["lazyfree_pending_objects"] == 0 and m["used_memory"] < limit:
+            return m
+        time.sleep(0.01)
+    pytest.fail("used_memory stayed at %d (limit %d)" % (mem(r)["used_memory"], limit))
+
+
+def fill_set(r, key, n=BIG):
+    for i in range(0, n, 10000):
+        r.sadd(key, *range(i, min(n, i + 10000)))
+
+
+def test_unlink_frees_a_big_value_in_the_background(r):
+    wait_settled(r)
+    r.config_resetstat()
+    orig = mem(r)["used_memory"]
+    fill_set(r, "myset")
+    peak = mem(r)["used_memory"]
+    assert peak > orig + 1000000
+    assert r.unlink("myset") == 1
+    assert r.exists("myset") == 0   # gone at once for every client
+    m = wait_memory_below(r, orig + (peak - orig) // 2)
+    assert m["lazyfreed_objects"] == 1
+
+
+def test_unlink_of_small_values_frees_them_at_once(r):
+    wait_settled(r)
+    r.config_resetstat()
+    r.set("s", "x" * 100000)   # a string is one allocation: never lazy
+    r.sadd("small", *range(10))
+    r.rpush("l", *range(50))
+    assert r.unlink("s", "small", "l", "missing") == 3
+    assert mem(r)["lazyfreed_objects"] == 0
+
+
+def test_flushall_async_frees_every_database(r):
+    wait_settled(r)
+    r.config_resetstat()
+    orig = mem(r)["used_memory"]
+    fill_set(r, "a")
+    r.rpush("l", *range(50000))
+    r.set("small", "v")
+    r2 = r.connection_pool.connection_kwargs
+    other = type(r)(host=r2["host"], port=r2["port"], db=3)
+    fill_set(other, "b")
+    peak = mem(r)["used_memory"]
+    assert r.flushall(asynchronous=True) is True
+    assert r.dbsize() == 0 and other.dbsize() == 0
+    m = wait_memory_below(r, orig + (peak - orig) // 4)
+    # every key of a flushed database counts (Redis adds the dict's size)
+    assert m["lazyfreed_objects"] == 4
+    other.sadd("b", "still", "usable")   # the new, empty databases work
+    assert other.scard("b") == 2
+    other.close()
+
+
+def test_flushdb_async_frees_only_this_database(r):
+    wait_settled(r)
+    r.config_resetstat()
+    fill_set(r, "a")
+    r.set("keep", "v")
+    kw = r.connection_pool.connection_kwargs
+    other = type(r)(host=kw["host"], port=kw["port"], db=2)
+    other.set("other", "v")
+    peak = mem(r)["used_memory"]
+    assert r.flushdb(asynchronous=True) is True
+    assert r.dbsize() == 0 and other.get("other") == b"v"
+    m = wait_memory_below(r, peak - 1000000)
+    assert m["lazyfreed_objects"] == 2
+    other.close()
+
+
+def test_unlink_then_flush_sync_and_async(r):
+    """A value still being freed when its database is flushed, either way."""
+    wait_settled(r)
+    r.config_resetstat()
+    orig = mem(r)["used_memory"]
+    for key in ("a", "b"):
+        fill_set(r, key)
+    r.unlink("a")
+    r.flushdb(asynchronous=False)
+    fill_set(r, "c")
+    r.unlink("c")
+    r.flushdb(asynchronous=True)
+    fill_set(r, "d")
+    m = wait_settled(r)
+    assert m["lazyfreed_objects"] >= 2   # a, c (b and d as their flushes chose)
+    r.unlink("d")
+    m = wait_memory_below(r, orig + 1000000)
+    assert r.dbsize() == 0
+
+
+def test_lazy_stream_counts_once(r):
+    wait_settled(r)
+    r.config_resetstat()
+    old = r.config_get("stream-node-max-entries")["stream-node-max-entries"]
+    try:
+        r.config_set("stream-node-max-entries", 5)
+        for j in range(1000):
+            r.xadd("stream", {"foo": j})
+        r.xgroup_create("stream", "g", id="0")
+        r.xreadgroup("g", "alice", {"stream": ">"}, count=2)
+        assert r.unlink("stream") == 1
+        assert wait_settled(r)["lazyfreed_objects"] == 1
+    finally:
+        r.config_set("stream-node-max-entries", old)
+
+
+def test_lazyfree_configs_make_del_and_flush_lazy(server_factory):
+    srv = server_factory()
+    r = srv.client()
+    assert r.config_get("lazyfree-*") == {
+        "lazyfree-lazy-eviction": "no", "lazyfree-lazy-expire": "no",
+        "lazyfree-lazy-server-del": "no", "lazyfree-lazy-user-del": "no",
+        "lazyfree-lazy-user-flush": "no"}
+    fill_set(r, "a")
+    r.delete("a")
+    assert wait_settled(r)["lazyfreed_objects"] == 0   # DEL frees at once by default
+    r.config_set("lazyfree-lazy-user-del", "yes")
+    fill_set(r, "a")
+    assert r.delete("a") == 1
+    assert wait_settled(r)["lazyfreed_objects"] == 1
+    r.set("k", "v")
+    r.flushdb()
+    assert wait_settled(r)["lazyfreed_objects"] == 1   # FLUSHDB is SYNC by default
+    r.config_set("lazyfree-lazy-user-flush", "yes")
+    r.set("k", "v")
+    r.flushdb()
+    assert wait_settled(r)["lazyfreed_objects"] == 2
+    r.set("k", "v")
+    r.execute_command("FLUSHALL", "SYNC")   # SYNC still wins
+    assert wait_settled(r)["lazyfreed_objects"] == 2
+    r.close()
+
+
+def test_lazy_eviction_frees_the_evicted_value_in_the_background(server_factory):
+    srv = server_factory()
+    r = srv.client()
+    r.config_set("lazyfree-lazy-eviction", "yes")
+    r.config_set("maxmemory-policy", "allkeys-random")
+    fill_set(r, "big")
+    used = mem(r)["used_memory"]
+    r.config_set("maxmemory", used - 1000000)
+    try:
+        r.set("x", "y")
+    except Exception:   # the memory may not be back before the write is judged
+        pass
+    assert r.exists("big") == 0
+    m = wait_settled(r)
+    assert m["lazyfreed_objects"] == 1
+    assert r.info("stats")["evicted_keys"] >= 1
+    r.config_set("maxmemory", 0)
+    r.close()
