@@ -106,6 +106,13 @@ size_t resp_parser_bulk_missing(const resp_parser *p, size_t have)
     return end > have ? end - have : 0;
 }
 
+long long resp_parser_bulk_arriving(const resp_parser *p, size_t *start)
+{
+    if (p->state != ST_BULK_DATA || p->bulk_len < 0) return -1;
+    *start = p->line_pos;
+    return p->bulk_len;
+}
+
 /* Move on to a line starting at pos. */
 static void begin_line(resp_parser *p, int state, size_t pos)
 {

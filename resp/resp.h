@@ -95,6 +95,9 @@ void resp_parser_reset(resp_parser *p);
  * (its CRLF included), given the `have` bytes of the command buffered so
  * far; else 0. A caller can size its buffer for a big argument at once. */
 size_t resp_parser_bulk_missing(const resp_parser *p, size_t have);
+/* While a bulk's payload is arriving: its declared length, and in *start
+ * where the payload begins in the command's bytes; else -1. */
+long long resp_parser_bulk_arriving(const resp_parser *p, size_t *start);
 
 /* ---- reply writer ----
  * proto is 2 or 3. RESP3 types degrade exactly as Redis 7 writes them for

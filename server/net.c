@@ -627,6 +627,17 @@ static void query_reserve(client *c, size_t n)
     resp_buf_reserve(q, n);
 }
 
+size_t net_query_shown(const client *c)
+{
+    /* Redis moves a big argument (PROTO_MBULK_BIG_ARG) to the front of its
+     * query buffer once its header is read, and the arguments before it
+     * out to argv: its qbuf is then that argument's bytes alone */
+    size_t start;
+    long long len = resp_parser_bulk_arriving(&c->parser, &start);
+    if (len >= BIG_ARG_BYTES && c->qpos + start <= c->query.len) return c->query.len - c->qpos - start;
+    return c->query.len;
+}
+
 /* A client with nothing pending reads into the server's one read buffer,
  * so a read costs no malloc and an idle client holds no buffer (Redis 7.4's
  * reusable query buffer); only an unfinished command is copied to a buffer

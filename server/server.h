@@ -571,6 +571,8 @@ int client_tls_encrypt(client *c);
  * script past busy-reply-threshold, which runs inside a loop callback);
  * 1 when a client was added, 0 when none waited or it failed. */
 int net_accept_now(uv_stream_t *listener);
+/* CLIENT LIST's qbuf: c's query buffer as Redis would hold it. */
+size_t net_query_shown(const client *c);
 /* One read of c's socket outside the loop (the same script polled it
  * readable), handled as the loop's read callback would: decrypted first
  * for a TLS client. EOF and errors are left for the loop to see. */

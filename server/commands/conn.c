@@ -216,7 +216,8 @@ static size_t client_list_memory(const client *c)
 }
 
 /* Redis 7.0's fields in its order. qbuf is the whole query buffer, the
- * command being run included, as Redis trims it only after; obl and oll
+ * command being run included, as Redis trims it only after (a big argument
+ * arriving: that argument's bytes, see net_query_shown); obl and oll
  * are the output as Redis's 16 KiB buffer and its 20464-byte blocks would
  * hold it (see client_output_memory). */
 static void client_describe(const client *c, resp_buf *dst, uint64_t now)
@@ -232,7 +233,7 @@ static void client_describe(const client *c, resp_buf *dst, uint64_t now)
     net_reply_buffer_sync((client *)c, now);
     size_t out = client_output_bytes(c), obl = out < 16384 ? out : 16384;
     size_t oll = out > 16384 ? (out - 16384 + 20463) / 20464 : 0;
-    size_t qbuf = c->query.len, qfree = c->query.cap - c->query.len;
+    size_t qbuf = net_query_shown(c), qfree = c->query.cap - c->query.len;
     size_t multi_mem = (c->flags & CLIENT_MULTI) ? c->mstate.queue.len : 0;
     int writing = (c->flags & CLIENT_PENDING_WRITE) || c->writing;
     int n = snprintf(line, sizeof(line),
