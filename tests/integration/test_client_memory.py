@@ -112,3 +112,25 @@ def test_query_buffers_count_toward_maxmemory(server_factory):
         s.close()
     r.config_set("maxmemory", 0)
     r.close()
+
+
+def test_client_list_qbuf_is_the_big_argument_arriving(server_factory):
+    # Redis moves a big argument (32 KiB or more) to the front of its query
+    # buffer once its header is read: qbuf counts its bytes, not the lines
+    # before it (unit/client-eviction waits for qbuf == what it sent).
+    srv = server_factory()
+    c = srv.client()
+    s = socket.create_connection(("127.0.0.1", srv.port))
+    try:
+        s.sendall(b"*3\r\n$6\r\nCLIENT\r\n$7\r\nSETNAME\r\n$2\r\nqb\r\n")
+        assert s.recv(16) == b"+OK\r\n"
+        s.sendall(b"*2\r\n$3\r\nGET\r\n$100000\r\n" + b"v" * 50000)
+
+        def qbuf():
+            for cl in c.client_list():
+                if cl["name"] == "qb" and int(cl["qbuf"]) == 50000:
+                    return True
+            return False
+        poll(qbuf, "qbuf 50000")
+    finally:
+        s.close()
