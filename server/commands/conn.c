@@ -207,12 +207,15 @@ static size_t argv_bytes(const client *c)
     return n;
 }
 
-/* tot-mem: client_memory with the output buffers' allocated room in place
- * of their unwritten bytes, so a big buffer kept for reuse shows (Redis
- * frees its reply blocks once written; eviction counts as Redis does). */
+/* tot-mem: client_memory, the figure maxmemory-clients measures, as in
+ * Redis. A client with nothing left to write shows the room its buffers
+ * keep for reuse as well (given back after a quiet second; Redis frees its
+ * written blocks, so eviction does not count it). */
 static size_t client_list_memory(const client *c)
 {
-    return client_memory(c) - (c->out.len + c->inflight.len) + c->out.cap + c->inflight.cap;
+    size_t n = client_memory(c);
+    if (!client_output_bytes(c)) n += c->out.cap + c->inflight.cap;
+    return n;
 }
 
 /* Redis 7.0's fields in its order. qbuf is the whole query buffer, the
