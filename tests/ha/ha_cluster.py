@@ -190,23 +190,28 @@ class LatchdRaftCluster(Cluster):
     through one proxy per destination, which learns the sender's id from
     the raft_uv handshake."""
 
-    def __init__(self, n=3, election_ms=1000, heartbeat_ms=100, binary=None):
+    def __init__(self, n=3, election_ms=1000, heartbeat_ms=100, binary=None, proxied=True,
+                 extra=()):
         super().__init__("latchd-ha-")
-        self.binary = binary or LATCHD_BIN
+        self.binary, self.extra = binary or LATCHD_BIN, list(extra)
         ids = list(range(1, n + 1))
         self.raft_ports = {i: free_port() for i in ids}
-        fronts = {}
-        for i in ids:
+        fronts = dict(self.raft_ports)   # proxied=False (the bench): straight to the node
+        for i in ids if proxied else ():
             p = ha_proxy.Proxy(self.faults, "n%d" % i, self.raft_ports[i],
                                identify=lambda first: _node_name(ha_proxy.raft_source(first)))
             self.proxies.append(p)
             fronts[i] = p.port
-        self.peers = ",".join("%d@127.0.0.1:%d" % (i, fronts[i]) for i in ids)
+        self.peers = None   # set once the client ports are known (below)
         self.election_ms, self.heartbeat_ms = election_ms, heartbeat_ms
         for i in ids:
             d = os.path.join(self.dir, "n%d" % i)
             os.makedirs(d)
             self.nodes["n%d" % i] = Node("n%d" % i, self._argv_fn(i, d), free_port(), d)
+        # id@host:port@client_port: Raft traffic to a node goes to its proxy;
+        # the client port is what INFO replication and ROLE name.
+        self.peers = ",".join("%d@127.0.0.1:%d@%d" % (i, fronts[i], self.nodes["n%d" % i].port)
+                              for i in ids)
 
     def _argv_fn(self, i, d):
         def argv():
@@ -214,7 +219,7 @@ class LatchdRaftCluster(Cluster):
                     "--raft-id", str(i), "--raft-address", "127.0.0.1:%d" % self.raft_ports[i],
                     "--raft-peers", self.peers, "--raft-dir", os.path.join(d, "raft"),
                     "--raft-election-timeout", str(self.election_ms),
-                    "--raft-heartbeat-timeout", str(self.heartbeat_ms)]
+                    "--raft-heartbeat-timeout", str(self.heartbeat_ms)] + self.extra
         return argv
 
     def boot(self):
