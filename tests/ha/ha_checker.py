@@ -13,7 +13,8 @@ Operations (f):
   acquire  value on ok: the fencing token (Redisson's fenced lock script
            INCRs the lock's token counter in the same script)
   incr     value on ok: the counter's new value (an INCR inside the
-           critical section)
+           critical section), or (value, held, pttl) when HEXISTS of our
+           owner field and PTTL ran in the same transaction
   check    value on ok: (held, pttl): HEXISTS of our owner field and PTTL
            of the lock, read while we hold it
   release  value on ok: the unlock script's reply (1 released, None: the
@@ -148,7 +149,9 @@ def check(events, lease_s):
             for op in inside:
                 if op.status != "ok" or op.complete >= a.invoke + lease_s:
                     continue
-                if op.f == "check" and not (op.value[0] == 1 and op.value[1] > 0):
+                seen = op.value if op.f == "check" else \
+                    op.value[1:] if op.f == "incr" and isinstance(op.value, tuple) else None
+                if seen is not None and not (seen[0] == 1 and seen[1] > 0):
                     bad.append("visibility: %s acquired by %s (ok at %.3f) seen as %r at %.3f"
                                % (lock, a.process, a.complete, op.value, op.complete))
                 if op.f == "release" and op.value != 1:
@@ -159,7 +162,8 @@ def check(events, lease_s):
     acked = collections.defaultdict(list)
     for op in ops:
         if op.status == "ok" and op.f in ("incr", "acquire"):
-            acked[(op.lock, "counter" if op.f == "incr" else "token")].append(op.value)
+            v = op.value[0] if isinstance(op.value, tuple) else op.value
+            acked[(op.lock, "counter" if op.f == "incr" else "token")].append(v)
     final = {}
     for op in ops:
         if op.f == "read" and op.status == "ok":

@@ -1,5 +1,5 @@
 """The fault suite's workload and nemesis: N clients taking Redisson fenced
-locks (the real scripts, by EVALSHA) around an INCR and a held-check, while
+locks (the real scripts, by EVALSHA) around an INCR and held-checks, while
 a seeded nemesis kills, restarts, pauses and partitions nodes. It owns the
 client's leader-following and the run loop; judging is ha_checker's.
 
@@ -28,7 +28,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 FENCED_LOCK = "49babb5a1e6a0c5f188c2ae62b93b51cdfd63e45"   # RedissonFencedLock tryLockInnerAsync, 3.19+
 UNLOCK = "6866459238a13a701d42f4971f12d9f3a50e2442"        # RedissonLock unlockInnerAsync, 3.24+
 LATCH_TTL_MS = "13500"
-DEFINITE = (b"READONLY", b"CLUSTERDOWN", b"LOADING", b"NOSCRIPT", b"MASTERDOWN", b"TRYAGAIN")
+DEFINITE = (b"READONLY", b"CLUSTERDOWN", b"LOADING", b"NOSCRIPT", b"MASTERDOWN", b"TRYAGAIN",
+            b"EXECABORT")
 
 
 def vectors_dir():
@@ -66,7 +67,7 @@ class Client:
     def __init__(self, addrs, start, timeout):
         self.addrs, self.i, self.timeout = addrs, start % len(addrs), timeout
         self.conn = None
-        self.scripts = {}
+        self.moves = 0   # how many times it left a node
 
     def close(self):
         if self.conn is not None:
@@ -76,6 +77,7 @@ class Client:
     def _next(self):
         self.close()
         self.i = (self.i + 1) % len(self.addrs)
+        self.moves += 1
 
     def request(self, *cmds):
         """Send the commands as one pipeline; their decoded replies. Raises
@@ -164,17 +166,31 @@ class Worker(threading.Thread):
                     return reply[1]
                 raise Fail("held: pttl %r" % reply[0])
             token, status = self.op("acquire", lock, acquire)
+            moves = self.client.moves
             if status != "ok":
                 time.sleep(self.rng.uniform(0.005, 0.03))
                 continue
-            self.op("incr", lock, lambda: self.client.request(("INCR", lock + ":counter"))[0])
-            self.op("check", lock, lambda: tuple(self.client.request(
-                ("HEXISTS", lock, owner), ("PTTL", lock))))
+            # The INCR and a held-check in one transaction: a write, so only
+            # the leader runs it (followers refuse: -EXECABORT after
+            # -READONLY) and its reads see the committed state there.
+            self.op("incr", lock, lambda: tuple(self.client.request(
+                ("MULTI",), ("INCR", lock + ":counter"), ("HEXISTS", lock, owner), ("PTTL", lock),
+                ("EXEC",))[-1]))
+            # Plain reads (linearizable on the leader), judged only while the
+            # client is still on the node that acknowledged the acquire: a
+            # follower it moved to may answer from behind, as Redis replicas do.
+            if self.client.moves == moves:
+                self.op("check", lock, lambda: tuple(self.client.request(
+                    ("HEXISTS", lock, owner), ("PTTL", lock))))
             time.sleep(self.rng.uniform(0, 0.02))
             latch = "redisson_unlock_latch:{%s}:%s" % (lock, uuid.uuid4().hex)
-            self.op("release", lock, lambda: self.client.evalsha(
-                unlock_body, [lock, "redisson_lock__channel:{%s}" % lock, latch],
-                ["0", lease, owner, "PUBLISH", LATCH_TTL_MS]))
+            for _ in range(len(r.cluster.addrs) * 3):   # -READONLY: Redisson retries elsewhere
+                _, status = self.op("release", lock, lambda: self.client.evalsha(
+                    unlock_body, [lock, "redisson_lock__channel:{%s}" % lock, latch],
+                    ["0", lease, owner, "PUBLISH", LATCH_TTL_MS]))
+                if status != "fail" or r.stop.is_set():
+                    break
+                time.sleep(0.05)
             try:
                 self.client.request(("DEL", latch))   # as Redisson does; not judged
             except (Fail, Unknown):

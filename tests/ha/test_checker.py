@@ -111,3 +111,13 @@ def test_unknown_incr_may_or_may_not_count():
         ops = cycle("c1", "L", 0.0, 1, 1) + [("c1", "incr", "L", 1.0, 1.1, "info", None),
                                              final("L", 2.0, 1, counter)]
         assert ha_checker.check(h(*ops), LEASE) == []
+
+
+def test_transaction_check_sees_the_lock_gone():
+    # INCR + HEXISTS + PTTL in one transaction on the new leader: not held.
+    ops = [("c1", "acquire", "L", 0.0, 0.1, "ok", 1),
+           ("c1", "incr", "L", 0.2, 0.3, "ok", (1, 0, -2)),
+           final("L", 2.0, 1, 1)]
+    assert kinds(ha_checker.check(h(*ops), LEASE)) == ["visibility"]
+    ops[1] = ("c1", "incr", "L", 0.2, 0.3, "ok", (1, 1, 4900))
+    assert ha_checker.check(h(*ops), LEASE) == []
