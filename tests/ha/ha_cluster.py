@@ -363,18 +363,14 @@ class RedisAsyncCluster(Cluster):
         for name in replicas:
             if name != new:
                 self._follow(name, new)
-        self.nodes[old].start()
-        self._follow(old, new)
+        self.start(old)
         return old, new
 
-    def heal_all(self):
-        self.faults.heal()
-        for n in self.nodes.values():
-            n.resume()
-        for name, n in self.nodes.items():
-            if not n.alive():
-                n.start()
-                self._follow(name, self.primary)
+    def start(self, name):
+        """A restarted node comes back as a replica of the primary."""
+        self.nodes[name].start()
+        if name != self.primary:
+            self._follow(name, self.primary)
 
     def wait_leader(self, timeout):
         return self.primary

@@ -41,6 +41,15 @@ def echo():
     ls.close()
 
 
+@pytest.fixture
+def link(echo):
+    """Faults and a Proxy in front of the echo server for the link a -> b."""
+    f = ha_proxy.Faults()
+    p = ha_proxy.Proxy(f, "b", echo, source="a")
+    yield f, p
+    p.close()
+
+
 def handshake(sid):
     addr = b"127.0.0.1:1\0".ljust(16, b"\0")
     return struct.pack("<QQQ", 1, sid, len(addr)) + addr
@@ -88,25 +97,18 @@ def test_forward_drop_heal(echo):
         p.close()
 
 
-def test_drop_closes_a_live_connection(echo):
-    f = ha_proxy.Faults()
-    p = ha_proxy.Proxy(f, "b", echo, source="a")
-    try:
-        s = socket.create_connection(("127.0.0.1", p.port), timeout=3)
+def test_drop_closes_a_live_connection(link):
+    f, p = link
+    with socket.create_connection(("127.0.0.1", p.port), timeout=3) as s:
         s.sendall(b"1")
         assert s.recv(10) == b"1"
         f.cut(["a"], ["b"])
         assert s.recv(10) == b""
-        s.close()
-    finally:
-        p.close()
 
 
-def test_blackhole_holds_bytes_until_healed(echo):
-    f = ha_proxy.Faults()
-    p = ha_proxy.Proxy(f, "b", echo, source="a")
-    try:
-        s = socket.create_connection(("127.0.0.1", p.port), timeout=3)
+def test_blackhole_holds_bytes_until_healed(link):
+    f, p = link
+    with socket.create_connection(("127.0.0.1", p.port), timeout=3) as s:
         f.cut(["a"], ["b"], rule="blackhole")
         s.sendall(b"held")
         s.settimeout(0.7)
@@ -115,18 +117,11 @@ def test_blackhole_holds_bytes_until_healed(echo):
         f.heal()
         s.settimeout(3)
         assert s.recv(10) == b"held"
-        s.close()
-    finally:
-        p.close()
 
 
-def test_delay(echo):
-    f = ha_proxy.Faults()
-    p = ha_proxy.Proxy(f, "b", echo, source="a")
-    try:
-        f.delay(("a", "b"), 0.3)
-        t0 = time.monotonic()
-        assert roundtrip(p.port, b"slow") == b"slow"
-        assert time.monotonic() - t0 >= 0.6       # both directions delayed
-    finally:
-        p.close()
+def test_delay(link):
+    f, p = link
+    f.delay(("a", "b"), 0.3)
+    t0 = time.monotonic()
+    assert roundtrip(p.port, b"slow") == b"slow"
+    assert time.monotonic() - t0 >= 0.6       # both directions delayed
