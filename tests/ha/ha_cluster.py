@@ -63,10 +63,14 @@ class Node:
         self.paused = False
         self.log_path = os.path.join(dir_, "server.log")
         self.starts = 0
+        self.killed = False
+        self.crashes = []   # exit statuses of exits the harness did not cause
 
     def start(self, wait=True):
         if self.alive():
             return
+        self.note_exit()
+        self.killed = False
         self.starts += 1
         self.log = open(self.log_path, "ab")
         self.log.write(b"\n==== start %d\n" % self.starts)
@@ -81,6 +85,7 @@ class Node:
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
+                self.note_exit()
                 raise RuntimeError("%s exited with %s at start:\n%s"
                                    % (self.name, self.proc.returncode, self.log_tail()))
             try:
@@ -93,7 +98,16 @@ class Node:
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
 
+    def note_exit(self):
+        """Record an exit that was not our kill -9 or stop (a crash, or a
+        node giving up), once."""
+        if self.proc is not None and self.proc.poll() is not None and not self.killed:
+            self.crashes.append(self.proc.returncode)
+            self.killed = True
+
     def kill(self):
+        self.note_exit()
+        self.killed = True
         if self.alive():
             if self.paused:
                 self.proc.send_signal(signal.SIGCONT)
@@ -113,6 +127,8 @@ class Node:
 
     def stop(self):
         """SIGTERM (a clean exit), SIGKILL after 5 s."""
+        self.note_exit()
+        self.killed = True
         self.resume()
         if self.alive():
             self.proc.terminate()

@@ -26,8 +26,12 @@ def test_latchd_raft_faults(seed):
         violations, summary = run.execute()
         ha_settings.report(run, violations, summary)
         assert violations == [], violations[:20]
+        crashed = {name: n.crashes for name, n in cluster.nodes.items() if n.crashes}
+        assert not crashed, "nodes exited on their own (statuses): %s\n%s" % (crashed, cluster.logs())
         # A run that did nothing proves nothing.
-        assert summary.get("acquire:ok", 0) >= 10 and summary.get("read:ok", 0) == len(run.locks), summary
+        assert summary.get("acquire:ok", 0) >= 10, summary
+        assert summary.get("read:ok", 0) == len(run.locks), \
+            "no node answered the final reads once healed: %s\n%s" % (summary, cluster.logs())
         problems = {name: n.sanitizer_report() for name, n in cluster.nodes.items() if n.sanitizer_report()}
         assert not problems, "%s\n%s" % (problems, cluster.logs())
         failed = False
