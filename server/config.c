@@ -234,6 +234,14 @@ static const param params[] = {
     ROW("port-file", NULL, P_STRING, PF_HIDDEN | IMM, port_file, char *, 0, 0, NULL),
     ROW("enable-clock-control", NULL, P_BOOL, PF_HIDDEN | IMM, enable_clock_control, int, 0, 0, NULL),
     ROW("tls-handshake-timeout", NULL, P_INT64, PF_HIDDEN, tls_handshake_timeout, long long, 1, INT_MAX, NULL),
+    /* Replication on Raft (server/repl/): fixed at start, raft-id 0 is off. */
+    ROW("raft-id", NULL, P_INT64, PF_HIDDEN | IMM, raft_id, long long, 0, LLONG_MAX, NULL),
+    ROW("raft-address", NULL, P_STRING, PF_HIDDEN | IMM, raft_address, char *, 0, 0, NULL),
+    ROW("raft-peers", NULL, P_STRING, PF_HIDDEN | IMM, raft_peers, char *, 0, 0, NULL),
+    ROW("raft-dir", NULL, P_STRING, PF_HIDDEN | IMM, raft_dir, char *, 0, 0, NULL),
+    ROW("raft-election-timeout", NULL, P_INT64, PF_HIDDEN | IMM, raft_election_timeout, long long, 10, INT_MAX, NULL),
+    ROW("raft-heartbeat-timeout", NULL, P_INT64, PF_HIDDEN | IMM, raft_heartbeat_timeout, long long, 1, INT_MAX, NULL),
+    ROW("raft-snapshot-threshold", NULL, P_INT64, PF_HIDDEN | IMM, raft_snapshot_threshold, long long, 2, INT_MAX, NULL),
 
     /* Kept and reported, without effect in latchd. */
     ROW("rdbchecksum", NULL, P_BOOL, IMM, rdbchecksum, int, 0, 0, NULL),
@@ -452,6 +460,12 @@ void config_defaults(latchd_config *cfg)
     cfg->aof_use_rdb_preamble = 1;
     cfg->native_scripts = 1;
     cfg->port_file = mem_strdup("");
+    cfg->raft_address = mem_strdup("");
+    cfg->raft_peers = mem_strdup("");
+    cfg->raft_dir = mem_strdup("");   /* "": raft-<id> in dir */
+    cfg->raft_election_timeout = 1000;
+    cfg->raft_heartbeat_timeout = 100;
+    cfg->raft_snapshot_threshold = 1024;
     char **tls_strings[] = {&cfg->tls_cert_file, &cfg->tls_key_file, &cfg->tls_key_file_pass,
                             &cfg->tls_client_cert_file, &cfg->tls_client_key_file, &cfg->tls_client_key_file_pass,
                             &cfg->tls_dh_params_file, &cfg->tls_ca_cert_file, &cfg->tls_ca_cert_dir,

@@ -101,6 +101,13 @@ typedef struct latchd_config {
     int tls_prefer_server_ciphers, tls_session_caching;
     long long tls_session_cache_size, tls_session_cache_timeout;
     long long tls_handshake_timeout;   /* latchd: ms a handshake may take (hidden) */
+    /* Replication on Raft (server/repl/repl.h); raft_id 0: a single server */
+    long long raft_id;
+    char *raft_address;           /* host:port of this node's Raft transport */
+    char *raft_peers;             /* id@host:port[@client_port],... every member, self too */
+    char *raft_dir;               /* "": <dir>/raft-<id> */
+    long long raft_election_timeout, raft_heartbeat_timeout;   /* ms */
+    long long raft_snapshot_threshold;   /* entries between snapshots */
     config_slot *slots;      /* per parameter-table row: the values kept without effect */
     unsigned char *given;    /* per row: named by the config file or a flag (start-up warnings) */
     unsigned directives_ignored;  /* bit i: the i-th directive latchd ignores (rename-command, ...) was given */

@@ -6,6 +6,7 @@
 #include "acl.h"
 #include "commands/commands.h"
 #include "persist/persist.h"
+#include "repl/repl.h"
 #include "scripting/script.h"
 #include "server.h"
 
@@ -128,6 +129,7 @@ static int command_admitted(client *c, const command *cmd)
         return 0;
     if (oom_refuses(c, cmd)) return 0;
     if (c->srv->aof_write_err && aof_refuses(c, cmd)) return 0;
+    if (c->srv->repl_gate && repl_refuses(c, cmd)) return 0;
     if (!subscribed_mode_allows(c, cmd)) return 0;
     if (!monitor_may_run(c, cmd)) return 0;
     if (script_busy_refuses(c, cmd)) return 0;
@@ -241,7 +243,7 @@ void client_process_input(client *c)
     s->current_client = c;
     c->parser.lim.max_bulk = config_max_bulk(&s->cfg);   /* CONFIG SET applies to live clients */
     uint64_t clock = stats_ticks();
-    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_CLOSE_ASAP | CLIENT_BLOCKED)) &&
+    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_CLOSE_ASAP | CLIENT_BLOCKED | CLIENT_HELD)) &&
            c->qpos < c->query.len) {
         size_t consumed = 0;
         resp_status st = resp_parse(&c->parser, c->query.data + c->qpos, c->query.len - c->qpos, &consumed);

@@ -9,6 +9,7 @@
 #include "commands/commands.h"
 #include "mem.h"
 #include "persist/persist.h"
+#include "repl/repl.h"
 #include "pubsub.h"
 #include "scripting/script.h"
 
@@ -175,6 +176,10 @@ static void section_stats(server *s, resp_buf *b)
 
 static void section_replication(server *s, resp_buf *b)
 {
+    if (s->repl) {
+        repl_info(s, b);
+        return;
+    }
     resp_buf_appendf(b, "# Replication\r\nrole:master\r\nconnected_slaves:0\r\nmaster_failover_state:no-failover\r\n");
     resp_buf_appendf(b, "master_replid:%s\r\nmaster_replid2:0000000000000000000000000000000000000000\r\n", s->run_id);
     resp_buf_appendf(b, "master_repl_offset:0\r\nsecond_repl_offset:-1\r\nrepl_backlog_active:0\r\n");

@@ -14,6 +14,7 @@
 #include "mem.h"
 #include "persist/persist.h"
 #include "pubsub.h"
+#include "repl/repl.h"
 #include "server.h"
 #include "tls.h"
 
@@ -196,10 +197,21 @@ static void unlink_client(client *c)
     s->nclients--;
 }
 
+static void unhold(client *c)
+{
+    server *s = c->srv;
+    if (c->held_prev) c->held_prev->held_next = c->held_next;
+    else s->held = c->held_next;
+    if (c->held_next) c->held_next->held_prev = c->held_prev;
+    c->held_prev = c->held_next = NULL;
+    c->flags &= ~CLIENT_HELD;
+}
+
 /* A detached client only remembers it was closed: its owner frees it. */
 void client_close(client *c)
 {
     if (c->flags & CLIENT_CLOSING) return;
+    if (c->flags & CLIENT_HELD) unhold(c);
     c->flags |= CLIENT_CLOSING;
     block_client_gone(c);
     monitor_remove(c);
@@ -406,7 +418,7 @@ static void tls_flush(client *c);
 
 static void flush_client(client *c)
 {
-    if ((c->flags & CLIENT_CLOSING) || c->writing) return;
+    if ((c->flags & (CLIENT_CLOSING | CLIENT_HELD)) || c->writing) return;
     if (c->tls) {
         tls_flush(c);
         return;
@@ -434,10 +446,55 @@ static void flush_client(client *c)
 
 void net_flush_pending(server *s) { net_flush_pending_except(s, NULL); }
 
+void net_hold_pending(server *s, uint64_t ticket)
+{
+    for (client *c = s->pending; c; c = c->pending_next) {
+        if (c->flags & (CLIENT_CLOSING | CLIENT_DETACHED)) continue;
+        c->hold_ticket = ticket;
+        if (c->flags & CLIENT_HELD) continue;
+        c->flags |= CLIENT_HELD;
+        c->held_prev = NULL;
+        c->held_next = s->held;
+        if (s->held) s->held->held_prev = c;
+        s->held = c;
+    }
+}
+
+void net_release(server *s, uint64_t ticket)
+{
+    client *c = s->held;
+    while (c) {
+        client *next = c->held_next;
+        if (c->hold_ticket <= ticket) {
+            unhold(c);
+            flush_client(c);   /* now: what it runs next may be held again */
+            /* what it sent meanwhile runs now (its replies wait for the next ticket) */
+            if (c->qpos < c->query.len && !(c->flags & CLIENT_BLOCKED)) client_process_input(c);
+        }
+        c = next;
+    }
+}
+
+void net_fail_held(server *s, const char *err)
+{
+    while (s->held) {
+        client *c = s->held;
+        unhold(c);
+        if (!c->writing && c->out_frames.n == 0) {
+            c->out.len = 0;   /* none of it may leave: the outcomes are unknown */
+            resp_buf_appendf(&c->out, "%s\r\n", err);
+            client_close_after_reply(c);
+        } else {
+            client_close(c);
+        }
+    }
+}
+
 void net_flush_pending_except(server *s, client *keep)
 {
     /* Redis's beforeSleep: the AOF written (and with appendfsync always
      * synced) before any reply of this iteration leaves */
+    if (s->repl) repl_before_sleep(s, keep);   /* the leader's entry proposed, its replies held */
     if (s->aof_on) aof_before_sleep(s);
     /* BCAST messages for what changed, before writing (not while a script
      * is busy: Redis's beforeSleep does only the AOF and writes then) */

@@ -16,6 +16,7 @@
 #include "mem.h"
 #include "pubsub.h"
 #include "persist/persist.h"
+#include "repl/repl.h"
 #include "server.h"
 #include "scripting/script.h"
 #include "tls.h"
@@ -650,6 +651,7 @@ void server_shutdown(server *s)
     rdb_wait_child(s);
     rdb_close(s);
     aof_close(s);
+    repl_close(s);
     server_close_handle(s, (uv_handle_t *)&s->tracking_timer);
     if (s->on_shutdown) s->on_shutdown(s);
 }
@@ -659,6 +661,7 @@ void server_shutdown(server *s)
 void server_close(server *s)
 {
     scripts_free(s);
+    repl_free(s);
     aof_free(s);
     block_free(s);
     for (int i = 0; i < s->ndbs; i++) store_destroy(s->dbs[i].st);

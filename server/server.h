@@ -138,6 +138,7 @@ enum {
     CLIENT_UNBLOCKED = 1 << 19,        /* queued to run its waiting input (block.c) */
     CLIENT_NO_EVICT = 1 << 20,         /* CLIENT NO-EVICT on: shown as 'e' */
     CLIENT_BIG_BUFFERS = 1 << 21,      /* an output buffer past IDLE_BUFFER_KEEP is kept (net.c) */
+    CLIENT_HELD = 1 << 22,             /* output and input wait for a durability ticket (net_hold_pending) */
 };
 struct block_state;                    /* block.c */
 
@@ -208,6 +209,8 @@ struct client {
     client *prev, *next;           /* all clients */
     client *pending_next;          /* clients with output to flush */
     client *monitor_prev, *monitor_next;   /* MONITOR clients */
+    client *held_prev, *held_next;         /* CLIENT_HELD clients */
+    uint64_t hold_ticket;                  /* while CLIENT_HELD: released with this ticket */
 };
 
 /* ---- stats (stats.c) ---- */
@@ -333,6 +336,10 @@ struct server {
     aof_state *aof;              /* NULL until appendonly or BGREWRITEAOF first needs it */
     int aof_on;                  /* commands' changes are logged: the one test when off */
     int aof_write_err;           /* the file cannot be written: writes get MISCONF */
+    /* replication (repl/repl.h): NULL and 0 while raft-id is 0 */
+    struct repl_state *repl;
+    int repl_gate;               /* not the serving leader: repl_refuses decides about commands */
+    client *held;                /* CLIENT_HELD clients (net_hold_pending) */
     /* stats */
     uint64_t stat_conns;
     uint64_t stat_commands;
@@ -465,6 +472,18 @@ void server_shrink_watch(server *s);
  * mid-command) and no BCAST is sent: a script past busy-reply-threshold
  * flushes the others. */
 void net_flush_pending_except(server *s, client *keep);
+/* Output held until a durability ticket (replication's commit): every
+ * client with output pending now is held, its bytes and further input
+ * waiting, until net_release of a ticket >= ticket (tickets are released
+ * in order). A client held again takes the later ticket. */
+void net_hold_pending(server *s, uint64_t ticket);
+/* Tickets up to ticket are durable: their clients' output goes at the
+ * next flush and their waiting input runs now. */
+void net_release(server *s, uint64_t ticket);
+/* The held outcomes will never be known (leadership lost): each held
+ * client gets err (a whole error line, "-..." without CRLF) instead of
+ * what it was owed, and is closed after it. */
+void net_fail_held(server *s, const char *err);
 void net_on_connection(uv_stream_t *listener, int status);
 /* The same on a tls-port listener: the client's session handshakes first. */
 void net_on_tls_connection(uv_stream_t *listener, int status);

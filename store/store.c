@@ -152,7 +152,9 @@ store_key *store_lookup_hashed(store *s, const char *key, size_t len, uint64_t h
     store_key *k = key_of(n);
     /* Only keys with a deadline pay for reading the clock. */
     if (wheel_node_armed(&k->timer) && store_key_is_expired(k, store_now(s))) {
-        if (!store_env_of(s)->hold_expired) store_reclaim(s, k);
+        int hold = store_env_of(s)->hold_expired;
+        if (hold == STORE_SEE_EXPIRED) return k;
+        if (!hold) store_reclaim(s, k);
         return NULL;
     }
     return k;

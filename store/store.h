@@ -87,6 +87,7 @@ typedef void (*store_field_fn)(const char *field, size_t flen,
  * encoding OBJECT ENCODING reports for a value's history), its LFU knobs,
  * and the coarse clock access times are stamped from (Redis's cached LRU
  * clock: refreshed as commands arrive, not read per access). */
+enum { STORE_SEE_EXPIRED = 2 };
 typedef struct store_env {
     long long hash_max_listpack_entries, hash_max_listpack_value;
     long long zset_max_listpack_entries, zset_max_listpack_value;
@@ -98,7 +99,9 @@ typedef struct store_env {
      * clock (minutes, 16 bits), computed once, not per access. */
     uint32_t lru_clock, lfu_minutes;
     /* A key past its deadline reads as missing but is not reclaimed (the
-     * server's CLIENT PAUSE keeps the dataset still for readers). */
+     * server's CLIENT PAUSE keeps the dataset still for readers);
+     * STORE_SEE_EXPIRED: deadlines are not looked at (a replica applying
+     * its leader's effects: only the leader's DEL removes a key). */
     int hold_expired;
 } store_env;
 /* The coarse clock is now ms (absolute, as store_clock_fn). */

@@ -9,6 +9,7 @@
 #include "acl.h"
 #include "commands.h"
 #include "persist/persist.h"
+#include "repl/repl.h"
 #include "scripting/script.h"
 #include "tls.h"
 #include "mem.h"
@@ -797,6 +798,10 @@ void cmd_bgrewriteaof(client *c)
 /* latchd is always a master without replicas: offset 0, none listed. */
 void cmd_role(client *c)
 {
+    if (c->srv->repl) {
+        repl_role(c);
+        return;
+    }
     reply_array(c, 3);
     reply_bulk_cstr(c, "master");
     reply_int(c, 0);

@@ -8,6 +8,7 @@
 
 #include "embed.h"
 #include "persist/persist.h"
+#include "repl/repl.h"
 #include "mem.h"
 
 static latchd_server *embed_new(void)
@@ -204,7 +205,7 @@ static latchd_status start_on(latchd_server *srv, uv_loop_t *loop)
     log_banner(&srv->s, srv->s.port ? srv->s.port : srv->s.cfg.tls_port);   /* Redis: the TLS one when TLS only */
     log_msg(&srv->s, LOG_NOTICE, "Server initialized");
     /* as Redis: with appendonly yes the AOF is the dataset, else the dump file */
-    if ((srv->s.cfg.appendonly ? aof_start(&srv->s) : rdb_load(&srv->s, 0)) != 0) {   /* logged; as Redis, no start on a file that does not load */
+    if ((srv->s.cfg.raft_id ? repl_start(&srv->s) : srv->s.cfg.appendonly ? aof_start(&srv->s) : rdb_load(&srv->s, 0)) != 0) {   /* logged; as Redis, no start on a file that does not load */
         srv->load_failed = 1;
         server_shutdown(&srv->s);
         return LATCHD_ERR_SYSTEM;

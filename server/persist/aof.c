@@ -30,6 +30,7 @@ typedef struct aof_file {
 
 struct aof_state {
     int state;                 /* AOF_OFF / AOF_ON / AOF_WAIT_REWRITE */
+    int repl;                  /* the records feed replication (aof_replicate), never a file */
     /* propagation */
     int depth;                 /* nested command calls running (EXEC, scripts) */
     int handled, forced;       /* the running command logged itself / must be logged */
@@ -136,7 +137,7 @@ static void put_cmd(resp_buf *b, int argc, const resp_slice *argv)
 
 static int taking(const aof_state *a)
 {
-    return a->state == AOF_ON || (a->state == AOF_WAIT_REWRITE && a->child);
+    return a->state == AOF_ON || a->repl || (a->state == AOF_WAIT_REWRITE && a->child);
 }
 
 /* Redis's feedAppendOnlyFile's head: an annotation when the second
@@ -730,6 +731,32 @@ void aof_before_sleep(server *s)
 }
 
 int aof_rewriting(const server *s) { return s->aof && s->aof->child; }
+
+/* ---- replication's records (repl/): the same builder, another reader ---- */
+
+void aof_replicate(server *s)
+{
+    aof_state *a = state(s);
+    if (!a->kinds) a->kinds = kinds_new();
+    a->repl = 1;
+    s->aof_on = 1;
+}
+
+const char *aof_records(server *s, size_t *len)
+{
+    aof_state *a = s->aof;
+    *len = a->depth ? 0 : a->buf.len;   /* inside a command (a busy script) its records are unfinished */
+    return a->buf.data;
+}
+
+void aof_records_taken(server *s)
+{
+    aof_state *a = s->aof;
+    if (a->depth) return;
+    a->buf.len = 0;
+    a->selected_db = -1;   /* each batch starts with its SELECT: any reader may apply it alone */
+    a->ts_s = 0;
+}
 
 const char *aof_write_error(const server *s)
 {
@@ -1520,6 +1547,10 @@ static void kill_child(server *s)
 int aof_set_enabled(server *s, int on)
 {
     aof_state *a = state(s);
+    if (a->repl) {   /* the Raft log is the durable log: one stream of records, one reader */
+        if (on) log_msg(s, LOG_WARNING, "appendonly is not available with raft-id set: the Raft log is the log");
+        return on ? -1 : 0;
+    }
     if (!on) {
         if (a->state == AOF_OFF) return 0;
         flush_file(s, 1);

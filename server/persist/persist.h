@@ -316,6 +316,13 @@ void aof_force(client *c);
 /* Before replies are written (net_flush_pending): the records of this loop
  * iteration go to the file, and with appendfsync always to the disk. */
 void aof_before_sleep(server *s);
+/* Replication (repl/): the records are built as for the file (which is
+ * then unavailable) and taken once per loop iteration: aof_records gives
+ * the complete ones so far (len 0 inside a running command), which stay
+ * valid until aof_records_taken drops them. */
+void aof_replicate(server *s);
+const char *aof_records(server *s, size_t *len);
+void aof_records_taken(server *s);
 /* BGREWRITEAOF: 0 started (or scheduled: *scheduled 1), -1 with Redis's
  * error text in err. */
 int aof_bgrewrite(server *s, int *scheduled, const char **err);
