@@ -163,22 +163,40 @@ def check(events, lease_s):
     for op in ops:
         if op.status == "ok" and op.f in ("incr", "acquire"):
             v = op.value[0] if isinstance(op.value, tuple) else op.value
-            acked[(op.lock, "counter" if op.f == "incr" else "token")].append(v)
+            acked[(op.lock, "counter" if op.f == "incr" else "token")].append((v, op))
     final = {}
     for op in ops:
         if op.f == "read" and op.status == "ok":
             for what, v in op.value.items():
                 final[(op.lock, what)] = v
-    for (lock, what), values in sorted(acked.items()):
-        dup = [v for v, n in collections.Counter(values).items() if n > 1]
-        if dup and what == "counter":   # token duplicates are reported above
-            bad.append("lost-write: %s %s INCR replies repeated: %s" % (lock, what, sorted(dup)[:5]))
+    for (lock, what), got in sorted(acked.items(), key=lambda kv: kv[0]):
+        values = [v for v, _ in got]
+        if what == "counter":   # token duplicates are reported above
+            first = {}
+            for v, op in got:
+                if v in first:
+                    bad.append("lost-write: %s counter INCR reply %d repeated (%s at %.3f, %s at %.3f)"
+                               % (lock, v, first[v].process, first[v].complete, op.process, op.complete))
+                first.setdefault(v, op)
         if (lock, what) in final:
             v = final[(lock, what)]
             if v < len(values) or v < max(values):
                 bad.append("lost-write: %s %s final %d < %d acknowledged INCRs (max reply %d)"
                            % (lock, what, v, len(values), max(values)))
     return bad
+
+
+def context(events, violation, before=2.0, after=0.5):
+    """The operations on the violation's lock around the times it names,
+    one line each, to read a violation by."""
+    import re
+    lock = violation.split()[1]
+    times = [float(t) for t in re.findall(r"at (\d+\.\d+)", violation)]
+    if not times:
+        return []
+    t0, t1 = min(times) - before, max(times) + after
+    return ["%.3f-%.3f %s %s %s %r" % (o.invoke, o.complete, o.process, o.f, o.status, o.value)
+            for o in pair(events) if o.lock == lock and t0 <= o.invoke <= t1]
 
 
 def tally(violations):

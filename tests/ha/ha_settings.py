@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+import ha_checker
+
 SECONDS = float(os.environ.get("LATCHD_HA_SECONDS", "60"))
 SEEDS = [int(s) for s in os.environ.get("LATCHD_HA_SEEDS", "1,2,3").split(",") if s.strip()]
 KEEP = os.environ.get("LATCHD_HA_KEEP") == "1"
@@ -24,13 +26,20 @@ def log(msg):
 
 def report(run, violations, summary):
     """One paragraph per run for the -rP / -s output."""
-    from ha_checker import tally
     log("seed %d, %.0f s: %d faults, ops %s" % (run.seed, run.seconds, len(run.faults_done), summary))
-    log("violations per rule: %s" % (tally(violations) or "none"))
+    log("violations per rule: %s" % (ha_checker.tally(violations) or "none"))
     for v in violations[:20]:
         log("  VIOLATION " + v)
     if len(violations) > 20:
         log("  ... %d more" % (len(violations) - 20))
+    if violations and run.nemesis_fn.__name__ == "raft_nemesis":
+        # What happened around the first two, for whoever reads a failed run.
+        for v in violations[:2]:
+            log("around: " + v)
+            for line in ha_checker.context(run.history.events, v):
+                log("    " + line)
+        for t, what in run.faults_done:
+            log("  fault at %.3f: %s" % (t, what))
 
 
 def need_scripts(run):
