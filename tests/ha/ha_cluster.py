@@ -126,17 +126,23 @@ class Node:
             self.paused = False
 
     def stop(self):
-        """SIGTERM (a clean exit), SIGKILL after 5 s."""
+        """SIGTERM (a clean exit), SIGKILL after 10 s. What was wrong with
+        the exit: [] or reasons."""
         self.note_exit()
         self.killed = True
         self.resume()
+        problems = []
         if self.alive():
             self.proc.terminate()
             try:
-                self.proc.wait(timeout=5)
+                self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+                problems.append("no exit within 10 s of SIGTERM")
+            if self.proc.returncode not in (0, -signal.SIGKILL) or problems:
+                problems.append("exit status %s after SIGTERM" % self.proc.returncode)
+        return problems + ["sanitizer report (%s)" % m for m in self.sanitizer_report()]
 
     def log_tail(self, n=4000):
         try:
@@ -193,12 +199,20 @@ class Cluster:
         return "\n".join("---- %s\n%s" % (name, n.log_tail()) for name, n in self.nodes.items())
 
     def stop(self, keep_dir=False):
+        """Stop everything; {node: problems} for nodes whose exit was not
+        clean (see Node.stop)."""
         for p in self.proxies:
             p.close()
-        for n in self.nodes.values():
-            n.stop()
+        problems = {}
+        for name, n in self.nodes.items():
+            got = n.stop()
+            if got:
+                problems[name] = got
+        if problems:
+            problems["logs"] = self.logs()
         if not keep_dir:
             shutil.rmtree(self.dir, ignore_errors=True)
+        return problems
 
 
 class LatchdRaftCluster(Cluster):
