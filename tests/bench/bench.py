@@ -1114,6 +1114,17 @@ def target_rows(res, opt, labels):
     (l, rr), (lc, rc) = res.get("TLS new handshakes/s"), res.get("TLS server CPU per handshake")
     row("new TLS handshakes", None if l is None else "%.0f/s (redis %.0f/s), %.0f µs server CPU each (redis %.0f µs)"
         % (l, rr, lc, rc), "reported side by side", None)
+    l, rr = res.get("EVALSHA lock -P16 c=50 (redis-benchmark)")
+    row("3-node Raft: lock -P16 c=50", None if l is None else "%.0f/s (one node, appendfsync always: %.0f/s)"
+        % (l, rr), "≥ 50k/s", None if l is None else l >= 50000)
+    fo = [f for f in res.values if f.startswith("failover: kill -9 leader")]
+    if fo:
+        p50, mx = res.get(fo[0])[0], res.get(fo[-1])[0]
+        row("3-node Raft: failover, kill -9 leader -> lock", "p50 %.0f ms, max %.0f ms (%s, election "
+            "timeout %d ms)" % (p50, mx, fo[0].split("(")[1].split(")")[0], opt.raft_election_ms),
+            "≤ 2 s", mx <= 2000)
+    else:
+        row("3-node Raft: failover, kill -9 leader -> lock", None, "≤ 2 s", None)
     key = "wheel insert+cancel at %.0e timers, instructions" if labels.get("wheel_cg") else None
     costs = []
     for n in opt.wheel_sizes:
