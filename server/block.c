@@ -594,7 +594,7 @@ void block_unpause(server *s)
     if (!bs || !bs->pause_type) return;
     bs->pause_type = PAUSE_OFF;
     s->clients_paused = 0;
-    s->env.hold_expired = 0;
+    s->env.hold_expired = s->repl_gate;   /* a replicated node that does not serve never expires keys itself */
     if (wheel_node_armed(&bs->pause_timer)) wheel_del(&bs->wheel, &bs->pause_timer);
     while (bs->paused.head) {
         client *c = bs->paused.head;

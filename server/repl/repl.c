@@ -12,6 +12,7 @@
 #include "mem.h"
 #include "persist/persist.h"
 #include "repl.h"
+#include "scripting/script.h"
 
 #define ENTRY_MAGIC "LRF1"
 #define ENTRY_HEADER 24   /* magic, records' length (4), the proposer's nonce (8), its ticket (8) */
@@ -28,6 +29,8 @@ typedef struct repl_state {
     char dir[1024];
     uint64_t nonce;          /* the engine instance's entries carry it: ours were applied as they ran */
     uint64_t proposed, done; /* tickets: the last proposed, the last committed or failed */
+    uint64_t effect_ticket;  /* the last proposed with records (an empty entry changes nothing) */
+    int draining;            /* writes paused until a snapshot can be taken (on_snapshot) */
     int serving;             /* leader whose own-term barrier committed: commands run here */
     uint64_t serving_term;
     int barrier_pending;
@@ -114,7 +117,7 @@ static void rebuild_done(void *ctx)
  * under a new nonce: its old entries are applied like anyone's). */
 static void rebuild(repl_state *r)
 {
-    if (r->rebuilding || !r->e) return;
+    if (r->rebuilding || r->closing || !r->e) return;
     log_msg(r->s, LOG_WARNING, "Raft: leadership lost with entries in flight: rebuilding the dataset from the log");
     r->rebuilding = 1;
     repl_engine_close(r->e, rebuild_done, r);
@@ -123,13 +126,22 @@ static void rebuild(repl_state *r)
 static void lost_leadership(repl_state *r)
 {
     server *s = r->s;
-    int in_flight = r->proposed != r->done;
+    size_t pending;
+    aof_records(s, &pending);
+    /* effects in the dataset that the log may never hold: entries with
+     * records in flight, or this iteration's records not yet proposed */
+    int ahead = r->done < r->effect_ticket || pending;
     r->serving = 0;
     r->barrier_pending = 0;
+    if (r->draining) {
+        r->draining = 0;
+        block_unpause(s);
+    }
     follower_mode(s);
     r->done = r->proposed;   /* later failure reports of these are old news */
+    net_hold_pending(s, r->proposed);   /* this iteration's replies too: they saw what may not commit */
     net_fail_held(s, unknown_err);
-    if (in_flight) rebuild(r);
+    if (ahead) rebuild(r);
 }
 
 static void poll_role(repl_state *r)
@@ -153,8 +165,9 @@ static void apply_records(repl_state *r, const unsigned char *p, size_t len)
 {
     server *s = r->s;
     size_t pos = 0;
-    int rc, hold = s->env.hold_expired;
+    int rc, hold = s->env.hold_expired, paused = s->clients_paused;
     s->env.hold_expired = STORE_SEE_EXPIRED;   /* the leader decided expiry: its DELs are in the log */
+    s->clients_paused = 0;   /* CLIENT PAUSE holds clients, not the log (nor a replica's link in Redis) */
     while ((rc = persist_aof_next(p, len, &pos, &r->args)) == PERSIST_OK) {
         if ((size_t)r->args.argc > r->argv_cap) {
             r->argv_cap = (size_t)r->args.argc + 8;
@@ -165,7 +178,17 @@ static void apply_records(repl_state *r, const unsigned char *p, size_t len)
         r->applier->out.len = 0;   /* nobody reads the applier's replies */
     }
     s->env.hold_expired = hold;
+    s->clients_paused = paused;
     if (rc != PERSIST_AOF_END) log_msg(s, LOG_WARNING, "Raft: a malformed entry was not applied fully");
+}
+
+/* Before a snapshot or the log is loaded: keys and function libraries
+ * (the RDB holds both), with nothing of it going into an entry. */
+static void reset_dataset(server *s)
+{
+    server_flush_all(s);
+    functions_flush(s);
+    aof_records_taken(s);
 }
 
 static void on_apply(void *ctx, const unsigned char *p, size_t len)
@@ -190,9 +213,18 @@ static int on_snapshot(void *ctx, void *(*alloc)(size_t), void **out, size_t *ou
     server *s = r->s;
     size_t pending;
     aof_records(s, &pending);
-    /* the leader's state runs ahead of the log while own entries are in
-     * flight: a snapshot now would hold what may never commit */
-    if (r->proposed != r->done || pending) return -1;
+    /* the leader's state runs ahead of the log while own entries with
+     * effects are in flight: a snapshot now would hold what may never
+     * commit. Writes (and expiry) pause until those have committed, reads
+     * go on: the next commit's apply tries again (the pause ends by itself
+     * after a second at the latest). */
+    if (r->done < r->effect_ticket || pending) {
+        if (r->serving && !block_pause_active(s)) {
+            r->draining = 1;
+            block_pause(s, server_now_ms(s) + 1000, 0);
+        }
+        return -1;
+    }
     int fd = memfd_create("latchd-raft-snapshot", MFD_CLOEXEC);
     if (fd < 0) return -1;
     struct stat st;
@@ -207,6 +239,10 @@ static int on_snapshot(void *ctx, void *(*alloc)(size_t), void **out, size_t *ou
         }
     }
     close(fd);
+    if (r->draining) {
+        r->draining = 0;
+        block_unpause(s);
+    }
     return rc;
 }
 
@@ -214,7 +250,7 @@ static int on_restore(void *ctx, const unsigned char *p, size_t len)
 {
     repl_state *r = ctx;
     server *s = r->s;
-    server_flush_all(s);
+    reset_dataset(s);
     int rc = rdb_load_mem(s, p, len);
     aof_records_taken(s);   /* loading is no change of anyone's */
     if (rc != PERSIST_OK) {
@@ -252,8 +288,7 @@ static void open_engine(repl_state *r)
 {
     server *s = r->s;
     char err[512];
-    server_flush_all(s);   /* the snapshot and the log are the dataset */
-    aof_records_taken(s);
+    reset_dataset(s);   /* the snapshot and the log are the dataset */
     uv_random(NULL, NULL, &r->nonce, sizeof r->nonce, 0, NULL);
     r->nonce ^= server_random(s);
     const repl_member *self = member(r, (uint64_t)s->cfg.raft_id);
@@ -283,6 +318,10 @@ int repl_start(server *s)
     char err[1400];
     repl_state *r = mem_calloc(1, sizeof(*r));
     r->s = s;
+    if (s->cfg.appendonly) {   /* one stream of effect records, one reader: the log */
+        snprintf(err, sizeof err, "appendonly yes can't be combined with raft-id: the Raft log is the log");
+        goto fail;
+    }
     if (parse_members(r, s->cfg.raft_peers, err, sizeof err) != 0) goto fail;
     if (!member(r, (uint64_t)s->cfg.raft_id)) {
         snprintf(err, sizeof err, "raft-id %lld is not among raft-peers", s->cfg.raft_id);
@@ -338,6 +377,7 @@ void repl_before_sleep(server *s, client *keep)
     b->len = total;
     aof_records_taken(s);
     r->proposed = ticket;
+    if (len) r->effect_ticket = ticket;
     net_hold_pending(s, ticket);
     if (repl_engine_propose(r->e, b->data, b->len, ticket) != 0) lost_leadership(r);
 }
