@@ -38,4 +38,6 @@ def test_latchd_raft_faults(seed):
             ha_settings.log(cluster.logs())
         problems = cluster.stop(keep_dir=failed and ha_settings.KEEP)
     # After the clean stop: sanitizer reports (leaks are written at exit).
-    assert not problems, problems
+    if problems:
+        ha_settings.log(problems.pop("logs"))
+    assert not problems, "%s (the nodes' logs are in the captured output)" % problems
