@@ -777,34 +777,38 @@ static acl_user *default_user_new(server *s)
     return u;
 }
 
-void acl_set_requirepass(server *s, const char *pass)
+void acl_set_requirepass(server *s, const char *pass, size_t len)
 {
     acl_user *d = state(s)->def;
     acl_user_op(s, d, "resetpass", 9);
-    if (!pass || !pass[0]) {
+    if (!len) {
         acl_user_op(s, d, "nopass", 6);
         return;
     }
-    size_t len = strlen(pass);
     char *op = mem_alloc(len + 2);
     op[0] = '>';
-    memcpy(op + 1, pass, len + 1);
+    memcpy(op + 1, pass, len);
+    op[len + 1] = '\0';
     acl_user_op(s, d, op, len + 1);
     free(op);
 }
 
 /* ACLMergeSelectorArguments: "(+get" "~x)" -> "(+get ~x)". NULL with
- * *bad the argument the unmatched parenthesis opens at. */
-static char **acl_merge_selectors(char **argv, int argc, int *merged, int *bad)
+ * *bad the argument the unmatched parenthesis opens at. lens: argv's
+ * lengths (NULL: C strings); outlens, if not NULL, gets the merged ones
+ * (free it), as a rule such as >pass may hold NULs. */
+static char **acl_merge_selectors(char **argv, const size_t *lens, int argc, int *merged, size_t **outlens,
+                                  int *bad)
 {
     char **out = mem_alloc(((size_t)argc + 1) * sizeof(char *));
+    size_t *olens = mem_alloc(((size_t)argc + 1) * sizeof(size_t));
     resp_buf sel;
     int open = -1;
     *merged = 0;
     resp_buf_init(&sel);
     for (int j = 0; j < argc; j++) {
         const char *op = argv[j];
-        size_t len = strlen(op);
+        size_t len = lens ? lens[j] : strlen(op);
         if (open < 0 && op[0] == '(' && (len == 0 || op[len - 1] != ')')) {
             open = j;
             sel.len = 0;
@@ -812,22 +816,28 @@ static char **acl_merge_selectors(char **argv, int argc, int *merged, int *bad)
             continue;
         }
         if (open >= 0) {
-            resp_buf_appendf(&sel, " %s", op);
+            resp_buf_append(&sel, " ", 1);
+            resp_buf_append(&sel, op, len);
             if (len && op[len - 1] == ')') {
+                olens[*merged] = sel.len;
                 out[(*merged)++] = mem_strndup(sel.data, sel.len);
                 open = -1;
             }
             continue;
         }
-        out[(*merged)++] = mem_strdup(op);
+        olens[*merged] = len;
+        out[(*merged)++] = mem_strndup(op, len);
     }
     resp_buf_free(&sel);
     if (open >= 0) {
         for (int i = 0; i < *merged; i++) free(out[i]);
         free(out);
+        free(olens);
         *bad = open;
         return NULL;
     }
+    if (outlens) *outlens = olens;
+    else free(olens);
     return out;
 }
 
@@ -884,10 +894,12 @@ static void kill_revoked_subscribers(server *s, const acl_user *next, acl_user *
 
 /* ACLStringSetUser: every rule applied to a copy first, so that an error
  * changes nothing. NULL, or the error text (free it). */
-char *acl_setuser_on(server *s, client *current, const char *name, size_t namelen, char **argv, int argc)
+char *acl_setuser_on(server *s, client *current, const char *name, size_t namelen, char **argv,
+                     const size_t *lens, int argc)
 {
     int merged = 0, bad = 0;
-    char **args = acl_merge_selectors(argv, argc, &merged, &bad);
+    size_t *arglens = NULL;
+    char **args = acl_merge_selectors(argv, lens, argc, &merged, &arglens, &bad);
     char *err = NULL;
     if (!args) {
         err = mem_alloc(strlen(argv[bad]) + 64);
@@ -898,7 +910,7 @@ char *acl_setuser_on(server *s, client *current, const char *name, size_t namele
     acl_user *temp = user_new(s, name, namelen);
     if (u) user_copy_rules(temp, u);
     for (int j = 0; j < merged; j++) {
-        int rc = acl_user_op(s, temp, args[j], strlen(args[j]));
+        int rc = acl_user_op(s, temp, args[j], arglens[j]);
         if (rc) {
             const char *text = acl_error_text(rc);
             err = mem_alloc(strlen(args[j]) + strlen(text) + 64);
@@ -918,6 +930,7 @@ char *acl_setuser_on(server *s, client *current, const char *name, size_t namele
     }
     user_free(temp);
     acl_free_args(args, merged);
+    free(arglens);
     return err;
 }
 
@@ -1010,7 +1023,7 @@ char *acl_load_file(server *s, const char *path, client *current)
             acl_user *u = user_new(s, argv[1], strlen(argv[1]));
             user_insert(st, u);
             int merged = 0, bad = 0, syntax_error = 0;
-            char **args = acl_merge_selectors(argv + 2, argc - 2, &merged, &bad);
+            char **args = acl_merge_selectors(argv + 2, NULL, argc - 2, &merged, NULL, &bad);
             if (!args)
                 resp_buf_appendf(&errors, "%s:%d: Unmatched parenthesis in selector definition.", path, linenum);
             for (int j = 0; j < merged; j++) {
@@ -1120,7 +1133,7 @@ static int load_config_users(server *s, char *err, size_t errlen)
             acl_user_op(s, u, "reset", 5);   /* the default user */
         }
         int merged = 0, bad = 0, rc = 0;
-        char **args = acl_merge_selectors(argv + 1, argc - 1, &merged, &bad);
+        char **args = acl_merge_selectors(argv + 1, NULL, argc - 1, &merged, NULL, &bad);
         for (int j = 0; args && j < merged && !rc; j++) {
             rc = acl_user_op(s, u, args[j], strlen(args[j]));
             if (rc) snprintf(err, errlen, "Error loading ACL rule '%s' for the user named '%s': %s", args[j], argv[0],
@@ -1145,7 +1158,7 @@ void acl_init(server *s)
     s->acl = mem_calloc(1, sizeof(*s->acl));
     s->acl->def = default_user_new(s);
     user_insert(s->acl, s->acl->def);
-    acl_set_requirepass(s, s->cfg.requirepass);
+    acl_set_requirepass(s, s->cfg.requirepass.s, s->cfg.requirepass.len);
 }
 
 int acl_load_users(server *s, char *err, size_t errlen)

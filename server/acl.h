@@ -165,14 +165,16 @@ int acl_auth_required(server *s);
 /* A new or RESET connection: the default user, authenticated unless
  * acl_auth_required. */
 void acl_client_reset_auth(client *c);
-/* requirepass: the default user's one password, or nopass when "". */
-void acl_set_requirepass(server *s, const char *pass);
+/* requirepass (len bytes, NULs allowed): the default user's one password,
+ * or nopass when empty. */
+void acl_set_requirepass(server *s, const char *pass, size_t len);
 /* AUTH / HELLO AUTH: 1 and c is that user, else 0 (logged). */
 int acl_authenticate(client *c, const resp_slice *user, const resp_slice *pass);
 
 /* ACL SETUSER: all rules or none; NULL, or the error (free it). current,
  * the client asking, is closed after its reply if its rules revoke it. */
-char *acl_setuser_on(server *s, client *current, const char *name, size_t namelen, char **argv, int argc);
+char *acl_setuser_on(server *s, client *current, const char *name, size_t namelen, char **argv,
+                     const size_t *lens, int argc);
 /* ACL DELUSER of one user: 1 if it existed (its clients are closed). */
 int acl_deluser(client *c, const char *name, size_t len);
 void acl_free_args(char **v, int n);

@@ -472,9 +472,10 @@ static void serve_key(server *s, block_key *bk)
         uint64_t t0 = stats_ticks();
         int served = 1;
         if (b->type == BLOCK_STREAM) {
-            uint64_t before = s->aof_on ? aof_changes(s) : 0;
+            int logging = s->aof_on;   /* XREADGROUP logs its claims itself */
+            if (logging) aof_unit_begin(s);
             served = b->sserve(c, k, &key);
-            if (s->aof_on) aof_served(c, &key, 0, before);
+            if (logging) aof_unit_end(s);
         }
         else serve_logged(c, k, &key, b->serve);
         if (served) {

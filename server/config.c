@@ -27,14 +27,15 @@
  * memory value (maxmemory); P_PERCENT a long long, a memory value or N%
  * kept as -N (maxmemory-clients); P_BOOL an int; P_ENUM an int indexing
  * the row's NULL-terminated names; P_NOTIFY an int of NOTIFY_* bits;
- * P_STRING a malloc'd char *; P_WORDS a malloc'd char * holding the words
+ * P_STRING a malloc'd char *; P_BINARY a config_bin (its bytes malloc'd),
+ * taken from CONFIG SET with its length as Redis's sds configs are; P_WORDS a malloc'd char * holding the words
  * of a several-argument parameter as the row's words_fn checked and wrote
  * them; P_DIR the working directory (chdir, as Redis); P_BIND and P_OBUF
  * the bind list and the output buffer limits, each set and shown by its
  * own code. A row whose value has no struct member (INERT) keeps it in
  * cfg->slots[row], in the union member its type names. */
 typedef enum { P_INT32, P_INT64, P_OCTAL, P_MEMORY, P_UMEMORY, P_PERCENT, P_BOOL, P_ENUM, P_NOTIFY, P_STRING,
-               P_WORDS, P_DIR, P_BIND, P_OBUF } param_type;
+               P_BINARY, P_WORDS, P_DIR, P_BIND, P_OBUF } param_type;
 
 /* Row flags, Redis's where they share a name. */
 enum {
@@ -150,7 +151,7 @@ static const param params[] = {
     ROW("logfile", NULL, P_STRING, IMM, logfile, char *, 0, 0, NULL),
     ROW("daemonize", NULL, P_BOOL, IMM, daemonize, int, 0, 0, NULL),
     ROW("pidfile", NULL, P_STRING, IMM, pidfile, char *, 0, 0, NULL),
-    ROW("requirepass", NULL, P_STRING, 0, requirepass, char *, 0, 0, NULL),
+    ROW("requirepass", NULL, P_BINARY, 0, requirepass, config_bin, 0, 0, NULL),
     ROW("proto-max-bulk-len", NULL, P_MEMORY, 0, proto_max_bulk_len, long long, 1024 * 1024, LLONG_MAX, NULL),
     ROW("client-query-buffer-limit", NULL, P_MEMORY, 0, client_query_buffer_limit, long long, 1024 * 1024,
         LLONG_MAX, NULL),
@@ -300,7 +301,7 @@ static const param params[] = {
     STR_("ignore-warnings", NULL, 0, ""),
     CHECKED_("proc-title-template", 0, proc_title_check, "{title} {listen-addr} {server-mode}"),
     STR_("bind-source-addr", NULL, 0, ""),
-    STR_("masterauth", NULL, 0, ""),
+    {"masterauth", NULL, P_BINARY, PF_NOEFFECT, INERT, 0, 0, NULL, NULL, "", NULL},
     ENUM_("syslog-facility", NULL, IMM, facility_names, "local0"),
     ENUM_("repl-diskless-load", NULL, 0, diskless_load_names, "disabled"),
     {"oom-score-adj", NULL, P_ENUM, 0, INERT, 0, 0, oom_names, NULL, "no", NULL},
@@ -379,8 +380,15 @@ static void set_string(char **slot, const char *v)
     *slot = mem_strdup(v);
 }
 
-static int set_param(latchd_config *cfg, const param *p, const char **vals, int nvals, char *err,
-                     size_t errlen);
+static void set_binary(config_bin *slot, const char *v, size_t len)
+{
+    free(slot->s);
+    slot->s = mem_strndup(v, len);
+    slot->len = len;
+}
+
+static int set_param(latchd_config *cfg, const param *p, const char **vals, const size_t *lens, int nvals,
+                     char *err, size_t errlen);
 
 static void *slot_of(const latchd_config *cfg, const param *p)
 {
@@ -405,7 +413,7 @@ void config_defaults(latchd_config *cfg)
         if (params[i].off != INERT) continue;
         if (is_string(&params[i])) cfg->slots[i].s = mem_strdup("");
         /* the table's own defaults: a failure is a bug in a row */
-        if (set_param(cfg, &params[i], &def, 1, err, sizeof(err)) != 0) abort();
+        if (set_param(cfg, &params[i], &def, NULL, 1, err, sizeof(err)) != 0) abort();
     }
     cfg->port = 6379;
     /* Redis 7.0's default (redis.conf narrows it to loopback); protected
@@ -417,7 +425,7 @@ void config_defaults(latchd_config *cfg)
     cfg->loglevel = LOG_NOTICE;
     cfg->logfile = mem_strdup("");
     cfg->pidfile = mem_strdup("");
-    cfg->requirepass = mem_strdup("");
+    set_binary(&cfg->requirepass, "", 0);
     cfg->aclfile = mem_strdup("");
     cfg->acl_pubsub_default = CONFIG_ACL_PUBSUB_RESETCHANNELS;
     cfg->acllog_max_len = 128;
@@ -494,6 +502,7 @@ void config_free(latchd_config *cfg)
     free_binds(cfg);
     for (size_t i = 0; i < NPARAMS && cfg->slots; i++)
         if (is_string(&params[i])) free(*(char **)slot_of(cfg, &params[i]));
+        else if (params[i].type == P_BINARY) free(((config_bin *)slot_of(cfg, &params[i]))->s);
     free(cfg->slots);
     free(cfg->given);
     free(cfg->config_file);
@@ -512,6 +521,10 @@ void config_copy(latchd_config *dst, const latchd_config *src)
     dst->acl_users = mem_strdup(src->acl_users ? src->acl_users : "");
     for (int i = 0; i < src->nbind; i++) dst->bind[i] = mem_strdup(src->bind[i]);
     for (size_t i = 0; i < NPARAMS; i++) {
+        if (params[i].type == P_BINARY) {
+            config_bin *b = slot_of(dst, &params[i]);
+            b->s = mem_strndup(b->s, b->len);
+        }
         if (!is_string(&params[i])) continue;
         char **slot = slot_of(dst, &params[i]);
         *slot = mem_strdup(*slot);
@@ -675,11 +688,15 @@ static int set_dir(char **slot, const char *v, char *err, size_t errlen)
     return 0;
 }
 
-static int set_one(const param *p, void *slot, const char *v, char *err, size_t errlen)
+/* v is vlen bytes (a NUL after them); only P_BINARY keeps the bytes past a NUL. */
+static int set_one(const param *p, void *slot, const char *v, size_t vlen, char *err, size_t errlen)
 {
     long long n;
     const char *why;
     switch (p->type) {
+    case P_BINARY:
+        set_binary((config_bin *)slot, v, vlen);
+        return 0;
     case P_STRING:
         if (p->check && (why = p->check(v))) {
             snprintf(err, errlen, "%s", why);
@@ -904,14 +921,15 @@ static int set_obuf(latchd_config *cfg, const char **words, int n, char *err, si
 
 static int multi_arg(const param *p) { return p->type == P_WORDS || p->type == P_BIND || p->type == P_OBUF; }
 
-static int set_param(latchd_config *cfg, const param *p, const char **vals, int nvals, char *err,
-                     size_t errlen)
+/* lens: the values' lengths, or NULL for C strings. */
+static int set_param(latchd_config *cfg, const param *p, const char **vals, const size_t *lens, int nvals,
+                     char *err, size_t errlen)
 {
     char *buf;
     const char **words;
     void *slot = slot_of(cfg, p);
     if (!multi_arg(p)) {
-        if (nvals == 1) return set_one(p, slot, vals[0], err, errlen);
+        if (nvals == 1) return set_one(p, slot, vals[0], lens ? lens[0] : strlen(vals[0]), err, errlen);
         snprintf(err, errlen, "wrong number of arguments");
         return -1;
     }
@@ -932,7 +950,7 @@ int config_set(latchd_config *cfg, const char *name, const char **vals, int nval
         snprintf(err, errlen, "Bad directive or wrong number of arguments");
         return -1;
     }
-    return set_param(cfg, p, vals, nvals, err, errlen);
+    return set_param(cfg, p, vals, NULL, nvals, err, errlen);
 }
 
 /* The first problem with the names, in Redis's order of precedence: the
@@ -962,8 +980,8 @@ static int check_names(const char *const *argv, const size_t *lens, int npairs, 
 
 /* Every value set on next, a copy of cfg; -1 with next freed on the first
  * that does not take. */
-static int set_pairs(const latchd_config *cfg, latchd_config *next, const char *const *argv, int npairs,
-                     const param **rows, const char **shown, char *err, size_t errlen)
+static int set_pairs(const latchd_config *cfg, latchd_config *next, const char *const *argv, const size_t *lens,
+                     int npairs, const param **rows, const char **shown, char *err, size_t errlen)
 {
     char why[512], cwd[PATH_MAX];
     /* dir moves the process: a later bad value moves it back */
@@ -971,7 +989,7 @@ static int set_pairs(const latchd_config *cfg, latchd_config *next, const char *
     config_copy(next, cfg);
     for (int i = 0; i < npairs; i++) {
         const char *value = argv[2 * i + 1];
-        if (set_param(next, rows[i], &value, 1, why, sizeof(why)) == 0) continue;
+        if (set_param(next, rows[i], &value, &lens[2 * i + 1], 1, why, sizeof(why)) == 0) continue;
         snprintf(err, errlen, "CONFIG SET failed (possibly related to argument '%s') - %s", shown[i], why);
         config_free(next);
         if (cwd[0] && chdir(cwd) != 0) {
@@ -988,7 +1006,7 @@ int config_set_pairs(const latchd_config *cfg, latchd_config *next, const char *
     const param **rows = mem_alloc((size_t)npairs * sizeof(*rows));
     const char **shown = mem_alloc((size_t)npairs * sizeof(*shown));
     int rc = check_names(argv, lens, npairs, protected_ok, rows, shown, err, errlen);
-    if (rc == 0) rc = set_pairs(cfg, next, argv, npairs, rows, shown, err, errlen);
+    if (rc == 0) rc = set_pairs(cfg, next, argv, lens, npairs, rows, shown, err, errlen);
     free(rows);
     free(shown);
     return rc;
@@ -1014,7 +1032,8 @@ static const char *const obuf_class_names[] = {
     [CLIENT_TYPE_NORMAL] = "normal", [CLIENT_TYPE_REPLICA] = "slave", [CLIENT_TYPE_PUBSUB] = "pubsub",
 };
 
-/* p's value as CONFIG GET shows it, into b (emptied first). */
+/* p's value as CONFIG GET shows it, into b (emptied first): b->len bytes,
+ * NULs among them for a P_BINARY value. */
 static const char *format_value(const latchd_config *cfg, const param *p, resp_buf *b)
 {
     const void *slot = slot_of(cfg, p);
@@ -1024,6 +1043,7 @@ static const char *format_value(const latchd_config *cfg, const param *p, resp_b
     switch (p->type) {
     case P_STRING:
     case P_WORDS: resp_buf_appendf(b, "%s", *(char *const *)slot); break;
+    case P_BINARY: resp_buf_append(b, ((const config_bin *)slot)->s, ((const config_bin *)slot)->len); break;
     case P_DIR: resp_buf_appendf(b, "%s", getcwd(cwd, sizeof(cwd)) ? cwd : *(char *const *)slot); break;
     case P_BOOL: resp_buf_appendf(b, "%s", *(const int *)slot ? "yes" : "no"); break;
     case P_ENUM: resp_buf_appendf(b, "%s", p->names[*(const int *)slot]); break;
@@ -1063,7 +1083,10 @@ void config_get(const latchd_config *cfg, const char *pattern, size_t plen,
     resp_buf_init(&value);
     if (!memchr(pattern, '*', plen) && !memchr(pattern, '?', plen) && !memchr(pattern, '[', plen)) {
         const param *p = lookup(pattern, plen, &shown);
-        if (p) fn(shown, format_value(cfg, p, &value), ctx);
+        if (p) {
+            const char *v = format_value(cfg, p, &value);   /* before value.len is read */
+            fn(shown, v, value.len, ctx);
+        }
         resp_buf_free(&value);
         return;
     }
@@ -1073,7 +1096,8 @@ void config_get(const latchd_config *cfg, const char *pattern, size_t plen,
         if (p->flags & PF_HIDDEN) continue;
         for (int k = 0; k < 2; k++) {
             if (!names[k] || !glob_match(pattern, plen, names[k], strlen(names[k]), 1)) continue;
-            fn(names[k], format_value(cfg, p, &value), ctx);
+            const char *v = format_value(cfg, p, &value);
+            fn(names[k], v, value.len, ctx);
         }
     }
     resp_buf_free(&value);
@@ -1147,7 +1171,7 @@ static int apply_save(latchd_config *cfg, const param *p, const char **vals, int
                       size_t errlen)
 {
     char *before = mem_strdup(cfg->save);
-    int rc = set_param(cfg, p, vals, n, err, errlen);
+    int rc = set_param(cfg, p, vals, NULL, n, err, errlen);
     if (rc == 0 && ctx->save_seen && before[0] && cfg->save[0]) {
         size_t len = strlen(before) + strlen(cfg->save) + 2;
         char *joined = mem_alloc(len);
@@ -1162,8 +1186,8 @@ static int apply_save(latchd_config *cfg, const param *p, const char **vals, int
 
 /* Applies one "name value..." directive given as argv; used by both the
  * file loader and the command line so they accept the same things. */
-static int apply_directive(latchd_config *cfg, int argc, const char **argv, load_ctx *ctx, char *err,
-                           size_t errlen)
+static int apply_directive(latchd_config *cfg, int argc, const char **argv, const size_t *lens, load_ctx *ctx,
+                           char *err, size_t errlen)
 {
     int other;
     const param *p = argc ? lookup(argv[0], strlen(argv[0]), NULL) : NULL;
@@ -1175,7 +1199,7 @@ static int apply_directive(latchd_config *cfg, int argc, const char **argv, load
         }
         if (p->words == save_words)
             return apply_save(cfg, p, argv + 1, argc - 1, ctx, err, errlen);
-        return set_param(cfg, p, argv + 1, argc - 1, err, errlen);
+        return set_param(cfg, p, argv + 1, lens ? lens + 1 : NULL, argc - 1, err, errlen);
     }
     if (argc == 2 && !strcasecmp(argv[0], "include")) return load_file(cfg, argv[1], ctx, err, errlen);
     if (argc >= 2 && (other = name_in(argv[0], other_directives, NOTHER)) >= 0) {
@@ -1205,8 +1229,10 @@ static void line_parser_init(resp_parser *rp)
 }
 
 /* argv's words are in *wordbuf (malloc'd, the caller frees it, NULL when
- * the line has none). */
-static int split_line(resp_parser *rp, const char *line, size_t len, const char **argv, char **wordbuf, int *argc)
+ * the line has none); lens, if not NULL, gets their lengths ("\x00" in
+ * quotes is a NUL, which requirepass keeps). */
+static int split_line(resp_parser *rp, const char *line, size_t len, const char **argv, size_t *lens,
+                      char **wordbuf, int *argc)
 {
     size_t consumed, used = 0;
     char *buf = mem_alloc(len + 1);
@@ -1224,6 +1250,7 @@ static int split_line(resp_parser *rp, const char *line, size_t len, const char 
         memcpy(*wordbuf + used, rp->argv[i].ptr, rp->argv[i].len);
         (*wordbuf)[used + rp->argv[i].len] = '\0';
         argv[i] = *wordbuf + used;
+        if (lens) lens[i] = rp->argv[i].len;
         used += rp->argv[i].len + 1;
     }
     *argc = (int)rp->argc;
@@ -1235,6 +1262,7 @@ static int load_lines(latchd_config *cfg, FILE *f, resp_parser *rp, load_ctx *ct
     char *line = NULL, *wordbuf = NULL, why[1024];
     size_t cap = 0;
     const char *argv[MAX_DIRECTIVE_ARGS];
+    size_t lens[MAX_DIRECTIVE_ARGS];
     int lineno = 0, argc, rc = 0;
     while (getline(&line, &cap, f) >= 0) {
         lineno++;
@@ -1242,9 +1270,9 @@ static int load_lines(latchd_config *cfg, FILE *f, resp_parser *rp, load_ctx *ct
         size_t lead = strspn(line, " \t");
         if (lead == len || line[lead] == '#') continue;
         free(wordbuf);
-        if (split_line(rp, line, len, argv, &wordbuf, &argc) != 0) {
+        if (split_line(rp, line, len, argv, lens, &wordbuf, &argc) != 0) {
             snprintf(why, sizeof(why), "Unbalanced quotes in configuration line");
-        } else if (argc == 0 || apply_directive(cfg, argc, argv, ctx, why, sizeof(why)) == 0) {
+        } else if (argc == 0 || apply_directive(cfg, argc, argv, lens, ctx, why, sizeof(why)) == 0) {
             continue;
         }
         rc = -1;
@@ -1325,7 +1353,7 @@ int config_set_text(latchd_config *cfg, const char *name, const char *value, cha
     int n = 0, rc = -1;
     resp_parser rp;
     line_parser_init(&rp);
-    if (split_line(&rp, value, strlen(value), vals, &wordbuf, &n) != 0)
+    if (split_line(&rp, value, strlen(value), vals, NULL, &wordbuf, &n) != 0)
         snprintf(err, errlen, "Unbalanced quotes in configuration line");
     else if (n == 0)
         snprintf(err, errlen, "Bad directive or wrong number of arguments");
@@ -1357,7 +1385,7 @@ int config_parse_args(latchd_config *cfg, int argc, char **argv, char *err, size
         for (i++; i < argc && strncmp(argv[i], "--", 2) != 0 && n < MAX_DIRECTIVE_ARGS; i++)
             dargv[n++] = argv[i];
         char why[1024];
-        if (apply_directive(cfg, n, dargv, &ctx, why, sizeof(why)) != 0) {
+        if (apply_directive(cfg, n, dargv, NULL, &ctx, why, sizeof(why)) != 0) {
             snprintf(err, errlen, "Invalid option '--%s': %s", dargv[0], why);
             return -1;
         }
@@ -1425,12 +1453,12 @@ static void add_line(rewrite_lines *out, int force, const char *fmt, ...)
     out->force[out->text.n - 1] = (unsigned char)force;
 }
 
-/* s as Redis's sdscatrepr writes a string option: quoted, escaped. */
-static const char *repr(resp_buf *b, const char *s)
+/* s's len bytes as Redis's sdscatrepr writes a string option: quoted, escaped. */
+static const char *repr(resp_buf *b, const char *s, size_t len)
 {
     b->len = 0;
     resp_buf_appendf(b, "\"");
-    for (; *s; s++) {
+    for (const char *end = s + len; s < end; s++) {
         unsigned char ch = (unsigned char)*s;
         if (ch == '\\' || ch == '"') resp_buf_appendf(b, "\\%c", ch);
         else if (ch == '\n') resp_buf_appendf(b, "\\n");
@@ -1456,12 +1484,14 @@ static void lines_for(const latchd_config *cfg, const latchd_config *def, const 
     resp_buf_init(&was);
     resp_buf_init(&quoted);
     const char *value = format_value(cfg, p, &now);
-    int force = strcmp(value, format_value(def, p, &was)) != 0;
+    format_value(def, p, &was);
+    int force = now.len != was.len || memcmp(value, text_of(&was), now.len) != 0;
     switch (p->type) {
     case P_STRING:
+    case P_BINARY:
     case P_DIR:
     case P_NOTIFY:
-        add_line(out, force || p->type == P_DIR, "%s %s", p->name, repr(&quoted, value));
+        add_line(out, force || p->type == P_DIR, "%s %s", p->name, repr(&quoted, value, now.len));
         break;
     case P_MEMORY:
     case P_UMEMORY:
@@ -1515,7 +1545,7 @@ static const param *line_param(resp_parser *rp, const char *line)
     int argc;
     size_t len = strcspn(line, "\r\n"), lead = strspn(line, " \t");
     if (lead == len || line[lead] == '#') return NULL;
-    if (split_line(rp, line, len, argv, &wordbuf, &argc) == 0 && argc > 0) p = lookup(argv[0], strlen(argv[0]), NULL);
+    if (split_line(rp, line, len, argv, NULL, &wordbuf, &argc) == 0 && argc > 0) p = lookup(argv[0], strlen(argv[0]), NULL);
     free(wordbuf);
     return p;
 }

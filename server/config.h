@@ -20,12 +20,20 @@ typedef struct obuf_limit {
     long long soft_seconds;          /* how long over soft is tolerated */
 } obuf_limit;
 
+/* A binary-safe value (requirepass, masterauth: Redis's sds configs, which
+ * CONFIG SET takes with NULs in them): len bytes at s, a NUL after them. */
+typedef struct config_bin {
+    char *s;
+    size_t len;
+} config_bin;
+
 /* The value of a parameter latchd keeps without a struct member (it has no
  * effect here): which member is live is the table row's type. */
 typedef union config_slot {
     int i;
     long long ll;
     char *s;
+    config_bin b;
 } config_slot;
 
 typedef struct latchd_config {
@@ -38,7 +46,7 @@ typedef struct latchd_config {
     char *logfile;           /* "" = stdout */
     int daemonize;
     char *pidfile;
-    char *requirepass;       /* NULL or "" = none */
+    config_bin requirepass;  /* len 0 = none */
     char *aclfile;           /* "" = none */
     int acl_pubsub_default;  /* CONFIG_ACL_PUBSUB_*: a new user's channels */
     long long acllog_max_len;
@@ -178,7 +186,8 @@ int config_tls_peers(const latchd_config *cfg);
  * ("900 1", quoting as in the file); 0 ok, else message in err. */
 int config_set_text(latchd_config *cfg, const char *name, const char *value, char *err, size_t errlen);
 
-typedef void (*config_visit_fn)(const char *name, const char *value, void *ctx);
+/* value is vlen bytes with a NUL after them (requirepass may hold NULs). */
+typedef void (*config_visit_fn)(const char *name, const char *value, size_t vlen, void *ctx);
 /* CONFIG GET's matching: a pattern with glob characters visits every name
  * (aliases too, hidden parameters not) that matches, case-insensitively;
  * a plain name visits that parameter if it is one. */

@@ -170,8 +170,9 @@ static void section_stats(server *s, resp_buf *b)
     resp_buf_appendf(b, "unexpected_error_replies:0\r\ntotal_error_replies:%llu\r\ndump_payload_sanitizations:0\r\n",
         (unsigned long long)s->stat_total_errors);
     resp_buf_appendf(b, "total_reads_processed:%llu\r\ntotal_writes_processed:%llu\r\nio_threaded_reads_processed:0\r\n"
-        "io_threaded_writes_processed:0\r\nreply_buffer_shrinks:0\r\nreply_buffer_expands:0\r\n",
-        (unsigned long long)s->stat_reads, (unsigned long long)s->stat_writes);
+        "io_threaded_writes_processed:0\r\nreply_buffer_shrinks:%llu\r\nreply_buffer_expands:%llu\r\n",
+        (unsigned long long)s->stat_reads, (unsigned long long)s->stat_writes,
+        (unsigned long long)s->stat_reply_shrinks, (unsigned long long)s->stat_reply_expands);
 }
 
 static void section_replication(server *s, resp_buf *b)

@@ -223,6 +223,79 @@ void client_close(client *c)
     uv_close(&c->h.handle, on_close);
 }
 
+/* ---- Redis's reply buffer, modelled (server.h) ---- */
+
+#define REPLY_MIN_BYTES 1024      /* Redis's PROTO_REPLY_MIN_BYTES */
+#define REPLY_CHUNK_BYTES 16384   /* PROTO_REPLY_CHUNK_BYTES: a new client's */
+
+/* jemalloc's usable size for n (Redis's zmalloc_usable): four size
+ * classes per doubling, a quarter of the power of two below n apart. */
+static uint32_t usable_size(uint32_t n)
+{
+    uint32_t pow = 1;
+    while (pow * 2 < n) pow *= 2;
+    uint32_t step = pow >= 16 ? pow / 4 : 4;
+    return (n + step - 1) / step * step;
+}
+
+/* How often Redis's clientsCron visits a client: all of them every tick
+ * (1000/hz ms) up to 5, else hz-th of them (at least 5) per tick. */
+static uint64_t cron_period_ms(const server *s)
+{
+    long long hz = s->cfg.hz < 1 ? 1 : s->cfg.hz;
+    size_t n = s->nclients ? s->nclients : 1, per = (size_t)((long long)n / hz);
+    if (per < 5) per = n < 5 ? n : 5;
+    uint64_t calls = (n + per - 1) / per, tick = (uint64_t)(1000 / hz);
+    return (tick ? tick : 1) * calls;
+}
+
+/* One visit of clientsCronResizeOutputBuffer at t, with the buffer empty
+ * (latchd has flushed by then). */
+static void reply_buffer_tick(client *c, uint64_t t)
+{
+    server *s = c->srv;
+    if (!s->reply_resizing) return;
+    uint32_t size = 0;
+    if (c->rb_size / 2 >= REPLY_MIN_BYTES && c->rb_peak < c->rb_size / 2) {
+        size = c->rb_peak + 1 > REPLY_MIN_BYTES ? c->rb_peak + 1 : REPLY_MIN_BYTES;
+        s->stat_reply_shrinks++;
+    } else if (c->rb_size * 2 < REPLY_CHUNK_BYTES * 2 && c->rb_peak == c->rb_size) {
+        size = c->rb_size * 2 < REPLY_CHUNK_BYTES ? c->rb_size * 2 : REPLY_CHUNK_BYTES;
+        s->stat_reply_expands++;
+    }
+    if (s->reply_peak_reset_ms >= 0 && t - c->rb_peak_reset_ms >= (uint64_t)s->reply_peak_reset_ms) {
+        c->rb_peak = 0;
+        c->rb_peak_reset_ms = t;
+    }
+    if (size) c->rb_size = usable_size(size);
+}
+
+void net_reply_buffer_sync(client *c, uint64_t now_ms)
+{
+    uint64_t period = cron_period_ms(c->srv);
+    long long reset = c->srv->reply_peak_reset_ms;
+    while (now_ms - c->rb_tick_ms >= period && now_ms >= c->rb_tick_ms) {
+        uint32_t size = c->rb_size, peak = c->rb_peak;
+        c->rb_tick_ms += period;
+        reply_buffer_tick(c, c->rb_tick_ms);
+        if (size != c->rb_size || peak != c->rb_peak) continue;
+        /* a visit that changed nothing: nor will the next ones until the
+         * peak resets, so skip to the last visit before that (or now) */
+        uint64_t until = now_ms;
+        if (c->srv->reply_resizing && reset >= 0 && c->rb_peak > 0 &&
+            c->rb_peak_reset_ms + (uint64_t)reset - 1 < until)
+            until = c->rb_peak_reset_ms + (uint64_t)reset - 1;
+        if (until > c->rb_tick_ms) c->rb_tick_ms += (until - c->rb_tick_ms) / period * period;
+    }
+}
+
+void net_reply_buffer_peak(client *c, size_t pending)
+{
+    net_reply_buffer_sync(c, server_now_ms(c->srv));
+    uint32_t peak = pending < c->rb_size ? (uint32_t)pending : c->rb_size;
+    if (peak > c->rb_peak) c->rb_peak = peak;
+}
+
 static client *client_create(server *s)
 {
     client *c = mem_calloc(1, sizeof(*c));
@@ -231,6 +304,12 @@ static client *client_create(server *s)
     c->id = ++s->next_client_id;
     c->proto = 2;
     c->ctime_ms = c->last_ms = server_now_ms(s);
+    /* Redis starts the peak at the size (no shrink before a first reset)
+     * and its last reset at unixtime, in seconds where milliseconds are
+     * compared: the first visit resets it */
+    c->rb_size = c->rb_peak = REPLY_CHUNK_BYTES;
+    c->rb_tick_ms = c->ctime_ms;
+    c->rb_peak_reset_ms = 0;
     resp_parser_init(&c->parser, &lim);
     acl_client_reset_auth(c);
     return c;
@@ -419,6 +498,8 @@ static void tls_flush(client *c);
 static void flush_client(client *c)
 {
     if ((c->flags & (CLIENT_CLOSING | CLIENT_HELD)) || c->writing) return;
+    size_t pending = c->out.len + c->out_frames.bytes;
+    if (pending > c->rb_peak) net_reply_buffer_peak(c, pending);
     if (c->tls) {
         tls_flush(c);
         return;
@@ -730,6 +811,13 @@ static void on_connection(uv_stream_t *listener, int status, int tls)
 void net_on_connection(uv_stream_t *listener, int status) { on_connection(listener, status, 0); }
 void net_on_tls_connection(uv_stream_t *listener, int status) { on_connection(listener, status, 1); }
 
+static int is_tls_listener(const server *s, const uv_stream_t *listener)
+{
+    for (int i = 0; i < s->ntls_listeners; i++)
+        if ((const uv_stream_t *)s->tls_listeners[i] == listener) return 1;
+    return 0;
+}
+
 int net_accept_now(uv_stream_t *listener)
 {
     server *s = listener->data;
@@ -746,7 +834,7 @@ int net_accept_now(uv_stream_t *listener)
         client_close(c);
         return 0;
     }
-    adopt(s, c, is_unix, 0);   /* only plain listeners are polled there */
+    adopt(s, c, is_unix, is_tls_listener(s, listener));
     return 1;
 }
 
@@ -824,6 +912,22 @@ void client_tls_received(client *c, const char *p, size_t n)
     }
     tls_conn_input(t, NULL, 0);   /* the raw buffer is the next client's */
     if (tls_conn_output(t)->len) client_schedule_write(c);   /* the handshake's replies */
+}
+
+void net_read_now(client *c)
+{
+    uv_os_fd_t fd;
+    if (uv_fileno(&c->h.handle, &fd) != 0) return;
+    if (c->tls) {
+        server *s = c->srv;
+        if (!s->tls_raw) s->tls_raw = mem_alloc(TLS_RAW_CHUNK);
+        ssize_t n = read(fd, s->tls_raw, TLS_RAW_CHUNK);
+        if (n > 0) client_tls_received(c, s->tls_raw, (size_t)n);
+        return;
+    }
+    query_reserve(c, READ_CHUNK);
+    ssize_t n = read(fd, c->query.data + c->query.len, c->query.cap - c->query.len);
+    if (n > 0) query_received(c, (size_t)n);
 }
 
 static void tls_on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)

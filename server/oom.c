@@ -11,9 +11,10 @@
 
 #define OOM_FILE "/proc/self/oom_score_adj"
 
-static void copy_value(const char *name, const char *value, void *ctx)
+static void copy_value(const char *name, const char *value, size_t vlen, void *ctx)
 {
     (void)name;
+    (void)vlen;
     snprintf(ctx, 64, "%s", value);
 }
 

@@ -378,6 +378,8 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     s->lastsave_s = s->start_ms / 1000;
     s->rdb_last_ok = 1;
     s->rdb_last_bgsave_s = -1;
+    s->reply_peak_reset_ms = NET_REPLY_PEAK_RESET_MS;
+    s->reply_resizing = 1;
     s->expire_timer_due = UINT64_MAX;
     s->active_expire = 1;
     make_run_id(s->run_id);
@@ -690,6 +692,7 @@ void server_reset_stats(server *s)
     s->stat_commands = s->stat_conns = s->stat_rejected_conns = s->stat_expired = s->stat_evicted = 0;
     s->stat_keyspace_hits = s->stat_keyspace_misses = s->stat_net_in = s->stat_net_out = 0;
     s->stat_reads = s->stat_writes = 0;
+    s->stat_reply_shrinks = s->stat_reply_expands = 0;
     s->scripts->native_runs = s->scripts->engine_runs = 0;
     stats_reset(s);
 }

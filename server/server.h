@@ -205,6 +205,11 @@ struct client {
     char laddr[64];
     uint64_t ctime_ms;
     uint64_t last_ms;
+    /* Redis's reply buffer as CLIENT LIST's rbs/rbp show it: the size its
+     * clientsCron would have given it and the peak since the last reset,
+     * modelled by net.c (latchd's own buffers are sized otherwise) */
+    uint32_t rb_size, rb_peak;
+    uint64_t rb_tick_ms, rb_peak_reset_ms;
     /* links */
     client *prev, *next;           /* all clients */
     client *pending_next;          /* clients with output to flush */
@@ -349,6 +354,9 @@ struct server {
     uint64_t stat_keyspace_hits, stat_keyspace_misses;
     uint64_t stat_net_in, stat_net_out;
     uint64_t stat_reads, stat_writes;   /* reads from and writes to clients (total_*_processed) */
+    uint64_t stat_reply_shrinks, stat_reply_expands;   /* the reply buffer model's resizes (net.c) */
+    long long reply_peak_reset_ms;   /* DEBUG REPLYBUFFER PEAK-RESET-TIME: -1 never */
+    int reply_resizing;              /* DEBUG REPLYBUFFER RESIZING */
     uint64_t stat_total_errors;  /* INFO's total_error_replies */
     size_t stat_peak_memory;     /* used_memory's highest, as INFO saw it */
     size_t startup_memory;       /* used_memory once started: INFO's used_memory_startup */
@@ -466,6 +474,16 @@ void net_flush_pending(server *s);
 /* c's big output buffers given back if it has been quiet for a second;
  * 1 while it still keeps one. */
 int net_release_quiet_buffers(client *c, uint64_t now_ms);
+/* Redis's reply buffer, as CLIENT LIST's rbs/rbp and INFO's
+ * reply_buffer_shrinks/expands report it: a model of what Redis 7.0's
+ * clientsCronResizeOutputBuffer would have done with this client's
+ * replies. It costs nothing per command: a flush only compares its bytes
+ * with the peak, and the cron's resizes are replayed when a flush raises
+ * the peak or CLIENT LIST looks (the peak resets Redis does while a client
+ * stays under its old peak are skipped: the peak shown may be higher). */
+#define NET_REPLY_PEAK_RESET_MS 5000
+void net_reply_buffer_sync(client *c, uint64_t now_ms);
+void net_reply_buffer_peak(client *c, size_t pending);
 /* Start the once-a-second check of kept big buffers (server.c). */
 void server_shrink_watch(server *s);
 /* The same but keep's output stays pending (a busy script's own caller,
@@ -498,6 +516,10 @@ int client_tls_encrypt(client *c);
  * script past busy-reply-threshold, which runs inside a loop callback);
  * 1 when a client was added, 0 when none waited or it failed. */
 int net_accept_now(uv_stream_t *listener);
+/* One read of c's socket outside the loop (the same script polled it
+ * readable), handled as the loop's read callback would: decrypted first
+ * for a TLS client. EOF and errors are left for the loop to see. */
+void net_read_now(client *c);
 client *client_new(server *s);
 /* A client with no connection (fuzzing, and whatever runs commands on its
  * own behalf): feed it bytes with client_feed(), read its replies from

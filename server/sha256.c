@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "acl.h"
+#include "md_block.h"
 
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -18,16 +19,11 @@ static const uint32_t K[64] = {
 
 static uint32_t ror(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 
-static uint32_t load_be32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* One 64-byte block into the state h[8] (FIPS 180-4, 6.2.2). */
-static void compress(uint32_t h[8], const unsigned char block[64])
+static void compress(uint32_t *h, const unsigned char *block)
 {
     uint32_t w[64];
-    for (int t = 0; t < 16; t++) w[t] = load_be32(block + 4 * t);
+    for (int t = 0; t < 16; t++) w[t] = md_load_be32(block + 4 * t);
     for (int t = 16; t < 64; t++) {
         uint32_t s0 = ror(w[t - 15], 7) ^ ror(w[t - 15], 18) ^ (w[t - 15] >> 3);
         uint32_t s1 = ror(w[t - 2], 17) ^ ror(w[t - 2], 19) ^ (w[t - 2] >> 10);
@@ -45,26 +41,7 @@ static void compress(uint32_t h[8], const unsigned char block[64])
 void acl_sha256(const void *data, size_t len, unsigned char out[32])
 {
     uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    const unsigned char *p = data;
-    size_t left = len;
-    for (; left >= 64; p += 64, left -= 64) compress(h, p);
-
-    /* The tail, a 1 bit, zeros, and the length in bits: one or two blocks. */
-    unsigned char tail[128] = {0};
-    if (left) memcpy(tail, p, left);
-    tail[left] = 0x80;
-    size_t tail_len = left < 56 ? 64 : 128;
-    uint64_t bits = (uint64_t)len * 8;
-    for (int i = 0; i < 8; i++) tail[tail_len - 1 - i] = (unsigned char)(bits >> (8 * i));
-    compress(h, tail);
-    if (tail_len == 128) compress(h, tail + 64);
-
-    for (int i = 0; i < 8; i++) {
-        out[4 * i] = (unsigned char)(h[i] >> 24);
-        out[4 * i + 1] = (unsigned char)(h[i] >> 16);
-        out[4 * i + 2] = (unsigned char)(h[i] >> 8);
-        out[4 * i + 3] = (unsigned char)h[i];
-    }
+    md_digest(h, 8, compress, data, len, out);
 }
 
 void acl_sha256_hex(const void *data, size_t len, char out[ACL_HASH_LEN + 1])

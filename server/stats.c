@@ -281,9 +281,10 @@ typedef struct pct_list {
     int n;
 } pct_list;
 
-static void read_percentiles(const char *name, const char *value, void *ctx)
+static void read_percentiles(const char *name, const char *value, size_t vlen, void *ctx)
 {
     (void)name;
+    (void)vlen;
     pct_list *l = ctx;
     const char *p = value;
     char *end;

@@ -77,6 +77,14 @@ static void resize(store_dict *d, size_t want)
     d->rehash_idx = 0;
 }
 
+void store_dict_expand(store_dict *d, size_t n)
+{
+    if (store_dict_size(d) || rehashing(d) || next_pow2(n) <= d->t[0].size) return;
+    free(d->t[0].buckets);
+    table_reset(&d->t[0]);
+    resize(d, n);
+}
+
 static void grow_if_needed(store_dict *d)
 {
     const store_dict_table *t0 = &d->t[0];

@@ -79,6 +79,9 @@ void store_dict_foreach(store_dict *d, store_dict_visit_fn fn, void *ctx);
  * the whole scan is visited at least once, even across resizes. Visits one
  * bucket (both tables when rehashing); returns the next cursor, 0 = done. */
 uint64_t store_dict_scan(store_dict *d, uint64_t cursor, store_dict_visit_fn fn, void *ctx);
+/* Room for n nodes in an empty dict (Redis's dictExpand before a load):
+ * its inserts up to n then never start a rehash. No-op if d holds any. */
+void store_dict_expand(store_dict *d, size_t n);
 /* Do up to n buckets of pending rehash work; returns 1 if more remains. */
 int store_dict_rehash(store_dict *d, int n);
 /* A node picked at random, for sampling (NULL when empty). */

@@ -125,6 +125,10 @@ size_t store_expires_count(const store *s);
 /* Bytes allocated for keys and values (INFO used_memory). */
 size_t store_used_memory(const store *s);
 void store_flush(store *s);
+/* A hint that an empty keyspace is about to take n keys (an RDB file's
+ * RESIZEDB): its table sized once, instead of grown through every power
+ * of two on the way. No-op if s holds keys. */
+void store_reserve(store *s, size_t n);
 
 /* Expiry driving: reclaim every key whose deadline <= now; returns count.
  * store_next_due: absolute ms of the next wheel work, UINT64_MAX if none. */

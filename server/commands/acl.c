@@ -18,11 +18,16 @@ static void acl_setuser_cmd(client *c)
     }
     int argc = c->argc - 3;
     char **argv = mem_alloc(((size_t)argc + 1) * sizeof(char *));
-    for (int i = 0; i < argc; i++) argv[i] = arg_strdup(&c->argv[i + 3]);
-    char *err = acl_setuser_on(c->srv, c, name->ptr, name->len, argv, argc);
+    size_t *lens = mem_alloc(((size_t)argc + 1) * sizeof(size_t));
+    for (int i = 0; i < argc; i++) {
+        argv[i] = arg_strdup(&c->argv[i + 3]);
+        lens[i] = c->argv[i + 3].len;
+    }
+    char *err = acl_setuser_on(c->srv, c, name->ptr, name->len, argv, lens, argc);
     if (err) reply_errorf(c, "ERR %s", err);
     else reply_ok(c);
     free(err);
+    free(lens);
     acl_free_args(argv, argc);
 }
 

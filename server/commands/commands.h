@@ -66,7 +66,6 @@ void cmd_save(client *c);
 void cmd_bgsave(client *c);
 void cmd_bgrewriteaof(client *c);
 void cmd_role(client *c);
-void cmd_lolwut(client *c);
 void cmd_shutdown(client *c);
 extern const command config_subcommands[];
 extern const command command_subcommands[];
@@ -105,6 +104,13 @@ void cmd_slowlog(client *c);
 extern const command slowlog_subcommands[];
 void cmd_latency(client *c);
 extern const command latency_subcommands[];
+
+/* lolwut.c */
+void cmd_lolwut(client *c);
+
+/* cluster.c: CLUSTER without cluster support, as Redis answers it */
+void cmd_cluster(client *c);
+extern const command cluster_subcommands[];
 
 /* clock.c */
 void cmd_latchd_clock(client *c);
@@ -406,6 +412,19 @@ void cmd_geosearchstore(client *c);
 /* stream.c */
 void cmd_xadd(client *c);
 void cmd_xtrim(client *c);
+/* Where XADD's / XTRIM's options sat in c's argv as the command parsed
+ * them (the AOF logs a "~" trim as the "=" one it came to, and an ID the
+ * server chose as the one it chose); 0 for what was not given. */
+typedef struct stream_trim_pos {
+    int approx;      /* the "~" */
+    int threshold;   /* MAXLEN's count or MINID's ID */
+    int by_minid;
+    int limit;       /* the LIMIT word; its count follows */
+    int id;          /* XADD's ID (or "*") */
+} stream_trim_pos;
+/* Parses c's XADD (xadd 1) or XTRIM arguments again, for a command that
+ * ran without error (so they parse): 1 with *pos filled in. */
+int stream_trim_positions(client *c, int xadd, stream_trim_pos *pos);
 void cmd_xrange(client *c);
 void cmd_xrevrange(client *c);
 void cmd_xlen(client *c);

@@ -220,6 +220,8 @@ static void client_describe(const client *c, resp_buf *dst, uint64_t now)
     client_flags(c, flags);
     if (c->last_cmd) command_fullname(c->last_sub ? c->last_cmd : NULL, c->last_sub ? c->last_sub : c->last_cmd,
                                       cmd, sizeof(cmd));
+    /* the reply buffer model catches up lazily: logically this only reads c */
+    net_reply_buffer_sync((client *)c, now);
     size_t out = client_output_bytes(c), obl = out < 16384 ? out : 16384;
     size_t oll = out > 16384 ? (out - 16384 + 20463) / 20464 : 0;
     size_t qbuf = c->query.len, qfree = c->query.cap - c->query.len;
@@ -233,7 +235,7 @@ static void client_describe(const client *c, resp_buf *dst, uint64_t now)
                      (unsigned long long)((now - c->ctime_ms) / 1000), (unsigned long long)((now - c->last_ms) / 1000),
                      flags, c->db, pubsub_client_count(c, PUBSUB_CHANNEL), pubsub_client_count(c, PUBSUB_PATTERN),
                      pubsub_client_count(c, PUBSUB_SHARD), (c->flags & CLIENT_MULTI) ? c->mstate.count : -1LL,
-                     qbuf, qfree, argv_bytes(c), multi_mem, c->out.cap, c->out.len, obl, oll,
+                     qbuf, qfree, argv_bytes(c), multi_mem, (size_t)c->rb_size, (size_t)c->rb_peak, obl, oll,
                      client_output_memory(c),
                      sizeof(*c) + c->query.cap + c->out.cap + c->inflight.cap + c->mstate.queue.cap, writing ? "rw" : "r",
                      cmd, acl_user_name(c->user), tracking_redirect_id(c), c->proto);

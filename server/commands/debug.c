@@ -1,5 +1,5 @@
 /* debug.c - the DEBUG subcommands test suites use (SLEEP, RELOAD, DIGEST,
- * DIGEST-VALUE, PAUSE-CRON, SET-ACTIVE-EXPIRE, OBJECT, LISTPACK,
+ * DIGEST-VALUE, PAUSE-CRON, SET-ACTIVE-EXPIRE, OBJECT, LISTPACK, REPLYBUFFER,
  * QUICKLIST-PACKED-THRESHOLD, HELP), allowed as enable-debug-command says. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,6 +242,28 @@ static void debug_set_active_expire(client *c)
     reply_ok(c);
 }
 
+/* REPLYBUFFER PEAK-RESET-TIME never|reset|ms, REPLYBUFFER RESIZING 0|1:
+ * the reply buffer model's settings (net.c), as Redis's cron has them. */
+static void debug_replybuffer(client *c)
+{
+    server *s = c->srv;
+    char num[64];
+    if (arg_is(&c->argv[2], "peak-reset-time")) {
+        long long ms;
+        if (arg_is(&c->argv[3], "never")) s->reply_peak_reset_ms = -1;
+        else if (arg_is(&c->argv[3], "reset")) s->reply_peak_reset_ms = NET_REPLY_PEAK_RESET_MS;
+        else if (!arg_ll_or_reply(c, &c->argv[3], &ms)) return;
+        else s->reply_peak_reset_ms = ms;
+    } else if (arg_is(&c->argv[2], "resizing")) {
+        arg_cstr(&c->argv[3], num, sizeof(num));
+        s->reply_resizing = atoi(num);
+    } else {
+        reply_subcommand_syntax_error(c);
+        return;
+    }
+    reply_ok(c);
+}
+
 static void debug_set_disable_deny_scripts(client *c)
 {
     char num[64];
@@ -453,6 +475,12 @@ static void debug_help(client *c)
         "QUICKLIST-PACKED-THRESHOLD <size>",
         "    Sets the threshold for elements to be inserted as plain vs packed nodes",
         "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
+        "REPLYBUFFER PEAK-RESET-TIME <NEVER||RESET|time>",
+        "    Sets the time (in milliseconds) to wait between client reply buffer peak resets.",
+        "    In case NEVER is provided the last observed peak will never be reset",
+        "    In case RESET is provided the peak reset time will be restored to the default value",
+        "REPLYBUFFER RESIZING <0|1>",
+        "    Enable or disable the reply buffer resize cron job",
         "SET-ACTIVE-EXPIRE <0|1>",
         "    Setting it to 0 disables expiring keys in background when they are not",
         "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
@@ -480,6 +508,7 @@ static const command debug_subcommands[] = {
     {"quicklist-packed-threshold", debug_quicklist_packed_threshold, 3, 0, 0, 0, 0, "server", "1.0.0", "Set the size at which a list element gets a node of its own", "size", NULL},
     {"protocol", debug_protocol, 3, 0, 0, 0, 0, "server", "1.0.0", "Reply with one value of a RESP type", "type", NULL},
     {"set-disable-deny-scripts", debug_set_disable_deny_scripts, 3, 0, 0, 0, 0, "server", "1.0.0", "Let scripts call commands flagged noscript", "0|1", NULL},
+    {"replybuffer", debug_replybuffer, 4, 0, 0, 0, 0, "server", "1.0.0", "Tune the reply buffer's peak reset time or turn its resizing off", "PEAK-RESET-TIME never|reset|ms|RESIZING 0|1", NULL},
     {"set-active-expire", debug_set_active_expire, 3, 0, 0, 0, 0, "server", "1.0.0", "Turn active expiry off or on", "0|1", NULL},
     {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
 };

@@ -30,16 +30,17 @@ typedef struct config_reply {
     const resp_slice *as_given;   /* a plain name is echoed as the client typed it */
 } config_reply;
 
-static void config_count(const char *name, const char *value, void *ctx)
+static void config_count(const char *name, const char *value, size_t vlen, void *ctx)
 {
     config_reply *r = ctx;
     (void)value;
+    (void)vlen;
     for (long long i = 0; i < r->count; i++)
         if (r->seen[i] == name) return;
     r->seen[r->count++] = name;
 }
 
-static void config_emit(const char *name, const char *value, void *ctx)
+static void config_emit(const char *name, const char *value, size_t vlen, void *ctx)
 {
     config_reply *r = ctx;
     for (long long i = 0; i < r->count; i++) {
@@ -47,7 +48,7 @@ static void config_emit(const char *name, const char *value, void *ctx)
         r->seen[i] = NULL;   /* emit each parameter once across patterns */
         if (r->as_given) reply_bulk(r->c, r->as_given->ptr, r->as_given->len);
         else reply_bulk_cstr(r->c, name);
-        reply_bulk_cstr(r->c, value);
+        reply_bulk(r->c, value, vlen);
     }
 }
 
@@ -162,7 +163,9 @@ static int config_take_effect(client *c, const latchd_config *old)
     rdb_save_points_update(s);
     server_env_sync(s);
     /* requirepass is the default user's password (Redis's updateRequirePass) */
-    if (strcmp(s->cfg.requirepass, old->requirepass) != 0) acl_set_requirepass(s, s->cfg.requirepass);
+    if (s->cfg.requirepass.len != old->requirepass.len ||
+        memcmp(s->cfg.requirepass.s, old->requirepass.s, old->requirepass.len) != 0)
+        acl_set_requirepass(s, s->cfg.requirepass.s, s->cfg.requirepass.len);
     return 0;
 }
 
@@ -727,17 +730,6 @@ void cmd_wait(client *c)
 /* LOLWUT [VERSION v]: 7.0's own version is one line. The computer art of
  * versions 5 and 6 (Schotter, skyscrapers) is not drawn: those get an
  * error saying so rather than a reply that only looks like Redis's. */
-void cmd_lolwut(client *c)
-{
-    long long v = 7;
-    if (c->argc >= 3 && arg_is(&c->argv[1], "version") && !arg_ll_or_reply(c, &c->argv[2], &v)) return;
-    if (v == 5 || v == 6) {
-        reply_errorf(c, "ERR LOLWUT version %lld's art is not drawn by latchd", v);
-        return;
-    }
-    reply_verbatim(c, "Redis ver. " LATCHD_REDIS_VERSION "\n", sizeof("Redis ver. " LATCHD_REDIS_VERSION "\n") - 1);
-}
-
 void cmd_lastsave(client *c) { reply_int(c, (long long)c->srv->lastsave_s); }
 
 void cmd_save(client *c)

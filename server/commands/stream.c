@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "num.h"
+#include "persist/persist.h"
 #include "stream.h"
 
 static const store_sid SID_MIN = {0, 0}, SID_MAX = {UINT64_MAX, UINT64_MAX};
@@ -140,6 +141,7 @@ typedef struct trim_args {
     int approx, nomkstream, id_given, seq_given;
     long long maxlen, limit;
     store_sid minid, id;
+    stream_trim_pos pos;   /* where they sit in argv */
 } trim_args;
 
 /* Returns the ID's position for XADD (the first non-option), argc for
@@ -159,13 +161,16 @@ static int trim_parse(client *c, trim_args *t, int xadd)
             }
             int minid = arg_is(a, "minid");
             t->approx = 0;
+            t->pos.approx = 0;
+            t->pos.by_minid = minid;
             const resp_slice *next = &c->argv[i + 1];
             if (more >= 2 && next->len == 1 && next->ptr[0] == '~') {
                 t->approx = 1;
-                i++;
+                t->pos.approx = ++i;
             } else if (more >= 2 && next->len == 1 && next->ptr[0] == '=') {
                 i++;
             }
+            t->pos.threshold = i + 1;
             if (minid) {
                 if (!parse_id(c, &c->argv[i + 1], &t->minid, 0, 1, NULL)) return -1;
             } else {
@@ -184,7 +189,7 @@ static int trim_parse(client *c, trim_args *t, int xadd)
                 return -1;
             }
             limit_given = 1;
-            i++;
+            t->pos.limit = i++;
         } else if (xadd && arg_is(a, "nomkstream")) {
             t->nomkstream = 1;
         } else if (xadd) {
@@ -196,6 +201,7 @@ static int trim_parse(client *c, trim_args *t, int xadd)
             return -1;
         }
     }
+    if (xadd) t->pos.id = i;
     if (t->limit && !t->strategy) {
         reply_error(c, "ERR syntax error, LIMIT cannot be used without specifying a trimming strategy");
         return -1;
@@ -217,6 +223,14 @@ static int trim_parse(client *c, trim_args *t, int xadd)
         t->limit = 0;
     }
     return i;
+}
+
+int stream_trim_positions(client *c, int xadd, stream_trim_pos *pos)
+{
+    trim_args t;
+    if (trim_parse(c, &t, xadd) < 0) return 0;
+    *pos = t.pos;
+    return 1;
 }
 
 static size_t trim_apply(client *c, store_stream *st, const trim_args *t)
@@ -442,13 +456,48 @@ void cmd_xsetid(client *c)
     db_notify(c, STORE_EV_STREAM, "xsetid", &c->argv[1]);
 }
 
+/* ---- consumer groups: the AOF's records (Redis's streamPropagate*) ----
+ * XREADGROUP, XCLAIM and XAUTOCLAIM log their effects, not themselves, so
+ * that a replay on any state leaves the group as it is here (and the file
+ * reads as Redis's). */
+
+static resp_slice sid_slice(char *buf, size_t cap, store_sid id)
+{
+    int n = snprintf(buf, cap, "%llu-%llu", (unsigned long long)id.ms, (unsigned long long)id.seq);
+    return (resp_slice){buf, (size_t)n};
+}
+
+/* XCLAIM key group consumer 0 id TIME t RETRYCOUNT n FORCE JUSTID LASTID
+ * last: the entry pending as nk has it (streamPropagateXCLAIM). */
+static void log_claim(client *c, const resp_slice *key, const store_sgroup *g, const store_snack *nk, resp_slice id)
+{
+    char t[24], n[24], last[48];
+    resp_slice r[14] = {{"XCLAIM", 6}, *key, {g->name, g->nlen}, {nk->consumer->name, nk->consumer->nlen}, {"0", 1},
+                        id, {"TIME", 4}, {t, store_ll2str(t, (long long)nk->delivery_time)}, {"RETRYCOUNT", 10},
+                        {n, store_ll2str(n, (long long)nk->delivery_count)}, {"FORCE", 5}, {"JUSTID", 6},
+                        {"LASTID", 6}, sid_slice(last, sizeof last, g->last_id)};
+    aof_add(c, 14, r);
+}
+
+/* XGROUP SETID key group last ENTRIESREAD n: a last ID no claim carries
+ * (streamPropagateGroupID). */
+static void log_group_id(client *c, const resp_slice *key, const store_sgroup *g)
+{
+    char last[48], n[24];
+    resp_slice r[7] = {{"XGROUP", 6}, {"SETID", 5}, *key, {g->name, g->nlen}, sid_slice(last, sizeof last, g->last_id),
+                       {"ENTRIESREAD", 11}, {n, store_ll2str(n, g->entries_read)}};
+    aof_add(c, 7, r);
+}
+
 /* ---- consumer groups: delivery (Redis's streamReplyWithRange with a group) ---- */
 
-/* The consumer name of g, seen now, or made (with its event). */
+/* The consumer name of g, seen now, or made (with its event; *created
+ * set, when asked). */
 static store_sconsumer *consumer_get(client *c, store_sgroup *g, const resp_slice *name, const resp_slice *key,
-                                     uint64_t now)
+                                     uint64_t now, int *created)
 {
     store_sconsumer *con = store_sconsumer_find(g, name->ptr, name->len);
+    if (created) *created = !con;
     if (con) {
         con->seen_time = now;
         return con;
@@ -460,10 +509,11 @@ static store_sconsumer *consumer_get(client *c, store_sgroup *g, const resp_slic
 
 typedef struct deliver_ctx {
     client *c;
+    const resp_slice *key;
     store_stream *st;
     store_sgroup *g;
     store_sconsumer *con;
-    int noack;
+    int noack, logging, moved;
     uint64_t now;
 } deliver_ctx;
 
@@ -480,6 +530,7 @@ static int deliver_entry(const store_sentry *e, void *ctx)
         else if (d->st->entries_added)
             g->entries_read = store_stream_distance(d->st, e->id);
         g->last_id = e->id;
+        d->moved = 1;
     }
     reply_entry(e, d->c);
     if (!d->noack) {
@@ -489,6 +540,10 @@ static int deliver_entry(const store_sentry *e, void *ctx)
         store_snack_assign(db, n, e->id, d->con);
         n->delivery_time = d->now;
         n->delivery_count = 1;
+        if (d->logging) {
+            char id[48];
+            log_claim(d->c, d->key, g, n, sid_slice(id, sizeof id, e->id));
+        }
     }
     return 0;
 }
@@ -533,14 +588,20 @@ static void xread_reply_stream(client *c, store_key *k, const resp_slice *key, s
         return;
     }
     uint64_t now = server_now_ms(c->srv);
-    store_sconsumer *con = consumer_get(c, g, cname, key, now);
-    if (history) {
+    int created, logging = c->srv->aof_on;
+    store_sconsumer *con = consumer_get(c, g, cname, key, now, &created);
+    if (created && noack && logging) {   /* no claim will make it (streamPropagateConsumerCreation) */
+        resp_slice r[5] = {{"XGROUP", 6}, {"CREATECONSUMER", 14}, *key, {g->name, g->nlen}, *cname};
+        aof_add(c, 5, r);
+    }
+    if (history) {   /* Redis logs nothing of a history read */
         deliver_history(c, st, g, con, start, count, now);
     } else {
         size_t n = store_stream_range(st, start, SID_MAX, 0, count, count_entry, NULL);
         reply_array(c, (long long)n);
-        deliver_ctx d = {c, st, g, con, noack, now};
+        deliver_ctx d = {c, key, st, g, con, noack, logging, 0, now};
         store_stream_range(st, start, SID_MAX, 0, n, deliver_entry, &d);
+        if (d.moved && noack && logging) log_group_id(c, key, g);
     }
     c->srv->dirty++;
 }
@@ -659,6 +720,7 @@ static void xread_generic(client *c, int xreadgroup)
         reply_error(c, "ERR Missing GROUP option for XREADGROUP");
         return;
     }
+    if (xreadgroup && c->srv->aof_on) aof_handled(c);   /* its effects are logged as they happen */
     /* Check every key and ID before replying: the IDs after "$" resolve now. */
     enum { STACK = 16 };
     store_sid stack[STACK], gstack[STACK];
@@ -1114,7 +1176,7 @@ static void sid_list_free(sid_list *l)
 static void claim_one(client *c, store_sgroup *g, store_snack *nk, store_sid id, store_sconsumer **con,
                       uint64_t time, long long retrycount, int justid, uint64_t now, sid_list *claimed)
 {
-    if (!*con) *con = consumer_get(c, g, &c->argv[3], &c->argv[1], now);
+    if (!*con) *con = consumer_get(c, g, &c->argv[3], &c->argv[1], now, NULL);
     store_snack_assign(client_db(c), nk, id, *con);
     nk->delivery_time = time;
     if (retrycount >= 0) nk->delivery_count = (uint64_t)retrycount;
@@ -1182,9 +1244,12 @@ void cmd_xclaim(client *c)
             return;
         }
     }
+    int logging = c->srv->aof_on, log_last = 0;
+    if (logging) aof_handled(c);
     if (store_sid_cmp(last_id, g->last_id) > 0) {
         g->last_id = last_id;
         c->srv->dirty++;
+        log_last = 1;   /* unless a claim's LASTID carries it */
     }
     if (deliverytime == -1 || deliverytime < 0 || deliverytime > (long long)now) deliverytime = (long long)now;
     store *db = client_db(c);
@@ -1196,6 +1261,8 @@ void cmd_xclaim(client *c)
         store_snack *nk = store_sidmap_get(&g->pel, id);
         if (!store_stream_exists(st, id)) {   /* deleted since: out of the PEL */
             if (nk) {
+                if (logging) log_claim(c, &c->argv[1], g, nk, c->argv[5 + i]);
+                log_last = 0;
                 store_snack_ack(db, g, id);
                 c->srv->dirty++;
             }
@@ -1210,7 +1277,10 @@ void cmd_xclaim(client *c)
         if (!nk) continue;
         if (nk->consumer && minidle && (long long)now - (long long)nk->delivery_time < minidle) continue;
         claim_one(c, g, nk, id, &con, (uint64_t)deliverytime, retrycount, justid, now, &claimed);
+        if (logging) log_claim(c, &c->argv[1], g, nk, c->argv[5 + i]);
+        log_last = 0;
     }
+    if (log_last && logging) log_group_id(c, &c->argv[1], g);
     reply_claimed(c, st, &claimed, justid);
     sid_list_free(&claimed);
 }
@@ -1254,6 +1324,9 @@ void cmd_xautoclaim(client *c)
     store *db = client_db(c);
     uint64_t now = server_now_ms(c->srv);
     long long attempts = count * 10;
+    int logging = c->srv->aof_on;
+    if (logging) aof_handled(c);
+    char idtext[48];
     store_sconsumer *con = NULL;
     sid_list claimed, deleted;
     sid_list_init(&claimed);
@@ -1265,6 +1338,7 @@ void cmd_xautoclaim(client *c)
     while (attempts-- && count && store_sidmap_next(&g->pel, &it, &id, &v)) {
         store_snack *nk = v;
         if (!store_stream_exists(st, id)) {
+            if (logging) log_claim(c, &c->argv[1], g, nk, sid_slice(idtext, sizeof idtext, id));
             store_snack_ack(db, g, id);
             sid_list_push(&deleted, id);
             c->srv->dirty++;
@@ -1274,6 +1348,7 @@ void cmd_xautoclaim(client *c)
         }
         if (minidle && (long long)now - (long long)nk->delivery_time < minidle) continue;
         claim_one(c, g, nk, id, &con, now, -1, justid, now, &claimed);
+        if (logging) log_claim(c, &c->argv[1], g, nk, sid_slice(idtext, sizeof idtext, id));
         count--;
     }
     if (!store_sidmap_next(&g->pel, &it, &id, NULL)) id = SID_MIN;   /* the next call's cursor */

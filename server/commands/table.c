@@ -57,6 +57,7 @@ static const command table[] = {
     {"role", cmd_role, 1, NS | L | S | F, 0, 0, 0, "server", "2.8.12", "Return the role of the instance in the context of replication", NULL, NULL},
     {"shutdown", cmd_shutdown, -1, AB | A | L | S | NS | NM, 0, 0, 0, "server", "1.0.0", "Synchronously save the dataset to disk and then shut down the server", "[NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", NULL},
     {"slowlog", cmd_slowlog, -2, CT, 0, 0, 0, "server", "2.2.12", "A container for slow log commands", NULL, slowlog_subcommands},
+    {"cluster", cmd_cluster, -2, CT, 0, 0, 0, "cluster", "3.0.0", "A container for cluster commands", NULL, cluster_subcommands},
     {"latency", cmd_latency, -2, CT, 0, 0, 0, "server", "2.8.13", "A container for latency diagnostics commands", NULL, latency_subcommands},
     {"monitor", cmd_monitor, 1, A | NS | L | S, 0, 0, 0, "server", "1.0.0", "Listen for all requests received by the server in real time", NULL, NULL},
     {"debug", cmd_debug, -2, A | NS | L | S | PR, 0, 0, 0, "server", "1.0.0", "A container for debugging commands", NULL, NULL},

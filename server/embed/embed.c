@@ -76,9 +76,10 @@ typedef struct get_target {
     size_t len;
 } get_target;
 
-static void copy_value(const char *name, const char *value, void *ctx)
+static void copy_value(const char *name, const char *value, size_t vlen, void *ctx)
 {
     get_target *t = ctx;
+    (void)vlen;   /* the embedding API's values are C strings */
     if (t->len) snprintf(t->buf, t->len, "%s", value);
 }
 

@@ -355,62 +355,29 @@ static resp_slice sid_text(aof_state *a, int slot, store_sid id)
 static void log_stream(client *c, size_t mark, int xadd)
 {
     aof_state *a = c->srv->aof;
+    stream_trim_pos pos;
+    if (!stream_trim_positions(c, xadd, &pos)) {
+        aof_add(c, c->argc, c->argv);
+        return;
+    }
     resp_slice *r = scratch(a, (size_t)c->argc);
     for (int j = 0; j < c->argc; j++) r[j] = c->argv[j];
-    int j = 2, approx = -1, by_minid = 0, limit = -1;
-    while (j < c->argc) {
-        if (arg_is(&r[j], "maxlen") || arg_is(&r[j], "minid")) {
-            by_minid = arg_is(&r[j], "minid");
-            if (j + 1 < c->argc && r[j + 1].len == 1 && (r[j + 1].ptr[0] == '~' || r[j + 1].ptr[0] == '=')) {
-                if (r[j + 1].ptr[0] == '~') approx = j + 1;
-                j++;
-            }
-            j += 2;
-        } else if (arg_is(&r[j], "limit")) {
-            limit = j;
-            j += 2;
-        } else if (xadd && arg_is(&r[j], "nomkstream")) {
-            j++;
-        } else {
-            break;
-        }
-    }
-    if (xadd && j < c->argc && r[j].len && r[j].ptr[r[j].len - 1] == '*') {
+    if (xadd && pos.id < c->argc && r[pos.id].len && r[pos.id].ptr[r[pos.id].len - 1] == '*') {
         const char *out = c->out.data + mark, *end = c->out.data + c->out.len;
         resp_reply id;
         if (c->out.len > mark && resp_read_reply(&out, end, &id) && id.type == '$')
-            r[j] = (resp_slice){id.str, id.len};
-    }
-    if (approx > 0) {
-        store_key *k = peek(c, &c->argv[1]);
-        const store_stream *st = k ? store_stream_of_const(k) : NULL;
-        r[approx] = (resp_slice){"=", 1};
-        r[approx + 1] = !st ? r[approx + 1] : by_minid ? sid_text(a, 1, st->first) : number(a, 1, (long long)st->len);
+            r[pos.id] = (resp_slice){id.str, id.len};
     }
     int n = c->argc;
-    if (approx > 0 && limit > 0 && limit + 2 <= n) {
-        /* an exact trim takes no LIMIT (Redis's AOF client ignores it) */
-        memmove(&r[limit], &r[limit + 2], (size_t)(n - limit - 2) * sizeof(*r));
-        n -= 2;
-    }
-    aof_add(c, n, r);
-}
-
-/* XREADGROUP as it ran, without BLOCK: replayed in order on the same
- * data it delivers the same entries to the same consumers (Redis writes
- * their XCLAIM and XGROUP records instead), and a reload must not wait. */
-static void log_xreadgroup(client *c)
-{
-    aof_state *a = c->srv->aof;
-    resp_slice *r = scratch(a, (size_t)c->argc);
-    int n = 0, keys = 0;   /* GROUP g c, then options until STREAMS */
-    for (int j = 0; j < c->argc; j++) {
-        keys |= arg_is(&c->argv[j], "streams") && j >= 4;
-        if (!keys && j >= 4 && j + 1 < c->argc && arg_is(&c->argv[j], "block")) {
-            j++;
-            continue;
+    if (pos.approx) {
+        store_key *k = peek(c, &c->argv[1]);
+        const store_stream *st = k ? store_stream_of_const(k) : NULL;
+        r[pos.approx] = (resp_slice){"=", 1};
+        if (st) r[pos.threshold] = pos.by_minid ? sid_text(a, 1, st->first) : number(a, 1, (long long)st->len);
+        if (pos.limit) {   /* an exact trim takes no LIMIT (Redis's AOF client ignores it) */
+            memmove(&r[pos.limit], &r[pos.limit + 2], (size_t)(n - pos.limit - 2) * sizeof(*r));
+            n -= 2;
         }
-        r[n++] = c->argv[j];
     }
     aof_add(c, n, r);
 }
@@ -444,7 +411,7 @@ enum {
     K_FORCED,    /* even when no key changed, unless it failed (FLUSHALL of nothing, SWAPDB, FUNCTION) */
     K_SET, K_SETEX, K_PSETEX, K_GETSET, K_GETDEL, K_GETEX,
     K_EXPIRE, K_PEXPIRE, K_EXPIREAT, K_PEXPIREAT,
-    K_INCRBYFLOAT, K_HINCRBYFLOAT, K_RESTORE, K_BLMOVE, K_BRPOPLPUSH, K_XADD, K_XTRIM, K_XREADGROUP,
+    K_INCRBYFLOAT, K_HINCRBYFLOAT, K_RESTORE, K_BLMOVE, K_BRPOPLPUSH, K_XADD, K_XTRIM,
 };
 
 /* The server's table, by command_stat_id (a library holds no process-wide
@@ -460,7 +427,6 @@ static unsigned char *kinds_new(void)
         {cmd_expireat, K_EXPIREAT}, {cmd_pexpireat, K_PEXPIREAT}, {cmd_incrbyfloat, K_INCRBYFLOAT},
         {cmd_hincrbyfloat, K_HINCRBYFLOAT}, {cmd_restore, K_RESTORE}, {cmd_blmove, K_BLMOVE},
         {cmd_brpoplpush, K_BRPOPLPUSH}, {cmd_xadd, K_XADD}, {cmd_xtrim, K_XTRIM},
-        {cmd_xreadgroup, K_XREADGROUP},
     };
     unsigned char *kinds = mem_calloc(command_stat_slots(), 1);
     for (size_t i = 0; i < command_count(); i++) {
@@ -513,7 +479,6 @@ static void log_command(client *c, int kind, size_t mark)
     case K_RESTORE: log_restore(c); break;
     case K_XADD: log_stream(c, mark, 1); break;
     case K_XTRIM: log_stream(c, mark, 0); break;
-    case K_XREADGROUP: log_xreadgroup(c); break;
     case K_BLMOVE: {
         resp_slice r[5] = {S_LMOVE, v[1], v[2], v[3], v[4]};
         aof_add(c, 5, r);
@@ -584,9 +549,14 @@ void aof_served(client *c, const resp_slice *key, size_t len_before, uint64_t ch
     } else if (p == cmd_brpoplpush) {
         resp_slice r[3] = {S_RPOPLPUSH, v[1], v[2]};
         add_record(s, c->db, 3, r);
-    } else if (p == cmd_xreadgroup) {
-        log_xreadgroup(c);
     }
+}
+
+void aof_unit_begin(server *s) { s->aof->depth++; }
+
+void aof_unit_end(server *s)
+{
+    if (--s->aof->depth == 0) commit(s);
 }
 
 /* ---- writing: Redis's flushAppendOnlyFile ---- */
@@ -1023,7 +993,7 @@ static int run_commands(server *s, const char *name, const unsigned char *p, siz
     return rc;
 }
 
-static int load_file(server *s, const char *name, int last, int is_base)
+static int load_file(server *s, const char *name, int last)
 {
     char *path = path_in_dir(s, name);
     int fd = open(path, O_RDONLY);
@@ -1054,20 +1024,24 @@ static int load_file(server *s, const char *name, int last, int is_base)
         return LOAD_FAILED;
     }
     int ret = LOAD_OK;
+    size_t from = 0;   /* where the commands start: after an RDB, if there is one */
     if (len >= 5 && memcmp(p, "REDIS", 5) == 0) {
-        (void)is_base;
-        log_msg(s, LOG_NOTICE, "Reading RDB base file on AOF loading...");
-        if (rdb_load_mem(s, p, len) != PERSIST_OK) {
-            log_msg(s, LOG_WARNING, "Error reading the RDB base file %s, AOF loading aborted", name);
-            ret = LOAD_FAILED;
+        /* a 7.0 base is RDB alone; a pre-7.0 AOF may have commands after its preamble */
+        int old_style = strcmp(name, s->cfg.appendfilename) == 0;
+        log_msg(s, LOG_NOTICE, old_style ? "Reading RDB preamble from AOF file..." : "Reading RDB base file on AOF loading...");
+        if (rdb_load_mem(s, p, len, &from) != PERSIST_OK) {
+            log_msg(s, LOG_WARNING, old_style ? "Error reading the RDB preamble of the AOF file %s, AOF loading aborted"
+                                              : "Error reading the RDB base file %s, AOF loading aborted", name);
+            munmap(p, len);
+            free(path);
+            return LOAD_FAILED;
         }
-        munmap(p, len);
-        free(path);
-        return ret;
+        if (old_style) log_msg(s, LOG_NOTICE, "Reading the remaining AOF tail...");
     }
     size_t valid = 0;
     int in_multi = 0;
-    int rc = run_commands(s, name, p, len, &valid, &in_multi);
+    int rc = run_commands(s, name, p + from, len - from, &valid, &in_multi);
+    valid += from;
     munmap(p, len);
     if (rc == PERSIST_ERR_FORMAT + 100) {
         ret = LOAD_FAILED;
@@ -1112,7 +1086,7 @@ static int load_files(server *s)
     int loaded_any = 0;
     if (a->base.name) {
         uint64_t t0 = server_real_ms(s);
-        int r = load_file(s, a->base.name, total == 1, 1);
+        int r = load_file(s, a->base.name, total == 1);
         if (r == LOAD_FAILED) return -1;
         if (r != LOAD_EMPTY) loaded_any = 1;
         if (r == LOAD_OK || r == LOAD_TRUNCATED)
@@ -1121,7 +1095,7 @@ static int load_files(server *s)
     }
     for (size_t i = 0; i < a->nincr; i++) {
         uint64_t t0 = server_real_ms(s);
-        int r = load_file(s, a->incr[i].name, i + 1 == a->nincr, 0);
+        int r = load_file(s, a->incr[i].name, i + 1 == a->nincr);
         if (r == LOAD_FAILED) return -1;
         if (r != LOAD_EMPTY) loaded_any = 1;
         if (r == LOAD_OK || r == LOAD_TRUNCATED)
@@ -1516,12 +1490,63 @@ static void set_on(server *s, int st)
     cron_start(s);
 }
 
+static int is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Redis's loadAppendOnlyFiles upgrade test: appendfilename alone in dir
+ * (a pre-7.0 AOF), and no directory, no manifest (r 0), or a manifest that
+ * names it as its only file but the move into the directory never came. */
+static int old_style_file(server *s, int r)
+{
+    aof_state *a = s->aof;
+    if (!is_file(s->cfg.appendfilename)) return 0;
+    struct stat st;
+    if (stat(s->cfg.appenddirname, &st) != 0 || !S_ISDIR(st.st_mode) || r == 0) return 1;
+    if (!a->base.name || a->nincr || strcmp(a->base.name, s->cfg.appendfilename) != 0) return 0;
+    char *path = path_in_dir(s, a->base.name);
+    int there = is_file(path);
+    free(path);
+    return !there;
+}
+
+/* Redis's aofUpgradePrepare: the manifest naming the old file as base 1 is
+ * written first, then the file is moved in; a crash between the two is
+ * retried by the next start (the test above). */
+static int upgrade_old_file(server *s)
+{
+    aof_state *a = s->aof;
+    if (mkdir(s->cfg.appenddirname, 0755) != 0 && errno != EEXIST) {
+        log_msg(s, LOG_WARNING, "Can't open or create append-only dir %s: %s", s->cfg.appenddirname, strerror(errno));
+        return -1;
+    }
+    manifest_clear(a);
+    a->base = (aof_file){mem_strdup(s->cfg.appendfilename), 1};
+    a->base_seq = 1;
+    a->base_is_rdb = 0;
+    if (write_manifest(s) != 0) return -1;
+    char *path = path_in_dir(s, s->cfg.appendfilename);
+    int rc = rename(s->cfg.appendfilename, path);
+    free(path);
+    if (rc != 0) {
+        log_msg(s, LOG_WARNING, "Error trying to move the old AOF file %s into dir %s: %s", s->cfg.appendfilename,
+                s->cfg.appenddirname, strerror(errno));
+        return -1;
+    }
+    log_msg(s, LOG_NOTICE, "Successfully migrated an old-style AOF file (%s) into the AOF directory (%s).",
+            s->cfg.appendfilename, s->cfg.appenddirname);
+    return 1;
+}
+
 int aof_start(server *s)
 {
     if (!s->cfg.appendonly) return 0;
     aof_state *a = state(s);
     int r = read_manifest(s);
     if (r < 0) return -1;
+    if (old_style_file(s, r) && (r = upgrade_old_file(s)) < 0) return -1;
     if (r > 0 && load_files(s) != 0) return -1;
     if (open_for_append(s) != 0) return -1;
     delete_history(s);

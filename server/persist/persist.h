@@ -219,6 +219,14 @@ typedef int (*persist_rdb_lib_fn)(const char *code, size_t len, void *ctx);
  * an error have been handed on. */
 int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_rdb_key_fn fn,
                      persist_rdb_lib_fn lib, void *ctx);
+/* A database's RESIZEDB: how many keys (and of them with a deadline) the
+ * file says follow; never more than the file's length. */
+typedef void (*persist_rdb_resize_fn)(int db, uint64_t keys, uint64_t expires, void *ctx);
+/* The same, with RESIZEDB handed to resize (may be NULL), for an RDB that
+ * bytes may follow (a pre-7.0 AOF's RDB preamble, its commands after it):
+ * *used, on PERSIST_OK, is where the RDB ended. */
+int persist_rdb_load_prefix(const unsigned char *p, size_t len, int check_crc, persist_rdb_key_fn fn,
+                            persist_rdb_lib_fn lib, persist_rdb_resize_fn resize, void *ctx, size_t *used);
 
 /* ---- append-only file text (aof_read.c) ---- */
 
@@ -286,9 +294,10 @@ void rdb_close(server *s);
 int rdb_load(server *s, int merge);
 /* The whole RDB file into fd (not synced): 0, or -1 (errno set). */
 int rdb_write_fd(server *s, int fd);
-/* An RDB file held in memory (an AOF's base): PERSIST_OK or the loader's
- * error, logged by the caller. Keys that are there are an error. */
-int rdb_load_mem(server *s, const unsigned char *p, size_t len);
+/* An RDB held in memory (an AOF's base, or a pre-7.0 AOF's preamble: *used
+ * is where it ended): PERSIST_OK or the loader's error, logged by the
+ * caller. Keys that are there are an error. */
+int rdb_load_mem(server *s, const unsigned char *p, size_t len, size_t *used);
 
 /* ---- aof.c: the append-only file (Redis 7.0's multi-part layout in
  * appenddirname under dir: a manifest, one base file, incr files) ---- */
@@ -311,6 +320,11 @@ void aof_served(client *c, const resp_slice *key, size_t len_before, uint64_t ch
 /* A command that logs its own effects (SPOP) says so, then adds them. */
 void aof_handled(client *c);
 void aof_add(client *c, int argc, const resp_slice *argv);
+/* The records added between these (a served XREADGROUP's claims) are one
+ * unit: MULTI/EXEC around them when more than one, as Redis's afterCommand
+ * propagates a served client's. */
+void aof_unit_begin(server *s);
+void aof_unit_end(server *s);
 /* FLUSHALL/FLUSHDB logged even when nothing was there (forced). */
 void aof_force(client *c);
 /* Before replies are written (net_flush_pending): the records of this loop

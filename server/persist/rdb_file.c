@@ -282,6 +282,14 @@ static int load_key(int db, const char *key, size_t klen, persist_value *v, int6
     return PERSIST_OK;
 }
 
+static void load_resize(int db, uint64_t keys, uint64_t expires, void *ctx)
+{
+    load_ctx *lc = ctx;
+    (void)expires;   /* deadlines live in the timing wheel: nothing to size */
+    store *st = server_db(lc->s, db);
+    if (st) store_reserve(st, (size_t)keys);
+}
+
 static int load_lib(const char *code, size_t len, void *ctx)
 {
     load_ctx *lc = ctx;
@@ -291,10 +299,10 @@ static int load_lib(const char *code, size_t len, void *ctx)
     return PERSIST_ERR_FORMAT;
 }
 
-int rdb_load_mem(server *s, const unsigned char *p, size_t len)
+int rdb_load_mem(server *s, const unsigned char *p, size_t len, size_t *used)
 {
     load_ctx lc = {s, server_now_ms(s), 0, 0, -1, 0};
-    int rc = persist_rdb_load(p, len, s->cfg.rdbchecksum, load_key, load_lib, &lc);
+    int rc = persist_rdb_load_prefix(p, len, s->cfg.rdbchecksum, load_key, load_lib, load_resize, &lc, used);
     s->rdb_loaded = lc.loaded;
     s->rdb_load_expired = lc.expired;
     if (lc.bad_db >= 0)
@@ -316,7 +324,9 @@ int rdb_load(server *s, int merge)
     close(fd);
     if (st.st_size && p == MAP_FAILED) return -1;
     load_ctx lc = {s, start, 0, 0, -1, merge};
-    int rc = persist_rdb_load(p, (size_t)st.st_size, s->cfg.rdbchecksum, load_key, load_lib, &lc);
+    size_t used;
+    int rc = persist_rdb_load_prefix(p, (size_t)st.st_size, s->cfg.rdbchecksum, load_key, load_lib, load_resize,
+                                     &lc, &used);
     if (p) munmap(p, (size_t)st.st_size);
     s->rdb_loaded = lc.loaded;
     s->rdb_load_expired = lc.expired;

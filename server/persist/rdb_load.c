@@ -940,6 +940,13 @@ static int load_trailer(reader *r, unsigned version, int check_crc)
 int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_rdb_key_fn fn,
                      persist_rdb_lib_fn lib, void *ctx)
 {
+    size_t used;
+    return persist_rdb_load_prefix(p, len, check_crc, fn, lib, NULL, ctx, &used);
+}
+
+int persist_rdb_load_prefix(const unsigned char *p, size_t len, int check_crc, persist_rdb_key_fn fn,
+                            persist_rdb_lib_fn lib, persist_rdb_resize_fn resize, void *ctx, size_t *used)
+{
     reader r = {p, len, 0, NULL};
     persist_value scratch = {0};   /* where AUX strings that need memory go */
     const unsigned char *b;
@@ -967,9 +974,12 @@ int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_
             rc = rd_count(&r, &n) || n > INT_MAX ? FAIL : PERSIST_OK;
             db = (int)n;
             break;
-        case RDB_OP_RESIZEDB:
-            rc = rd_count(&r, &n) || rd_count(&r, &n) ? FAIL : PERSIST_OK;
+        case RDB_OP_RESIZEDB: {
+            uint64_t keys;
+            rc = rd_count(&r, &keys) || rd_count(&r, &n) ? FAIL : PERSIST_OK;
+            if (rc == PERSIST_OK && resize && keys <= len && n <= keys) resize(db, keys, n, ctx);
             break;
+        }
         case RDB_OP_AUX:
             r.v = &scratch;
             rc = rd_string(&r, &a) || rd_string(&r, &v) ? FAIL : PERSIST_OK;
@@ -1003,6 +1013,7 @@ int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_
     }
 done:
     arena_free(&scratch);
+    *used = r.pos;
     return rc;
 }
 

@@ -205,6 +205,9 @@ static void on_apply(void *ctx, const unsigned char *p, size_t len)
     memcpy(&nonce, p + 8, 8);
     if (nonce == r->nonce) return;   /* ours: its effects were made when it ran */
     apply_records(r, p + ENTRY_HEADER, rlen);
+    /* what applying logged is the log's already: never part of an entry of
+     * ours (a node that becomes leader right after would propose it again) */
+    aof_records_taken(r->s);
 }
 
 static int on_snapshot(void *ctx, void *(*alloc)(size_t), void **out, size_t *outlen)
@@ -251,7 +254,8 @@ static int on_restore(void *ctx, const unsigned char *p, size_t len)
     repl_state *r = ctx;
     server *s = r->s;
     reset_dataset(s);
-    int rc = rdb_load_mem(s, p, len);
+    size_t used;
+    int rc = rdb_load_mem(s, p, len, &used);
     aof_records_taken(s);   /* loading is no change of anyone's */
     if (rc != PERSIST_OK) {
         log_msg(s, LOG_WARNING, "Raft: the snapshot does not load (%d)", rc);
@@ -415,10 +419,11 @@ void repl_info(server *s, resp_buf *b)
         const repl_member *m = known_leader(r);
         resp_buf_appendf(b, "# Replication\r\nrole:slave\r\nmaster_host:%s\r\nmaster_port:%d\r\n"
                             "master_link_status:%s\r\nmaster_last_io_seconds_ago:%d\r\nmaster_sync_in_progress:0\r\n"
-                            "slave_read_repl_offset:%llu\r\nslave_repl_offset:%llu\r\nslave_priority:100\r\n"
-                            "slave_read_only:1\r\nreplica_announced:1\r\nconnected_slaves:0\r\n",
+                            "slave_read_repl_offset:%llu\r\nslave_repl_offset:%llu\r\n",
                          m ? m->host : "?", m ? m->client_port : 0, m ? "up" : "down", m ? 0 : -1,
                          (unsigned long long)applied, (unsigned long long)applied);
+        if (!m) resp_buf_appendf(b, "master_link_down_since_seconds:-1\r\n");
+        resp_buf_appendf(b, "slave_priority:100\r\nslave_read_only:1\r\nreplica_announced:1\r\nconnected_slaves:0\r\n");
     }
     resp_buf_appendf(b, "master_failover_state:no-failover\r\nmaster_replid:%s\r\n"
                         "master_replid2:0000000000000000000000000000000000000000\r\n", s->run_id);

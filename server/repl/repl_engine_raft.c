@@ -111,6 +111,10 @@ repl_engine *repl_engine_open(uv_loop_t *loop, const repl_engine_opts *o, const 
     raft_set_election_timeout(&e->raft, o->election_ms);
     raft_set_heartbeat_timeout(&e->raft, o->heartbeat_ms);
     raft_set_snapshot_threshold(&e->raft, o->snapshot_threshold);
+    /* as many entries kept behind a snapshot as between two: a lagging
+     * follower mostly gets entries, not a snapshot (with fewer kept, libraft
+     * 0.15 handed back shifted payloads until entries were padded to 8
+     * bytes, repl.c; the margin stays) */
     raft_set_snapshot_trailing(&e->raft, o->snapshot_threshold);
     raft_set_pre_vote(&e->raft, true);   /* a node coming back does not depose a healthy leader */
     rv = raft_start(&e->raft);

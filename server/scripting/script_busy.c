@@ -3,15 +3,11 @@
  * KILL and SHUTDOWN NOSAVE still work), from inside the script's Lua hook,
  * because the libuv loop that would normally serve them cannot be entered
  * again from one of its own callbacks. */
-#include <errno.h>
 #include <poll.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "mem.h"
 #include "script.h"
-
-#define BUSY_READ_CHUNK 16384
 
 int script_busy_refuses(client *c, const command *cmd)
 {
@@ -51,30 +47,18 @@ static size_t collect(server *s, const client *caller)
     size_t n = 0;
     uv_os_fd_t fd;
     for (client *c = s->clients; c; c = c->next) {
-        /* a TLS client's bytes need its session: it waits for the script
-         * (and so do new TLS connections: only the plain listeners are polled) */
-        if (c == caller || c->tls || (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_AFTER_REPLY))) continue;
+        if (c == caller || (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_AFTER_REPLY))) continue;
         if (uv_fileno(&c->h.handle, &fd) == 0) n = add_fd(s->scripts, n, fd, c, NULL);
     }
     for (int i = 0; i < s->nlisteners; i++)
         if (uv_fileno((uv_handle_t *)s->listeners[i], &fd) == 0)
             n = add_fd(s->scripts, n, fd, NULL, (uv_stream_t *)s->listeners[i]);
+    for (int i = 0; i < s->ntls_listeners; i++)
+        if (uv_fileno((uv_handle_t *)s->tls_listeners[i], &fd) == 0)
+            n = add_fd(s->scripts, n, fd, NULL, (uv_stream_t *)s->tls_listeners[i]);
     if (s->has_unix && uv_fileno((uv_handle_t *)&s->unix_listener, &fd) == 0)
         n = add_fd(s->scripts, n, fd, NULL, (uv_stream_t *)&s->unix_listener);
     return n;
-}
-
-/* Reads what is there into the query buffer (where libuv's reads go too)
- * and runs it; the replies go out with the others' (script_busy_tick). */
-static void serve(client *c, int fd)
-{
-    resp_buf_reserve(&c->query, BUSY_READ_CHUNK);
-    ssize_t n = read(fd, c->query.data + c->query.len, BUSY_READ_CHUNK);
-    if (n <= 0) return;   /* EOF and errors: libuv sees them after the script */
-    c->query.len += (size_t)n;
-    c->srv->stat_net_in += (uint64_t)n;
-    c->srv->stat_reads++;
-    client_process_input(c);
 }
 
 int script_busy_tick(server *s)
@@ -93,7 +77,7 @@ int script_busy_tick(server *s)
     int ready = n ? poll(st->pfds, n, 0) : 0;
     for (size_t i = 0; ready > 0 && i < n; i++) {
         if (!(st->pfds[i].revents & POLLIN)) continue;
-        if (st->pclients[i]) serve(st->pclients[i], st->pfds[i].fd);
+        if (st->pclients[i]) net_read_now(st->pclients[i]);
         else while (net_accept_now(st->plisteners[i])) {}
     }
     /* What others were answered, now and in the loop iteration the script

@@ -455,11 +455,14 @@ static int collect_args(lua_State *L, script_engine *e, int argc)
 }
 
 /* Redis's checks, in Redis's order; NULL when the command may run. */
-static const char *call_refusal(const script_call *run, const command *cmd, int argc)
+static const char *call_refusal(const script_call *run, const command *cmd, const resp_slice *argv, int argc)
 {
     if (!cmd) return "Unknown Redis command called from script";
     if (!command_arity_ok(cmd, argc)) return "Wrong number of args calling Redis command from script";
-    if ((cmd->flags & CMD_NOSCRIPT) && !run->c->srv->script_allow_noscript)
+    /* Redis looks the subcommand up first: its flags decide (CLUSTER RESET) */
+    const command *sub = (cmd->flags & CMD_CONTAINER) && argc >= 2
+                             ? subcommand_lookup(cmd, argv[1].ptr, argv[1].len) : NULL;
+    if (((cmd->flags | (sub ? sub->flags : 0)) & CMD_NOSCRIPT) && !run->c->srv->script_allow_noscript)
         return "This Redis command is not allowed from script";
     if (run->readonly && (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)))
         return "Write commands are not allowed from read-only scripts.";
@@ -599,7 +602,7 @@ static int redis_call_generic(lua_State *L, int raise)
         return raise ? lua_error(L) : 1;
     }
     const command *cmd = command_lookup(e->argv[0].ptr, e->argv[0].len);
-    const char *refusal = call_refusal(run, cmd, argc);
+    const char *refusal = call_refusal(run, cmd, e->argv, argc);
     if (!refusal && oom_refuses(e->srv, run, cmd))
         refusal = "-OOM command not allowed when used memory > 'maxmemory'.";
     char misconf[128];

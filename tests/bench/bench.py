@@ -18,8 +18,10 @@ noisy machine hits both alike. Sections (--sections, default all):
   sets        memory per element of a 1M-member set of integers and of
               16-byte strings, and per 8-member set (100k of them): RSS
               and used_memory growth, fresh server each
-  rdb         the dump file of 1M held locks: BGSAVE time and the parent's
-              RSS growth during it, file size, and start-up time loading it
+  rdb         the dump file of 1M held locks (--memory-locks; --quick
+              200k): BGSAVE time, the parent's peak RSS and its growth
+              during it, file size, and start-up loading it (wall and
+              server CPU, medians of alternating rounds)
   aof         appendonly yes on both: SET and EVALSHA lock at -P16 and -P1
               with appendfsync always, and with everysec beside latchd
               without persistence (fresh servers in a temp dir each run)
@@ -209,18 +211,18 @@ def ping(port, timeout):
 class Server:
     live = []
 
-    def __init__(self, kind, opt, extra=()):
+    def __init__(self, kind, opt, extra=(), start_s=10):
         self.kind, self.port = kind, free_port()
         argv = server_argv(kind, opt, self.port, extra)
         self.proc = spawn_on_server_core(argv)
         Server.live.append(self)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + start_s
         while not ping(self.port, 0.5):
             if self.proc.poll() is not None:
                 raise BenchError("%s exited with %s at start (%s)" % (kind, self.proc.returncode,
                                                                        " ".join(argv)))
             if time.monotonic() > deadline:
-                raise BenchError("%s did not answer PING within 10 s" % kind)
+                raise BenchError("%s did not answer PING within %d s" % (kind, start_s))
             time.sleep(0.01)
 
     def stop(self):
@@ -733,8 +735,8 @@ def section_memory(opt, res):
 
 
 def bgsave(port, pid):
-    """Seconds from BGSAVE to its end, and the most the parent's RSS grew
-    (kB) meanwhile, sampled every 10 ms."""
+    """Seconds from BGSAVE to its end, the most the parent's RSS grew (kB)
+    meanwhile, sampled every 10 ms, and that peak RSS (kB)."""
     rss0 = peak = proc_status_kb(pid, "VmRSS")
     t0 = time.monotonic()
     if "started" not in cli(port, "BGSAVE"):
@@ -745,37 +747,55 @@ def bgsave(port, pid):
     took = time.monotonic() - t0
     if "rdb_last_bgsave_status:ok" not in cli(port, "INFO", "persistence"):
         raise BenchError("BGSAVE failed")
-    return took, peak - rss0
+    return took, peak - rss0, peak
+
+
+def load_dump(kind, opt, d, n):
+    """Wall and CPU seconds a fresh server takes to load d's dump.rdb of n
+    keys (it answers PING once loaded)."""
+    t0 = time.monotonic()
+    s = Server(kind, opt, ["--dir", d], start_s=300)
+    try:
+        wall, cpu = time.monotonic() - t0, cpu_seconds(s.proc.pid)
+        if int(cli(s.port, "DBSIZE")) != n:
+            raise BenchError("%s loaded a different number of locks" % kind)
+    finally:
+        s.stop()
+    return wall, cpu
 
 
 def section_rdb(opt, res):
+    """Each server saves its 1M locks; then the two files are loaded in
+    alternating rounds (the machine's noise falls on both), medians."""
     n = opt.memory_locks
-    per = {}
-    for kind in KINDS:
-        d = tempfile.mkdtemp(prefix="bench-rdb-")
-        try:
+    per, dirs = {}, {}
+    try:
+        for kind in KINDS:
+            d = dirs[kind] = tempfile.mkdtemp(prefix="bench-rdb-")
             s = Server(kind, opt, ["--dir", d])
             try:
                 cli(s.port, "SCRIPT", "LOAD", vector(LOCK_SHA))
                 load_locks(s.port, n)
-                took, grew = bgsave(s.port, s.proc.pid)
+                took, grew, peak = bgsave(s.port, s.proc.pid)
             finally:
                 s.stop()
             size = os.path.getsize(os.path.join(d, "dump.rdb"))
-            t0 = time.monotonic()
-            s = Server(kind, opt, ["--dir", d])   # answers PING once loaded
-            loaded = time.monotonic() - t0
-            try:
-                if int(cli(s.port, "DBSIZE")) != n:
-                    raise BenchError("%s loaded a different number of locks" % kind)
-            finally:
-                s.stop()
-        finally:
+            per[kind] = [took * 1000, grew * 1024.0 / n, size / float(n), peak / 1024.0]
+        loads = {k: [] for k in KINDS}
+        for _ in range(opt.rounds):
+            for kind in KINDS:
+                loads[kind].append(load_dump(kind, opt, dirs[kind], n))
+        for kind in KINDS:
+            per[kind] += [statistics.median(w for w, _ in loads[kind]) * 1000,
+                          statistics.median(c for _, c in loads[kind]) * 1000]
+    finally:
+        for d in dirs.values():
             shutil.rmtree(d, ignore_errors=True)
-        per[kind] = (took * 1000, grew * 1024.0 / n, size / float(n), loaded * 1000)
     label = "%dk held locks" % (n // 1000)
     for i, (fig, unit) in enumerate((("BGSAVE time", "ms"), ("parent RSS growth during BGSAVE per lock", "bytes"),
-                                     ("dump file size per lock", "bytes"), ("start-up loading the file", "ms"))):
+                                     ("dump file size per lock", "bytes"), ("parent peak RSS during BGSAVE", "MB"),
+                                     ("start-up loading the file", "ms"),
+                                     ("start-up loading the file, server CPU", "ms"))):
         res.add("rdb", "%s (%s)" % (fig, label), per["latchd"][i], per["redis"][i], unit)
     return label
 
@@ -1073,9 +1093,9 @@ def target_rows(res, opt, labels):
             "≤ redis-server (RSS and used_memory)", met)
     rdb = labels.get("rdb", "?")
     figs = [res.get("%s (%s)" % (f, rdb)) for f in
-            ("BGSAVE time", "dump file size per lock", "start-up loading the file")]
+            ("BGSAVE time", "parent peak RSS during BGSAVE", "dump file size per lock", "start-up loading the file")]
     done = [f for f in figs if f[0] is not None]
-    row("dump file of held locks: BGSAVE time, file size, load time", None if not done else
+    row("dump file of held locks: BGSAVE time, parent peak RSS, file size, load time", None if not done else
         ", ".join("%.2f×" % (l / r) for l, r in done), "each ≤ redis-server",
         None if not done else all(l <= r for l, r in done))
     for name, _ in AOF_WORKLOADS:

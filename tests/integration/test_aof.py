@@ -12,7 +12,7 @@ import time
 import pytest
 
 from conftest import Server
-from resp_util import wait_for
+from resp_util import encode_command, wait_for
 from script_util import Script
 
 AOF = ("--appendonly", "yes", "--appendfsync", "always")
@@ -510,3 +510,163 @@ def test_streams_reload_as_they_were(server_factory):
     restart(srv)
     r = srv.client()
     assert state() == before
+
+
+def _resp(*cmds):
+    return b"".join(b"*%d\r\n" % len(c) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in c) for c in cmds)
+
+
+def _start_with_aof(srv):
+    srv.extra_args += list(AOF)
+    srv._start()
+    return loaded(srv)
+
+
+def test_a_pre_7_single_file_aof_is_upgraded(server_factory):
+    """An old appendonly.aof alone in dir (Redis 6's layout): loaded, moved
+    into appendonlydir as base 1 under a new manifest, appended to after."""
+    srv = server_factory()
+    srv.stop()
+    with open(os.path.join(srv.dir, "appendonly.aof"), "wb") as f:
+        f.write(_resp([b"SELECT", b"0"], [b"SET", b"a", b"1"], [b"RPUSH", b"l", b"x", b"y"],
+                      [b"SELECT", b"3"], [b"SET", b"b", b"2"]))
+    _start_with_aof(srv)
+    r = srv.client()
+    assert r.get("a") == b"1" and r.lrange("l", 0, -1) == [b"x", b"y"]
+    assert ("Successfully migrated an old-style AOF file (appendonly.aof) into the AOF directory "
+            "(appendonlydir).") in srv.log()
+    assert not os.path.exists(os.path.join(srv.dir, "appendonly.aof"))
+    assert sorted(os.listdir(aof_dir(srv))) == ["appendonly.aof", "appendonly.aof.1.incr.aof",
+                                                "appendonly.aof.manifest"]
+    assert manifest(srv) == ("file appendonly.aof seq 1 type b\n"
+                             "file appendonly.aof.1.incr.aof seq 1 type i\n")
+    r.set("c", "3")
+    restart(srv)
+    r = srv.client()
+    assert r.get("a") == b"1" and r.get("c") == b"3"
+    r.execute_command("SELECT", 3)
+    assert r.get("b") == b"2"
+
+
+def test_a_pre_7_aof_with_an_rdb_preamble_loads_its_tail(server_factory):
+    """Redis 6's aof-use-rdb-preamble file: an RDB, then commands."""
+    srv = server_factory()
+    srv.client().set("from_rdb", "v")
+    assert srv.raw().cmd("SAVE") == b"+OK\r\n"
+    srv.stop()
+    dump = os.path.join(srv.dir, "dump.rdb")
+    with open(dump, "rb") as f:
+        rdb = f.read()
+    os.unlink(dump)
+    with open(os.path.join(srv.dir, "appendonly.aof"), "wb") as f:
+        f.write(rdb + _resp([b"SELECT", b"0"], [b"SET", b"from_tail", b"w"]))
+    _start_with_aof(srv)
+    r = srv.client()
+    assert r.get("from_rdb") == b"v" and r.get("from_tail") == b"w"
+    log = srv.log()
+    assert "Reading RDB preamble from AOF file..." in log and "Reading the remaining AOF tail..." in log
+    assert manifest(srv).startswith("file appendonly.aof seq 1 type b\n")
+
+
+def test_an_interrupted_upgrade_is_done_at_the_next_start(server_factory):
+    """The manifest written but the file not moved yet (a crash between)."""
+    srv = server_factory()
+    srv.stop()
+    with open(os.path.join(srv.dir, "appendonly.aof"), "wb") as f:
+        f.write(_resp([b"SET", b"a", b"1"]))
+    os.mkdir(aof_dir(srv))
+    with open(os.path.join(aof_dir(srv), "appendonly.aof.manifest"), "w") as f:
+        f.write("file appendonly.aof seq 1 type b\n")
+    _start_with_aof(srv)
+    assert srv.client().get("a") == b"1"
+    assert "Successfully migrated an old-style AOF file" in srv.log()
+    assert not os.path.exists(os.path.join(srv.dir, "appendonly.aof"))
+    assert os.path.exists(os.path.join(aof_dir(srv), "appendonly.aof"))
+
+
+def test_consumer_group_effects_are_logged_as_redis_propagates_them(server_factory):
+    """XREADGROUP (served at once or after blocking), XCLAIM and XAUTOCLAIM
+    leave Redis 7.0's records: an XCLAIM ... FORCE JUSTID LASTID per entry
+    made pending (streamPropagateXCLAIM), XGROUP CREATECONSUMER / SETID
+    for NOACK reads and a LASTID no claim carried; a history read nothing.
+    Several records of one command in MULTI/EXEC."""
+    srv = server_factory(*AOF)
+    r = srv.client()
+    for i in range(1, 6):
+        r.xadd("s", {"f": i}, id="%d-0" % i)
+    r.xgroup_create("s", "g", id="0")
+    r.xreadgroup("g", "alice", {"s": ">"}, count=2)
+    r.xreadgroup("g", "bob", {"s": ">"}, count=1, noack=True)
+    r.xreadgroup("g", "alice", {"s": "0"})            # history: nothing
+    r.xreadgroup("g", "nobody", {"s": "0"})           # a consumer made by a history read: nothing
+    r.execute_command("XCLAIM", "s", "g", "carol", "0", "1-0", "2", "TIME", "12345", "RETRYCOUNT", "7")
+    r.execute_command("XCLAIM", "s", "g", "carol", "0", "9-0", "LASTID", "4-0")
+    r.xdel("s", "2-0")
+    r.xautoclaim("s", "g", "dave", 0, "0", count=10, justid=True)
+    r.xreadgroup("g", "erin", {"s": ">"}, noack=True)
+    r.xgroup_setid("s", "g", "0")
+    r.xreadgroup("g", "frank", {"s": ">"}, count=1)
+    r.xadd("b", {"f": "x"}, id="1-0")
+    r.xgroup_create("b", "g", id="$")
+    with srv.raw() as waiter:
+        waiter.send(encode_command("XREADGROUP", "GROUP", "g", "gina", "BLOCK", "0", "STREAMS", "b", ">"))
+        assert wait_for(lambda: r.info("clients")["blocked_clients"] == 1, timeout=5)
+        r.xadd("b", {"f": "y"}, id="2-0")
+        assert waiter.read_reply(timeout=5)
+    T = None   # a delivery time: now, as the server saw it
+    claim = [b"XCLAIM", b"s", b"g"]
+    want = [
+        [b"SELECT", b"0"],
+        *[[b"XADD", b"s", b"%d-0" % i, b"f", b"%d" % i] for i in range(1, 6)],
+        [b"XGROUP", b"CREATE", b"s", b"g", b"0"],
+        [b"MULTI"],
+        claim + [b"alice", b"0", b"1-0", b"TIME", T, b"RETRYCOUNT", b"1", b"FORCE", b"JUSTID", b"LASTID", b"1-0"],
+        claim + [b"alice", b"0", b"2-0", b"TIME", T, b"RETRYCOUNT", b"1", b"FORCE", b"JUSTID", b"LASTID", b"2-0"],
+        [b"EXEC"],
+        [b"MULTI"],
+        [b"XGROUP", b"CREATECONSUMER", b"s", b"g", b"bob"],
+        [b"XGROUP", b"SETID", b"s", b"g", b"3-0", b"ENTRIESREAD", b"3"],
+        [b"EXEC"],
+        [b"MULTI"],
+        claim + [b"carol", b"0", b"1-0", b"TIME", b"12345", b"RETRYCOUNT", b"7", b"FORCE", b"JUSTID", b"LASTID", b"3-0"],
+        claim + [b"carol", b"0", b"2", b"TIME", b"12345", b"RETRYCOUNT", b"7", b"FORCE", b"JUSTID", b"LASTID", b"3-0"],
+        [b"EXEC"],
+        [b"XGROUP", b"SETID", b"s", b"g", b"4-0", b"ENTRIESREAD", b"3"],
+        [b"XDEL", b"s", b"2-0"],
+        [b"MULTI"],
+        claim + [b"dave", b"0", b"1-0", b"TIME", T, b"RETRYCOUNT", b"7", b"FORCE", b"JUSTID", b"LASTID", b"4-0"],
+        claim + [b"carol", b"0", b"2-0", b"TIME", b"12345", b"RETRYCOUNT", b"7", b"FORCE", b"JUSTID", b"LASTID", b"4-0"],
+        [b"EXEC"],
+        [b"MULTI"],
+        [b"XGROUP", b"CREATECONSUMER", b"s", b"g", b"erin"],
+        [b"XGROUP", b"SETID", b"s", b"g", b"5-0", b"ENTRIESREAD", b"4"],
+        [b"EXEC"],
+        [b"XGROUP", b"SETID", b"s", b"g", b"0"],
+        claim + [b"frank", b"0", b"1-0", b"TIME", T, b"RETRYCOUNT", b"1", b"FORCE", b"JUSTID", b"LASTID", b"1-0"],
+        [b"XADD", b"b", b"1-0", b"f", b"x"],
+        [b"XGROUP", b"CREATE", b"b", b"g", b"$"],
+        [b"XADD", b"b", b"2-0", b"f", b"y"],
+        [b"XCLAIM", b"b", b"g", b"gina", b"0", b"2-0", b"TIME", T, b"RETRYCOUNT", b"1", b"FORCE", b"JUSTID",
+         b"LASTID", b"2-0"],
+    ]
+    got = incr_records(srv)
+    assert len(got) == len(want), got
+    for g, w in zip(got, want):
+        assert len(g) == len(w), (g, w)
+        for a, b in zip(g, w):
+            if b is None:
+                assert near_ms(a, 0), (g, w)
+            else:
+                assert a.upper() == b.upper(), (g, w)
+    before = (r.xinfo_groups("s"), r.xpending_range("s", "g", "-", "+", 10), r.xinfo_consumers("b", "g"))
+    restart(srv)
+    r = srv.client()
+    after = (r.xinfo_groups("s"), r.xpending_range("s", "g", "-", "+", 10), r.xinfo_consumers("b", "g"))
+    for x in (before, after):
+        x[0][0].pop("consumers")   # "nobody" is not in the file, as in Redis's
+        for c in x[2]:   # idle times move on
+            c.pop("idle", None)
+            c.pop("inactive", None)
+        for p in x[1]:
+            p.pop("time_since_delivered", None)
+    assert after == before

@@ -1,6 +1,8 @@
 """AUTH and HELLO AUTH, with --requirepass (fresh server per test) and
 without a password (shared server)."""
 
+import hashlib
+
 import pytest
 import redis
 
@@ -219,3 +221,59 @@ def test_hello_auth_without_requirepass(conn):
     assert conn.cmd("HELLO", "3", "AUTH", "default", "whatever").startswith(b"%")
     assert conn.cmd("HELLO", "2", "AUTH", "bob", "whatever") == WRONGPASS
     assert conn.cmd("GET", "a") == b"_\r\n"
+
+
+# ---------------------------------------------------------------- binary passwords
+
+BINARY = b"abc\x00def"
+
+
+def test_binary_requirepass(server_factory):
+    # requirepass is one of Redis's sds configs: a NUL in it is kept
+    srv = server_factory()
+    c = srv.raw()
+    assert c.cmd("CONFIG", "SET", "requirepass", BINARY) == b"+OK\r\n"
+    other = srv.raw()
+    assert other.cmd("AUTH", "abc") == WRONGPASS
+    assert other.cmd("AUTH", "abcdef") == WRONGPASS
+    assert other.cmd("PING") == NOAUTH
+    assert other.cmd("AUTH", BINARY) == b"+OK\r\n"
+    assert other.cmd("PING") == b"+PONG\r\n"
+    h = srv.raw()
+    assert h.cmd("HELLO", "2", "AUTH", "default", "abc") == WRONGPASS
+    assert parse(h.cmd("HELLO", "2", "AUTH", "default", BINARY))[:2] == [b"server", b"redis"]
+    assert c.call("CONFIG", "GET", "requirepass") == [b"requirepass", BINARY]
+    digest = hashlib.sha256(BINARY).hexdigest().encode()
+    assert c.call("ACL", "LIST") == [b"user default on #" + digest + b" ~* &* +@all"]
+    assert c.cmd("CONFIG", "SET", "requirepass", "") == b"+OK\r\n"
+    assert srv.raw().cmd("PING") == b"+PONG\r\n"
+
+
+def test_binary_acl_password(conn):
+    try:
+        assert conn.cmd("ACL", "SETUSER", "bin", "on", b">x\x00y", "+@all", "~*") == b"+OK\r\n"
+        digest = hashlib.sha256(b"x\x00y").hexdigest().encode()
+        assert conn.call("ACL", "GETUSER", "bin")[3] == [digest]
+        assert conn.cmd("AUTH", "bin", "x") == WRONGPASS
+        assert conn.cmd("AUTH", "bin", b"x\x00y") == b"+OK\r\n"
+        assert conn.call("ACL", "WHOAMI") == b"bin"
+        # < removes it by the same bytes; a selector keeps its rules' NULs too
+        assert conn.cmd("ACL", "SETUSER", "bin", b"<x\x00y", b">z\x00") == b"+OK\r\n"
+        assert conn.call("ACL", "GETUSER", "bin")[3] == [hashlib.sha256(b"z\x00").hexdigest().encode()]
+        assert conn.cmd("AUTH", "bin", b"z\x00") == b"+OK\r\n"
+        # a rule's error text ends at its NUL, as Redis's %s does
+        assert conn.cmd("ACL", "SETUSER", "bin", b"bad\x00x") == \
+            b"-ERR Error in ACL SETUSER modifier 'bad': Syntax error\r\n"
+    finally:
+        conn.cmd("AUTH", "default", "x")
+        conn.cmd("ACL", "DELUSER", "bin")
+
+
+def test_masterauth_binary_masteruser_c_string(conn):
+    # masterauth is an sds config (kept whole), masteruser a C string (cut at the NUL)
+    try:
+        assert conn.cmd("CONFIG", "SET", "masterauth", BINARY, "masteruser", b"ab\x00cd") == b"+OK\r\n"
+        assert conn.call("CONFIG", "GET", "masterauth") == [b"masterauth", BINARY]
+        assert conn.call("CONFIG", "GET", "masteruser") == [b"masteruser", b"ab"]
+    finally:
+        conn.cmd("CONFIG", "SET", "masterauth", "", "masteruser", "")

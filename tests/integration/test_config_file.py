@@ -316,3 +316,20 @@ def test_oom_score_adj_relative_absolute_and_restored(server_factory):
     assert c.cmd("CONFIG", "SET", "oom-score-adj-values", "5 5 5") == b"+OK\r\n"
     assert _oom(srv) == 24
     assert c.cmd("CONFIG", "GET", "oom-score-adj-values") == b"*2\r\n$20\r\noom-score-adj-values\r\n$5\r\n5 5 5\r\n"
+
+
+def test_config_rewrite_binary_requirepass(server_factory, tmp_path):
+    # Redis writes an sds config with sdscatrepr ("\x00") and reads it back whole
+    conf = write_conf(tmp_path, "hz 10\n")
+    srv = server_factory("--save", "", config=conf)
+    c = srv.raw()
+    assert c.cmd("CONFIG", "SET", "requirepass", b"a\x00b\"c", "masterauth", b"m\x00n") == b"+OK\r\n"
+    assert c.cmd("AUTH", b"a\x00b\"c") == b"+OK\r\n"
+    assert c.cmd("CONFIG", "REWRITE") == b"+OK\r\n"
+    lines = open(conf).read().split("\n")
+    assert 'requirepass "a\\x00b\\"c"' in lines, lines
+    assert 'masterauth "m\\x00n"' in lines, lines
+    again = server_factory(config=conf).raw()
+    assert again.cmd("AUTH", "a") == b"-WRONGPASS invalid username-password pair or user is disabled.\r\n"
+    assert again.cmd("AUTH", b"a\x00b\"c") == b"+OK\r\n"
+    assert config_value(again, "masterauth") == b"m\x00n"

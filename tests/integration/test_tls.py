@@ -171,6 +171,28 @@ def test_tls_input_behind_a_blocked_command_runs_without_new_bytes(tls_server, c
         s.close()
 
 
+def test_tls_clients_served_while_a_script_is_busy(tls_server, certs):
+    """A script past busy-reply-threshold: a TLS client connected before it
+    and one that connects (handshakes) during it both get BUSY, and SCRIPT
+    KILL over a fresh TLS connection stops the script, as in Redis, whose
+    processEventsWhileBlocked serves every connection type."""
+    srv = tls_server()
+    before = tls_client(srv, certs)
+    assert before.ping()
+    looper = srv.raw(timeout=10)
+    assert looper.cmd("CONFIG", "SET", "busy-reply-threshold", "100") == b"+OK\r\n"
+    looper.send(encode_command("EVAL", "while true do end", "0"))
+    time.sleep(0.4)
+    with pytest.raises(redis.exceptions.ResponseError, match="BUSY"):
+        before.get("x")
+    fresh = tls_client(srv, certs)
+    with pytest.raises(redis.exceptions.ResponseError, match="BUSY"):
+        fresh.get("x")
+    assert tls_client(srv, certs).execute_command("SCRIPT", "KILL") == b"OK"
+    assert looper.read_reply(timeout=10).startswith(b"-ERR Script killed by user with SCRIPT KILL")
+    assert fresh.ping() and before.ping()
+
+
 def test_tls_only_with_port_0(certs):
     """port 0 and a tls-port: TLS only, as in Redis (latchd's port 0 alone
     still picks an ephemeral plain port); INFO's tcp_port is the TLS one."""

@@ -5,7 +5,8 @@ Owns fetching the suite from Debian's `redis` source package, starting a
 server per unit, running `runtest` on it and judging the result against the
 ratchet list (tests/redis-suite/not-passing.tsv); scripts/redis-suite runs it.
 
-Usage: run.py [--server latchd|redis|both] [--update-list] [--table FILE] [UNIT ...]
+Usage: run.py [--server latchd|redis|both] [--tls] [--jobs N] [--update-list]
+              [--table FILE] [UNIT ...]
 
 Exit status 0 when, for latchd, every unit ran with no `err` and no
 `exception` outside the list and no listed test passed.
@@ -13,6 +14,7 @@ Exit status 0 when, for latchd, every unit ran with no `err` and no
 
 import argparse
 import os
+import queue
 import re
 import shutil
 import signal
@@ -20,7 +22,9 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -61,11 +65,16 @@ OWN_MODE_UNITS = {"unit/acl", "unit/acl-v2", "unit/aofrw", "unit/auth", "unit/cl
                   "unit/shutdown", "unit/wait", "unit/tls"}
 
 # Units whose tests only run in the suite's TLS mode (`if {$::tls}`: none
-# otherwise): run with --tls, the servers the suite starts serving TLS only
-# (port 0, tls-port) from the certificates tls_certs() makes, the test
-# client connecting through Tcl's tls package (tcl-tls). Only these: the
-# rest in TLS mode would double the run for what test_tls.py covers.
+# otherwise): always run with --tls, the servers serving TLS only (port 0,
+# tls-port) from the certificates tls_certs() makes, the test client
+# connecting through Tcl's tls package (tcl-tls). `--tls` runs every unit
+# that way.
 TLS_UNITS = {"unit/tls"}
+
+# The tests that fail only in TLS mode, listed apart: a unit's TLS run skips
+# both lists' entries and judges only this one's (the other is judged by the
+# plain run).
+TLS_LIST_FILE = os.path.join(HERE, "not-passing-tls.tsv")
 
 
 def log(msg):
@@ -118,11 +127,12 @@ def fetch_suite():
     return src
 
 
-def suite_tree(src, kind):
-    """A runtest tree per server kind (tests/tmp and the server binary the
+def suite_tree(src, kind, slot=0):
+    """A runtest tree per server kind and per unit running at once (tests/tmp,
+    which runtest empties when it starts and ends, and the server binary the
     suite starts are its own): src/redis-server is that server, the tools
     are redis-tools' ones."""
-    tree = os.path.join(BUILD, "tree-" + kind)
+    tree = os.path.join(BUILD, "tree-" + kind + ("-%d" % slot if slot else ""))
     if not os.path.isdir(tree):
         tmp = tree + ".tmp"
         shutil.rmtree(tmp, ignore_errors=True)
@@ -146,7 +156,14 @@ def tls_certs(tree):
     server-only, a client-only and a generic certificate (RSA: a test
     encrypts the key with `openssl rsa`), and DH parameters (RFC 7919's
     ffdhe2048, which takes no time to make)."""
-    d = os.path.join(tree, "tests", "tls")
+    with _certs_lock:   # units running side by side share the tree
+        _make_certs(os.path.join(tree, "tests", "tls"))
+
+
+_certs_lock = threading.Lock()
+
+
+def _make_certs(d):
     if os.path.isfile(os.path.join(d, "redis.dh")):
         return
     os.makedirs(d, exist_ok=True)
@@ -198,10 +215,10 @@ def read_tsv(path):
     return entries
 
 
-def write_list(entries):
-    with open(LIST_FILE) as f:
+def write_list(path, entries):
+    with open(path) as f:
         header = [l for l in f.read().splitlines() if l.startswith("#")]
-    with open(LIST_FILE, "w") as f:
+    with open(path, "w") as f:
         f.write("\n".join(header) + "\n")
         for unit in sorted(entries):
             for test in sorted(entries[unit], key=lambda t: (t != "*", t)):
@@ -218,6 +235,10 @@ def free_port():
     return port
 
 
+_bases_lock = threading.Lock()
+_bases_taken = set()   # the bases of units running now (--jobs)
+
+
 def free_port_range(width=140):
     """A base port with the `width` ports around it free, and the same
     10000 above (the suite checks both): its test server listens below its
@@ -227,6 +248,10 @@ def free_port_range(width=140):
     suite's own check, a port in TIME_WAIT counts as free."""
     for _ in range(200):
         base = 20100 + 200 * (int.from_bytes(os.urandom(2), "little") % 12)
+        with _bases_lock:
+            if base in _bases_taken:
+                continue
+            _bases_taken.add(base)
         socks = []
         try:
             for port in range(base - 40, base - 40 + width):
@@ -237,6 +262,8 @@ def free_port_range(width=140):
                     s.bind(("127.0.0.1", p))
             return base
         except OSError:
+            with _bases_lock:
+                _bases_taken.discard(base)
             time.sleep(0.05)
             continue
         finally:
@@ -248,13 +275,21 @@ def free_port_range(width=140):
 class Server:
     """One server for a unit in external mode, on a free port."""
 
-    def __init__(self, kind, workdir):
+    def __init__(self, kind, workdir, tls_dir=None):
         self.kind = kind
         self.port = free_port()
         binary = LATCHD_BIN if kind == "latchd" else REDIS_BIN
         self.logpath = os.path.join(workdir, "%s-%d.log" % (kind, self.port))
         self.logf = open(self.logpath, "w")
-        self.proc = subprocess.Popen([binary, "--port", str(self.port)] + SERVER_FLAGS,
+        listen = ["--port", str(self.port)]
+        if tls_dir:
+            # as the suite's own servers in TLS mode (tests/support/server.tcl)
+            listen = ["--port", "0", "--tls-port", str(self.port)]
+            for opt, name in (("cert", "server.crt"), ("key", "server.key"),
+                              ("client-cert", "client.crt"), ("client-key", "client.key"),
+                              ("dh-params", "redis.dh"), ("ca-cert", "ca.crt")):
+                listen += ["--tls-%s-file" % opt, os.path.join(tls_dir, name)]
+        self.proc = subprocess.Popen([binary] + listen + SERVER_FLAGS,
                                      stdout=self.logf, stderr=subprocess.STDOUT, cwd=workdir)
         deadline = time.time() + 10
         while time.time() < deadline:
@@ -368,10 +403,15 @@ def own_mode_refusal(tree, workdir):
     return "latchd does not log Redis's \" PID: <pid>\" start-up line the suite waits for"
 
 
-def run_unit(tree, kind, unit, skip=(), only=(), workdir=None):
-    """Run one unit against a fresh server of `kind`; a Result. The suite's
-    output is kept in workdir as <kind>-<unit>[-listed].out."""
+def run_unit(tree, kind, unit, skip=(), only=(), workdir=None, tls=False):
+    """Run one unit against a fresh server of `kind`, in the suite's TLS mode
+    when tls; a Result. The suite's output is kept in workdir as
+    <kind>-<unit>[-tls][-listed].out."""
     res = Result()
+    tls = tls or unit in TLS_UNITS
+    tls_dir = os.path.join(tree, "tests", "tls") if tls else None
+    if tls:
+        tls_certs(tree)
     own = unit in OWN_MODE_UNITS
     if own and kind == "latchd":
         res.exception = own_mode_refusal(tree, workdir)
@@ -380,14 +420,14 @@ def run_unit(tree, kind, unit, skip=(), only=(), workdir=None):
     server = None
     if not own:
         try:
-            server = Server(kind, workdir)
+            server = Server(kind, workdir, tls_dir)
         except RuntimeError as e:
             res.exception = str(e)
             return res
+    base = free_port_range()
     argv = ["./runtest", "--single", unit] + RUNTEST_FLAGS + [
-        "--baseport", str(free_port_range()), "--portcount", "100"]
-    if unit in TLS_UNITS:
-        tls_certs(tree)
+        "--baseport", str(base), "--portcount", "100"]
+    if tls:
         argv.append("--tls")
     if server:
         argv += ["--host", "127.0.0.1", "--port", str(server.port)]
@@ -404,11 +444,14 @@ def run_unit(tree, kind, unit, skip=(), only=(), workdir=None):
     except subprocess.TimeoutExpired as e:
         res.output = (e.stdout or b"").decode("utf-8", "replace")
         res.exception = "the unit ran past 30 minutes"
+    with _bases_lock:
+        _bases_taken.discard(base)
     parse(res.output, res)
     os.unlink(f.name)
     if not (res.exception or "Testing " + unit in res.output):
         res.exception = "the suite did not start: " + " ".join(res.output.split("\n")[1:3])
-    out = "%s-%s%s.out" % (kind, unit.replace("/", "_"), "-listed" if only else "")
+    out = "%s-%s%s%s.out" % (kind, unit.replace("/", "_"), "-tls" if tls else "",
+                             "-listed" if only else "")
     with open(os.path.join(workdir, out), "w") as f:
         f.write(res.output)
     if server:
@@ -446,21 +489,25 @@ def passed(res):
     return set(res.ok) - set(res.err)
 
 
-def passes_again(tree, unit, names, excluded, workdir):
+def passes_again(tree, unit, names, excluded, workdir, tls):
     """Which of `names` pass when run once more on their own: a timing test
     on a loaded machine can fail (or pass) once by chance, so a verdict
     that changes the list or fails the run is taken twice."""
     if not names:
         return set()
-    again = run_unit(tree, "latchd", unit, skip=list(excluded), only=list(names), workdir=workdir)
+    again = run_unit(tree, "latchd", unit, skip=list(excluded), only=list(names), workdir=workdir,
+                     tls=tls)
     return passed(again) & set(names)
 
 
-def judge_latchd(tree, unit, listed, excluded, workdir, update):
+def judge_latchd(tree, unit, listed, excluded, workdir, update, tls=False, listed_apart=None):
     """Run one unit against latchd both ways: (problems, ok count, new list,
     listed tests skipped, excluded tests skipped). A unit listed whole counts
-    the tests its listed pass reached (at least 1)."""
+    the tests its listed pass reached (at least 1). listed_apart (the plain
+    list, in a TLS run) is skipped like excluded but counted as listed."""
     problems = []
+    apart = [t for t in (listed_apart or {}) if t != "*" and not t.startswith("!")]
+    excluded = dict(excluded, **{t: "" for t in apart})
     if update and "*" in listed:
         listed = {}   # derived again from a run of the whole unit
     whole = "*" in listed
@@ -475,10 +522,10 @@ def judge_latchd(tree, unit, listed, excluded, workdir, update):
     for _ in range(8 if update else 1):
         if whole:
             break
-        main = run_unit(tree, "latchd", unit, skip=skip, workdir=workdir)
+        main = run_unit(tree, "latchd", unit, skip=skip, workdir=workdir, tls=tls)
         if main.crash:
             problems.append("%s: %s" % (unit, main.crash))
-        flaky = passes_again(tree, unit, main.err, excluded, workdir)
+        flaky = passes_again(tree, unit, main.err, excluded, workdir, tls)
         for name in sorted(flaky):
             log("redis-suite: %s: failed once, passed on its own: %s" % (unit, name))
         failed = {n: d for n, d in main.err.items() if n not in flaky}
@@ -513,7 +560,7 @@ def judge_latchd(tree, unit, listed, excluded, workdir, update):
     if whole or tests:
         # The listed tests on their own: one that passes must leave the list.
         other = run_unit(tree, "latchd", unit, skip=list(excluded),
-                         only=[] if whole else tests, workdir=workdir)
+                         only=[] if whole else tests, workdir=workdir, tls=tls)
         if other.crash:
             problems.append("%s: %s" % (unit, other.crash))
         if whole and not other.exception and other.ok:
@@ -527,7 +574,7 @@ def judge_latchd(tree, unit, listed, excluded, workdir, update):
         # run, whatever --durable then prints (unit/tls: REPLICAOF inside a
         # nested start_server, after which its test still shows as ok).
         ok_once = set() if other.block_errors and not whole else passed(other)
-        ok_twice = passes_again(tree, unit, [t for t in tests if t in ok_once], excluded, workdir)
+        ok_twice = passes_again(tree, unit, [t for t in tests if t in ok_once], excluded, workdir, tls)
         for name in tests:
             if name in ok_once and name not in ok_twice:
                 log("redis-suite: %s: listed test passed once, failed on its own: %s" % (unit, name))
@@ -539,18 +586,69 @@ def judge_latchd(tree, unit, listed, excluded, workdir, update):
                                     % (unit, name))
     ok = len(main.ok) if main else 0
     skipped = main.skip if main else []
-    n_excluded = sum(1 for t in skipped if t in excluded)
+    n_excluded = sum(1 for t in skipped if t in excluded and t not in apart)
     n_listed = len(skipped) - n_excluded + sum(1 for k in listed if k.startswith("!"))
     if whole:
         n_listed = max(1, len(other.ok) + len(other.err))
     return problems, ok, new_listed, n_listed, n_excluded
 
 
+def run_one(opt, unit, kinds, slots, listed, plain, excluded, workdir):
+    """One unit on the servers asked for, in a tree set of its own taken from
+    slots: (row, problems, new list entries), its lines logged when it ends
+    (units may run side by side)."""
+    trees = slots.get()
+    try:
+        return run_one_in(opt, unit, kinds, trees, listed, plain, excluded, workdir)
+    finally:
+        slots.put(trees)
+
+
+def run_one_in(opt, unit, kinds, trees, listed, plain, excluded, workdir):
+    row = {"unit": unit, "listed": len(listed.get(unit, {}))}
+    ex = excluded.get(unit, {})
+    problems, new = [], listed.get(unit, {})
+    lines = []
+    if "redis" in kinds:
+        r = run_unit(trees["redis"], "redis", unit, skip=list(ex), workdir=workdir, tls=opt.tls)
+        row["redis"] = "%d%s" % (len(r.ok), "" if not (r.err or r.exception) else
+                                 " (%d err%s)" % (len(r.err), ", exception" if r.exception else ""))
+        if r.err or r.exception or r.crash:
+            lines.append("redis-suite: %s fails on redis-server too: %s" % (
+                unit, "; ".join(list(r.err)[:5] + [r.exception or r.crash or ""])))
+    if "latchd" in kinds and "*" in plain.get(unit, {}):
+        # listed whole for the plain run: that run judges it
+        row.update(latchd="-", skipped=1, excluded=0)
+        lines.append("redis-suite: %-28s latchd ok -     listed whole in %s" % (
+            unit, os.path.basename(LIST_FILE)))
+    elif "latchd" in kinds:
+        started = time.time()
+        problems, ok, new, n_listed, n_excluded = judge_latchd(
+            trees["latchd"], unit, listed.get(unit, {}), ex, workdir, opt.update_list,
+            tls=opt.tls, listed_apart=plain.get(unit) if opt.tls else None)
+        row["skipped"], row["excluded"] = n_listed, n_excluded
+        if opt.update_list:
+            row["listed"] = len(new)
+        row["latchd"] = str(ok) if "*" not in (new if opt.update_list else listed.get(unit, {})) else "-"
+        lines.append("redis-suite: %-28s latchd ok %-5s listed %-4d %s (%.0f s)" % (
+            unit, row["latchd"], row["listed"], "FAIL" if problems else "pass",
+            time.time() - started))
+    else:
+        lines.append("redis-suite: %-28s redis ok %s" % (unit, row["redis"]))
+    for line in lines:
+        log(line)
+    return row, problems, new
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--server", choices=("latchd", "redis", "both"), default="latchd")
+    ap.add_argument("--tls", action="store_true",
+                    help="every unit in the suite's TLS mode, judged against not-passing-tls.tsv")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="units run side by side (each has its own servers and ports)")
     ap.add_argument("--update-list", action="store_true",
-                    help="rewrite not-passing.tsv from this run instead of failing")
+                    help="rewrite the list from this run instead of failing")
     ap.add_argument("--table", help="write the per-unit markdown table here")
     ap.add_argument("units", nargs="*")
     opt = ap.parse_args()
@@ -560,47 +658,32 @@ def main():
     unknown = [u for u in units if u not in all_units(src)]
     if unknown:
         sys.exit("redis-suite: no such unit: %s" % " ".join(unknown))
-    listed = read_tsv(LIST_FILE)
+    list_file = TLS_LIST_FILE if opt.tls else LIST_FILE
+    plain = read_tsv(LIST_FILE)
+    listed = read_tsv(list_file)
     excluded = read_tsv(EXCLUDED_FILE)
     kinds = ["redis", "latchd"] if opt.server == "both" else [opt.server]
-    trees = {k: suite_tree(src, k) for k in kinds}
+    jobs = max(1, opt.jobs)
+    slots = queue.Queue()
+    for slot in range(jobs):
+        slots.put({k: suite_tree(src, k, slot) for k in kinds})
     workdir = os.path.join(BUILD, "work")
     os.makedirs(workdir, exist_ok=True)
 
-    rows, problems = [], []
-    for unit in units:
-        row = {"unit": unit, "listed": len(listed.get(unit, {}))}
-        ex = excluded.get(unit, {})
-        if "redis" in kinds:
-            r = run_unit(trees["redis"], "redis", unit, skip=list(ex), workdir=workdir)
-            row["redis"] = "%d%s" % (len(r.ok), "" if not (r.err or r.exception) else
-                                     " (%d err%s)" % (len(r.err), ", exception" if r.exception else ""))
-            if r.err or r.exception or r.crash:
-                log("redis-suite: %s fails on redis-server too: %s" % (
-                    unit, "; ".join(list(r.err)[:5] + [r.exception or r.crash or ""])))
-        if "latchd" in kinds:
-            started = time.time()
-            probs, ok, new, n_listed, n_excluded = judge_latchd(
-                trees["latchd"], unit, listed.get(unit, {}), ex, workdir, opt.update_list)
-            row["skipped"], row["excluded"] = n_listed, n_excluded
-            if opt.update_list:
-                if new:
-                    listed[unit] = new
-                else:
-                    listed.pop(unit, None)
-                row["listed"] = len(new)
-            problems += probs
-            row["latchd"] = str(ok) if "*" not in listed.get(unit, {}) else "-"
-            log("redis-suite: %-28s latchd ok %-5s listed %-4d %s (%.0f s)" % (
-                unit, row["latchd"], row["listed"], "FAIL" if probs else "pass",
-                time.time() - started))
-        else:
-            log("redis-suite: %-28s redis ok %s" % (unit, row["redis"]))
-        rows.append(row)
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        done = list(pool.map(lambda u: run_one(opt, u, kinds, slots, listed, plain, excluded,
+                                               workdir), units))
+    rows = [d[0] for d in done]
+    problems = [p for d in done for p in d[1]]
 
     if opt.update_list:
-        write_list(listed)
-        log("redis-suite: wrote %s" % os.path.relpath(LIST_FILE, REPO))
+        for unit, (_, _, new) in zip(units, done):
+            if new:
+                listed[unit] = new
+            else:
+                listed.pop(unit, None)
+        write_list(list_file, listed)
+        log("redis-suite: wrote %s" % os.path.relpath(list_file, REPO))
     if opt.table:
         with open(opt.table, "w") as f:
             f.write("| unit | redis-server ok | latchd ok | latchd still listed |\n|---|---|---|---|\n")
@@ -614,13 +697,16 @@ def main():
         n_listed = sum(r["skipped"] for r in rows)
         n_excluded = sum(r["excluded"] for r in rows)
         whole = sum(1 for r in rows if r.get("latchd") == "-")
-        log("redis-suite: %d units, %d ok on latchd, %d problems" % (len(rows), total_ok, len(problems)))
+        mode = " in TLS mode" if opt.tls else ""
+        log("redis-suite: %d units%s, %d ok on latchd, %d problems" % (len(rows), mode, total_ok,
+                                                                       len(problems)))
         # What scripts/test's summary reads: the skips with their reasons,
         # then the closing line.
-        log("redis-suite: skipped %d: on the not-yet-passing list (tests/redis-suite/not-passing.tsv; "
-            "%d units listed whole)" % (n_listed, whole))
-        log("redis-suite: skipped %d: fails on redis-server 7.0.15 too (tests/redis-suite/excluded.tsv)"
-            % n_excluded)
+        lists = "tests/redis-suite/not-passing.tsv" + (" and not-passing-tls.tsv" if opt.tls else "")
+        log("redis-suite: skipped %d: on the not-yet-passing list%s (%s; %d units listed whole)"
+            % (n_listed, mode, lists, whole))
+        log("redis-suite: skipped %d: fails on redis-server 7.0.15 too%s (tests/redis-suite/excluded.tsv)"
+            % (n_excluded, mode))
         log("redis suite: %d passed, %d failed, %d skipped" % (total_ok, len(problems),
                                                                n_listed + n_excluded))
     return 1 if problems else 0
