@@ -46,6 +46,16 @@ noisy machine hits both alike. Sections (--sections, default all):
               CPU per request); on fresh servers, new handshakes per second
               (openssl s_time -new) and server CPU per handshake, and RSS
               per idle TLS connection (1000 of them)
+  raft        3 latchd nodes on Raft (raft-id, each fsyncing its log) beside
+              one latchd with appendfsync always and redis-server + 2
+              replicas with WAIT 1 0 after each script (Redisson's
+              syncedEval): Redisson lock acquires/s (redis-benchmark
+              EVALSHA -P16 c=50, the latchd ones) and lock+unlock pairs/s
+              (a Python asyncio load, c=50 with 16 pairs in flight each, all
+              three), sequential
+              lock+unlock latency p50/p99 (one Python client), and failover:
+              kill -9 of the leader -> first lock acquired, p50/max over
+              --raft-kills kills (tests/bench/raft_bench.py)
 
 Writes build/bench/report.md (the table, the targets with met/missed,
 the chart), results.csv and ratios.png (gnuplot), and prints the report.
@@ -86,7 +96,7 @@ TICK = os.sysconf("SC_CLK_TCK")
 SERVER_CORE, LOAD_CORE = 0, 1
 KINDS = ("latchd", "redis")
 SECTIONS = ("throughput", "handoff", "memory", "sets", "rdb", "aof", "expiry", "startup", "wheel", "queue", "tls",
-            "streams")
+            "streams", "raft")
 QUICK_WORKLOADS = r"^(GET|SET|EVALSHA lock|EVAL lock text|EVALSHA Lua-only)$"
 # redis-benchmark's default tests (issue 17's table): each runs alone on a
 # flushed server, so LPOP, RPOP, SPOP and ZPOPMIN pop from empty keys on
@@ -827,6 +837,103 @@ def section_aof(opt, res):
                         med["latchd-nopersist"], "requests/s (redis column: latchd without AOF)")
 
 
+def pinned_to_server_core():
+    """A context in which started processes land on the server core."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def pin():
+        mine = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {SERVER_CORE})
+        try:
+            yield
+        finally:
+            os.sched_setaffinity(0, mine)
+    return pin
+
+
+def section_raft(opt, res):
+    """Issue 22's figures; nothing (with a note) when latchd has no Raft."""
+    import raft_bench
+    why = raft_bench.ha_cluster.raft_support(opt.latchd)
+    if why:
+        print("bench: raft section skipped: %s" % why, file=sys.stderr)
+        return None
+    lock, unlock = vector(LOCK_SHA), vector(UNLOCK_SHA)
+    pin = pinned_to_server_core()
+    sized = copy.copy(opt)
+    sized.requests = min(opt.requests, 200000)
+    label = "3-node Raft"
+    with pin():
+        cluster = raft_bench.ha_cluster.LatchdRaftCluster(binary=opt.latchd, proxied=False,
+                                                          election_ms=opt.raft_election_ms)
+    d = tempfile.mkdtemp(prefix="bench-raft-")
+    group = []
+    try:
+        with pin():
+            cluster.boot()
+        leader = cluster.nodes[cluster.wait_leader(30)]
+        single = Server("latchd", opt, ["--dir", d, "--appendonly", "yes", "--appendfsync", "always"])
+        group = [Server("redis", opt, ["--dir", d]) for _ in range(3)]
+        for r in group[1:]:
+            cli(r.port, "REPLICAOF", "127.0.0.1", str(group[0].port))
+        deadline = time.monotonic() + 10
+        while not re.search(r"^connected_slaves:2", cli(group[0].port, "INFO", "replication"), re.M):
+            if time.monotonic() > deadline:
+                raise BenchError("redis replicas did not connect")
+            time.sleep(0.05)
+        ports = {"raft": leader.port, "single": single.port, "redis": group[0].port}
+        for port in ports.values():
+            cli(port, "SCRIPT", "LOAD", lock)
+            cli(port, "SCRIPT", "LOAD", unlock)
+
+        class Target:   # what run_redis_benchmark needs of a server
+            def __init__(self, kind, port, pid):
+                self.kind, self.port, self.proc = kind, port, type("P", (), {"pid": pid})
+
+        lock_rps = {}
+        for name, port, pid in (("raft", leader.port, leader.proc.pid),
+                                ("single", single.port, single.proc.pid)):
+            t = Target(name, port, pid)
+            lock_rps[name] = statistics.median(run_redis_benchmark(t, LOCK_ARGS, 16, sized)[0]
+                                               for _ in range(opt.rounds))
+        res.add("raft", "EVALSHA lock -P16 c=50 (redis-benchmark)", lock_rps["raft"], lock_rps["single"],
+                "acquires/s (latchd: %s; redis column: one latchd, appendfsync always)" % label)
+        rate = {}
+        for name, port in ports.items():
+            rate[name] = raft_bench.pipelined_rate(port, LOCK_SHA, UNLOCK_SHA, opt.clients, 16,
+                                                   opt.raft_seconds, wait=name == "redis")
+        res.add("raft", "lock+unlock 16 in flight c=50 (Python load)", rate["raft"], rate["redis"],
+                "pairs/s (redis column: redis-server + 2 replicas, WAIT 1 0 after each script)")
+        res.add("raft", "lock+unlock 16 in flight c=50, one node (Python load)", rate["single"],
+                rate["redis"], "pairs/s (latchd: one node, appendfsync always)")
+        lat = {name: raft_bench.sequential_latency(port, LOCK_SHA, UNLOCK_SHA, opt.raft_sequential,
+                                                   wait=name == "redis")
+               for name, port in ports.items()}
+        for p in (50, 99):
+            res.add("raft", "lock+unlock -P1 c=1 p%d" % p, pct(lat["raft"], p), pct(lat["redis"], p),
+                    "µs (latchd: %s; redis: + 2 replicas, WAIT 1 0)" % label)
+            res.add("raft", "lock+unlock -P1 c=1 p%d, one node" % p, pct(lat["single"], p),
+                    pct(lat["redis"], p), "µs (latchd: one node, appendfsync always)")
+        single.stop()
+        times = sorted(raft_bench.failover_times(cluster, LOCK_SHA, lock.encode(), opt.raft_kills, pin))
+        res.add("raft", "failover: kill -9 leader -> lock (%d kills) p50" % len(times),
+                statistics.median(times), None, "ms (election timeout %d ms)" % opt.raft_election_ms)
+        res.add("raft", "failover: kill -9 leader -> lock (%d kills) max" % len(times), times[-1], None,
+                "ms (election timeout %d ms)" % opt.raft_election_ms)
+    except RuntimeError as e:
+        raise BenchError("raft: %s" % e)
+    finally:
+        for r in group:
+            r.stop()
+        cluster.stop()
+        shutil.rmtree(d, ignore_errors=True)
+    return label
+
+
+LOCK_ARGS = ["evalsha", LOCK_SHA, "1", "lock:__rand_int__", "30000", "owner:1"]
+
+
 def section_expiry(servers, opt, res):
     got = {}
     for kind in KINDS:
@@ -1027,6 +1134,17 @@ def target_rows(res, opt, labels):
     (l, rr), (lc, rc) = res.get("TLS new handshakes/s"), res.get("TLS server CPU per handshake")
     row("new TLS handshakes", None if l is None else "%.0f/s (redis %.0f/s), %.0f µs server CPU each (redis %.0f µs)"
         % (l, rr, lc, rc), "reported side by side", None)
+    l, rr = res.get("EVALSHA lock -P16 c=50 (redis-benchmark)")
+    row("3-node Raft: lock -P16 c=50", None if l is None else "%.0f/s (one node, appendfsync always: %.0f/s)"
+        % (l, rr), "≥ 50k/s", None if l is None else l >= 50000)
+    fo = [f for f in res.values if f.startswith("failover: kill -9 leader")]
+    if fo:
+        p50, mx = res.get(fo[0])[0], res.get(fo[-1])[0]
+        row("3-node Raft: failover, kill -9 leader -> lock", "p50 %.0f ms, max %.0f ms (%s, election "
+            "timeout %d ms)" % (p50, mx, fo[0].split("(")[1].split(")")[0], opt.raft_election_ms),
+            "≤ 2 s", mx <= 2000)
+    else:
+        row("3-node Raft: failover, kill -9 leader -> lock", None, "≤ 2 s", None)
     key = "wheel insert+cancel at %.0e timers, instructions" if labels.get("wheel_cg") else None
     costs = []
     for n in opt.wheel_sizes:
@@ -1160,6 +1278,10 @@ def parse_args(argv):
     ap.add_argument("--no-callgrind", dest="callgrind", action="store_false")
     ap.add_argument("--tls-idle", type=int, default=1000, help="idle TLS connections to weigh")
     ap.add_argument("--tls-seconds", type=float, default=5, help="openssl s_time's run")
+    ap.add_argument("--raft-kills", type=int, default=10, help="leader kills timed")
+    ap.add_argument("--raft-election-ms", type=int, default=1000, help="raft-election-timeout")
+    ap.add_argument("--raft-seconds", type=float, default=5, help="each Python-load run")
+    ap.add_argument("--raft-sequential", type=int, default=1000, help="lock+unlock pairs timed at c=1")
     opt = ap.parse_args(argv)
     opt.wheel_sizes = [1000, 100000, 10000000]
     if opt.quick:
@@ -1238,6 +1360,9 @@ def main(argv):
         if "tls" in opt.sections:
             print("TLS", file=sys.stderr)
             section_tls(opt, res)
+        if "raft" in opt.sections:
+            print("replication on Raft", file=sys.stderr)
+            labels["raft"] = section_raft(opt, res)
     except BenchError as e:
         failed = "bench: %s" % e
     else:
