@@ -18,6 +18,24 @@ static void check_registers(const hll_buf *h, const uint8_t *want)
     free(got);
 }
 
+/* A sparse value whose last opcode is an XZERO cut short (its second byte
+ * past the end): Redis reads that byte from the string's terminator and so
+ * do we, so it counts, but an update may then leave it corrupt (as Redis's
+ * would): no register model for it. */
+static int ends_in_cut_xzero(const hll_buf *h)
+{
+    if (h->p[4] != HLL_SPARSE) return 0;
+    size_t p = HLL_HDR_SIZE;
+    while (p < h->len) {
+        int kind, val;
+        long runlen;
+        size_t n = hll_sparse_op(h->p + p, &kind, &runlen, &val);
+        if (p + n > h->len) return 1;
+        p += n;
+    }
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2) return 0;
@@ -34,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t card;
     uint8_t *want = calloc(1, HLL_REGISTERS);
     /* Valid opcodes: the model is the registers they decode to. */
-    int valid = hll_count(h.p, h.len, &card) == 0;
+    int valid = hll_count(h.p, h.len, &card) == 0 && !ends_in_cut_xzero(&h);
     if (valid) FUZZ_CHECK(hll_merge(want, h.p, h.len) == 0);
     for (int i = 0; i < ops; i++) {
         uint64_t x = fuzz_rng_next(&r);
