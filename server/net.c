@@ -618,9 +618,11 @@ static void query_reserve(client *c, size_t n)
         c->qpos = 0;
     }
     /* a big argument on its way: room for exactly the rest of it, as Redis
-     * sizes its query buffer for one (PROTO_MBULK_BIG_ARG), not twice */
-    size_t missing = resp_parser_bulk_missing(&c->parser, q->len);
-    if (missing >= BIG_ARG_BYTES) {
+     * sizes its query buffer for one (PROTO_MBULK_BIG_ARG), not twice, and
+     * reads no further than its end (a TLS record at a time, the last ones
+     * would otherwise double the buffer) */
+    size_t start, missing = resp_parser_bulk_missing(&c->parser, q->len);
+    if (missing && resp_parser_bulk_arriving(&c->parser, &start) >= BIG_ARG_BYTES) {
         resp_buf_reserve_exact(q, missing);
         return;
     }

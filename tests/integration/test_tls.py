@@ -193,6 +193,29 @@ def test_tls_clients_served_while_a_script_is_busy(tls_server, certs):
     assert fresh.ping() and before.ping()
 
 
+def test_tls_big_argument_buffer_sized_once(tls_server, certs):
+    """A big argument arriving a TLS record at a time gets a query buffer of
+    its size, as over plain TCP (Redis's PROTO_MBULK_BIG_ARG sizing): not
+    twice it, which is what client eviction and maxmemory count."""
+    srv = tls_server()
+    s = handshake(srv.tls_port, certs.context())
+    try:
+        s.sendall(encode_command("CLIENT", "SETNAME", "big"))
+        assert s.recv(16) == b"+OK\r\n"
+        s.sendall(b"*2\r\n$3\r\nGET\r\n$300000\r\n" + b"v" * 299000)
+        watcher = srv.client()
+        deadline = time.monotonic() + 10
+        while True:
+            mine = [cl for cl in watcher.client_list() if cl["name"] == "big"]
+            if mine and int(mine[0]["qbuf"]) >= 299000:
+                break
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        assert int(mine[0]["qbuf-free"]) < 300000 // 4   # redis-server: 28670
+    finally:
+        s.close()
+
+
 def test_tls_only_with_port_0(certs):
     """port 0 and a tls-port: TLS only, as in Redis (latchd's port 0 alone
     still picks an ephemeral plain port); INFO's tcp_port is the TLS one."""
