@@ -289,11 +289,15 @@ class Server:
                               ("client-cert", "client.crt"), ("client-key", "client.key"),
                               ("dh-params", "redis.dh"), ("ca-cert", "ca.crt")):
                 listen += ["--tls-%s-file" % opt, os.path.join(tls_dir, name)]
+        # a directory of its own: what the unit saves (dump.rdb, the AOF
+        # directory) must not meet another unit's running beside it
+        self.dir = tempfile.mkdtemp(dir=workdir, prefix="%s-%d." % (kind, self.port))
         self.proc = subprocess.Popen([binary] + listen + SERVER_FLAGS,
-                                     stdout=self.logf, stderr=subprocess.STDOUT, cwd=workdir)
+                                     stdout=self.logf, stderr=subprocess.STDOUT, cwd=self.dir)
         deadline = time.time() + 10
         while time.time() < deadline:
             if self.proc.poll() is not None:
+                self.stop()
                 raise RuntimeError("%s exited at start (status %s), log %s"
                                    % (kind, self.proc.returncode, self.logpath))
             try:
@@ -301,6 +305,7 @@ class Server:
                 return
             except OSError:
                 time.sleep(0.02)
+        self.stop()
         raise RuntimeError("%s did not listen on %d" % (kind, self.port))
 
     def stop(self):
@@ -314,6 +319,7 @@ class Server:
                 self.proc.kill()
                 self.proc.wait()
         self.logf.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
         return died
 
 
