@@ -879,12 +879,17 @@ int net_accept_now(uv_stream_t *listener)
 
 #define TLS_RAW_CHUNK (16 * 1024 + 512)   /* a full record with its overhead */
 
+/* The server's one raw buffer, made on first use. */
+static char *tls_raw(server *s)
+{
+    if (!s->tls_raw) s->tls_raw = mem_alloc(TLS_RAW_CHUNK);
+    return s->tls_raw;
+}
+
 static void tls_on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     client *c = h->data;
-    server *s = c->srv;
-    if (!s->tls_raw) s->tls_raw = mem_alloc(TLS_RAW_CHUNK);
-    *buf = uv_buf_init(s->tls_raw, TLS_RAW_CHUNK);
+    *buf = uv_buf_init(tls_raw(c->srv), TLS_RAW_CHUNK);
 }
 
 /* The handshake failed or the peer broke the session: logged as Redis
@@ -951,10 +956,9 @@ void net_read_now(client *c)
     uv_os_fd_t fd;
     if (uv_fileno(&c->h.handle, &fd) != 0) return;
     if (c->tls) {
-        server *s = c->srv;
-        if (!s->tls_raw) s->tls_raw = mem_alloc(TLS_RAW_CHUNK);
-        ssize_t n = read(fd, s->tls_raw, TLS_RAW_CHUNK);
-        if (n > 0) client_tls_received(c, s->tls_raw, (size_t)n);
+        char *raw = tls_raw(c->srv);
+        ssize_t n = read(fd, raw, TLS_RAW_CHUNK);
+        if (n > 0) client_tls_received(c, raw, (size_t)n);
         return;
     }
     query_reserve(c, READ_CHUNK);
