@@ -1,7 +1,9 @@
 /* disk_fault.c - an LD_PRELOAD shim for the AOF fault tests: while the file
  * named by $LATCHD_FAULT_FILE exists, write() to an AOF incr file fails
  * with ENOSPC and fsync()/fdatasync() of one with EIO, as a full or broken
- * disk would. Any server (latchd, redis-server) runs under it unchanged. */
+ * disk would; while $LATCHD_FAULT_SYNC_FILE exists only the syncs fail, and
+ * while $LATCHD_SYNC_GATE_FILE exists they wait (a disk that is slow to
+ * answer). Any server (latchd, redis-server) runs under it unchanged. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -14,12 +16,16 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-/* Only while the switch file is there, and only for the AOF's incr files:
- * the log, sockets and the RDB keep working. */
-static int failing(int fd)
+/* The switch file named by $env exists. */
+static int switched(const char *env)
 {
-    const char *sw = getenv("LATCHD_FAULT_FILE");
-    if (!sw || access(sw, F_OK) != 0) return 0;
+    const char *sw = getenv(env);
+    return sw && access(sw, F_OK) == 0;
+}
+
+/* Only the AOF's incr files: the log, sockets and the RDB keep working. */
+static int is_incr(int fd)
+{
     char link[64], path[PATH_MAX];
     snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
     ssize_t n = readlink(link, path, sizeof path - 1);
@@ -27,6 +33,8 @@ static int failing(int fd)
     path[n] = '\0';
     return strstr(path, ".incr") != NULL;
 }
+
+static int failing(int fd) { return switched("LATCHD_FAULT_FILE") && is_incr(fd); }
 
 __attribute__((visibility("default"))) ssize_t write(int fd, const void *buf, size_t count)
 {
@@ -39,11 +47,12 @@ __attribute__((visibility("default"))) ssize_t write(int fd, const void *buf, si
     return real(fd, buf, count);
 }
 
-/* fsync and fdatasync: EIO while failing, else the real call. */
+/* fsync and fdatasync: held while gated, EIO while failing, else the real call. */
 static int sync_or_fail(const char *name, int fd)
 {
     int (*real)(int) = (int (*)(int))dlsym(RTLD_NEXT, name);
-    if (failing(fd)) {
+    while (switched("LATCHD_SYNC_GATE_FILE") && is_incr(fd)) usleep(1000);
+    if (failing(fd) || (switched("LATCHD_FAULT_SYNC_FILE") && is_incr(fd))) {
         errno = EIO;
         return -1;
     }

@@ -22,12 +22,16 @@ MISCONF = b"-MISCONF Errors writing to the AOF file: No space left on device\r\n
 
 @pytest.fixture
 def faulty(server_factory, monkeypatch, tmp_path):
-    """start(*args) -> (server, switch path): the server runs under the shim."""
+    """start(*args) -> (server, switch path): the server runs under the shim.
+    The switch fails writes and syncs; tmp_path/"fail-sync" fails syncs
+    alone and tmp_path/"gate" holds syncs until it is removed."""
     switch = str(tmp_path / "fail")
 
     def start(*args):
         monkeypatch.setenv("LD_PRELOAD", SHIM)
         monkeypatch.setenv("LATCHD_FAULT_FILE", switch)
+        monkeypatch.setenv("LATCHD_FAULT_SYNC_FILE", str(tmp_path / "fail-sync"))
+        monkeypatch.setenv("LATCHD_SYNC_GATE_FILE", str(tmp_path / "gate"))
         # an ASan build wants its runtime first; the shim needs none of it
         monkeypatch.setenv("ASAN_OPTIONS", os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0")
         try:
@@ -88,3 +92,41 @@ def test_always_write_error_exits_before_the_reply(faulty):
     loaded(srv)
     r = srv.client()
     assert r.get("a") == b"1"
+
+
+def test_always_fsync_error_exits_before_the_reply(faulty, tmp_path):
+    srv, _ = faulty("--appendonly", "yes", "--appendfsync", "always")
+    raw = srv.raw()
+    assert raw.cmd("SET", "a", "1") == b"+OK\r\n"
+    open(tmp_path / "fail-sync", "w").close()
+    raw.send(b"*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$1\r\n2\r\n")
+    assert raw.read_until_closed(timeout=10) == b""   # written, never synced: no +OK
+    assert wait_for(lambda: srv.proc.poll() is not None, timeout=10)
+    assert srv.proc.returncode == 1
+    assert "Can't persist AOF for fsync error when the AOF fsync policy is 'always'" in srv.log()
+    os.unlink(tmp_path / "fail-sync")
+    srv._start()
+    loaded(srv)
+    assert srv.client().get("a") == b"1"
+
+
+def test_always_no_reply_leaves_before_its_fsync(faulty, tmp_path):
+    """While the disk has not answered the fdatasync for a write, neither
+    the writer nor a client reading what it wrote (nor anyone answered
+    meanwhile) gets a reply; all of them do once it answers."""
+    srv, _ = faulty("--appendonly", "yes", "--appendfsync", "always")
+    writer, reader, other = srv.raw(), srv.raw(), srv.raw()
+    assert writer.cmd("SET", "k", "old") == b"+OK\r\n"
+    gate = tmp_path / "gate"
+    open(gate, "w").close()
+    writer.send(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$3\r\nnew\r\n")
+    time.sleep(0.2)   # the write reaches the server before the read
+    reader.send(b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n")
+    other.send(b"*1\r\n$4\r\nPING\r\n")
+    assert writer.read_available(0.5) == b""
+    assert reader.read_available(0.1) == b""
+    assert other.read_available(0.1) == b""
+    os.unlink(gate)
+    assert writer.read_reply(timeout=10) == b"+OK\r\n"
+    assert reader.read_reply(timeout=10) == b"$3\r\nnew\r\n"
+    assert other.read_reply(timeout=10) == b"+PONG\r\n"
