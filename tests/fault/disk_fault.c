@@ -2,8 +2,8 @@
  * named by $LATCHD_FAULT_FILE exists, write() to an AOF incr file fails
  * with ENOSPC and fsync()/fdatasync() of one with EIO, as a full or broken
  * disk would; while $LATCHD_FAULT_SYNC_FILE exists only the syncs fail, and
- * while $LATCHD_SYNC_GATE_FILE exists they wait (a disk that is slow to
- * answer). Any server (latchd, redis-server) runs under it unchanged. */
+ * while $LATCHD_SYNC_GATE_FILE exists they wait (a disk that has stopped
+ * answering), and each takes $LATCHD_SYNC_DELAY_US more (a slow disk). Any server (latchd, redis-server) runs under it unchanged. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -52,6 +52,8 @@ static int sync_or_fail(const char *name, int fd)
 {
     int (*real)(int) = (int (*)(int))dlsym(RTLD_NEXT, name);
     while (switched("LATCHD_SYNC_GATE_FILE") && is_incr(fd)) usleep(1000);
+    const char *delay = getenv("LATCHD_SYNC_DELAY_US");
+    if (delay && is_incr(fd)) usleep((useconds_t)atoi(delay));
     if (failing(fd) || (switched("LATCHD_FAULT_SYNC_FILE") && is_incr(fd))) {
         errno = EIO;
         return -1;
