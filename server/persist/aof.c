@@ -72,7 +72,7 @@ struct aof_state {
     unsigned char *kinds;      /* how each command is logged (K_*), by command_stat_id */
 };
 
-static const resp_slice S_DEL = {"DEL", 3}, S_SET = {"SET", 3}, S_PXAT = {"PXAT", 4},
+static const resp_slice S_DEL = {"DEL", 3}, S_UNLINK = {"UNLINK", 6}, S_SET = {"SET", 3}, S_PXAT = {"PXAT", 4},
                         S_PEXPIREAT = {"PEXPIREAT", 9}, S_PERSIST = {"PERSIST", 7},
                         S_KEEPTTL = {"KEEPTTL", 7}, S_HSET = {"HSET", 4}, S_ABSTTL = {"ABSTTL", 6},
                         S_LMOVE = {"LMOVE", 5}, S_RPOPLPUSH = {"RPOPLPUSH", 9};
@@ -209,9 +209,13 @@ void aof_force(client *c)
     if (c->srv->aof_on) c->srv->aof->forced = 1;
 }
 
+/* An expired key's record, as Redis's propagateDeletion: UNLINK when
+ * lazyfree-lazy-expire freed it lazily. */
+static resp_slice expired_del(const server *s) { return s->cfg.lazyfree_lazy_expire ? S_UNLINK : S_DEL; }
+
 void aof_key_expired(server *s, int db, const char *key, size_t klen)
 {
-    resp_slice argv[2] = {S_DEL, {key, klen}};
+    resp_slice argv[2] = {expired_del(s), {key, klen}};
     add_record(s, db, 2, argv);
 }
 
@@ -286,7 +290,7 @@ static void log_expire(client *c, int ms, int abs)
     aof_state *a = c->srv->aof;
     const resp_slice *v = c->argv;
     if (!peek(c, &v[1])) {
-        resp_slice r[2] = {S_DEL, v[1]};
+        resp_slice r[2] = {expired_del(c->srv), v[1]};
         aof_add(c, 2, r);
         return;
     }
@@ -304,7 +308,7 @@ static void log_getex(client *c)
     const resp_slice *v = c->argv;
     store_key *k = peek(c, &v[1]);
     if (!k) {
-        resp_slice r[2] = {S_DEL, v[1]};
+        resp_slice r[2] = {expired_del(c->srv), v[1]};
         aof_add(c, 2, r);
         return;
     }
@@ -464,8 +468,8 @@ static void log_command(client *c, int kind, size_t mark)
         aof_add(c, 3, r);
         break;
     }
-    case K_GETDEL: {
-        resp_slice r[2] = {S_DEL, v[1]};
+    case K_GETDEL: {   /* Redis's getdelCommand: UNLINK under lazyfree-lazy-user-del */
+        resp_slice r[2] = {c->srv->cfg.lazyfree_lazy_user_del ? S_UNLINK : S_DEL, v[1]};
         aof_add(c, 2, r);
         break;
     }
