@@ -188,6 +188,24 @@ def test_expiry_is_logged_as_del(server_factory):
     assert [b"DEL", b"k"] in got
 
 
+def test_lazy_frees_are_logged_as_unlink(server_factory):
+    """Under lazyfree-lazy-expire an expiry (and an EXPIRE or GETEX deadline
+    already past) is UNLINK, and GETDEL under lazyfree-lazy-user-del, as
+    Redis's propagateDeletion and getdelCommand write them."""
+    srv = server_factory(*AOF, "--lazyfree-lazy-expire", "yes", "--lazyfree-lazy-user-del", "yes")
+    r = srv.client()
+    r.set("k", "v", px=50)
+    assert wait_for(lambda: r.exists("k") == 0, timeout=5)
+    r.set("e", "v")
+    r.expire("e", -1)
+    r.set("g", "v")
+    r.getex("g", pxat=1)
+    r.set("d", "v")
+    r.getdel("d")
+    got = [c for c in incr_records(srv) if c[0].upper() in (b"DEL", b"UNLINK")]
+    assert got == [[b"UNLINK", b"k"], [b"UNLINK", b"e"], [b"UNLINK", b"g"], [b"UNLINK", b"d"]]
+
+
 def test_restart_loads_everything(server_factory):
     srv = server_factory(*AOF)
     r = srv.client()
