@@ -326,3 +326,19 @@ def test_lazy_server_del_frees_replaced_big_values_in_the_background(server_fact
         total += n if lazy == "yes" else 0
         assert wait_freed(r, total) == total, name
     r.close()
+
+
+@pytest.mark.parametrize("lazy", ["yes", "no"])
+def test_lazy_server_del_frees_migrated_big_values_in_the_background(server_factory, lazy):
+    """MIGRATE deletes what it moved with Redis's dbDelete."""
+    src, dst = server_factory(), server_factory()
+    r = src.client()
+    r.config_set("lazyfree-lazy-server-del", lazy)
+    big_set(r, "big")
+    r.set("small", "v")
+    assert r.execute_command("MIGRATE", dst.host, dst.port, "", 0, 5000, "KEYS", "big", "small") == b"OK"
+    assert r.exists("big", "small") == 0
+    assert dst.client().scard("big") == 1000
+    grow = 1 if lazy == "yes" else 0
+    assert wait_freed(r, grow) == grow
+    r.close()
