@@ -204,6 +204,10 @@ def test_lazy_frees_are_logged_as_unlink(server_factory):
     r.getdel("d")
     got = [c for c in incr_records(srv) if c[0].upper() in (b"DEL", b"UNLINK")]
     assert got == [[b"UNLINK", b"k"], [b"UNLINK", b"e"], [b"UNLINK", b"g"], [b"UNLINK", b"d"]]
+    r.set("after", "v")
+    restart(srv)                              # and the file loads back
+    r = srv.client()
+    assert r.keys("*") == [b"after"]
 
 
 def test_restart_loads_everything(server_factory):
