@@ -128,7 +128,7 @@ static void on_key_expired(const char *key, size_t len, void *ctx)
     server_db_slot *db = ctx;
     db->srv->stat_expired++;
     store_notify(db->st, STORE_EV_EXPIRED, "expired", key, len);
-    if (db->srv->aof_on) aof_key_expired(db->srv, db->id, key, len);
+    if (db->srv->aof_on) aof_key_deleted(db->srv, db->id, key, len, db->srv->cfg.lazyfree_lazy_expire);
 }
 
 /* Every keyspace event is a change to WATCH and tracking (but a read's

@@ -209,13 +209,13 @@ void aof_force(client *c)
     if (c->srv->aof_on) c->srv->aof->forced = 1;
 }
 
-/* An expired key's record, as Redis's propagateDeletion: UNLINK when
- * lazyfree-lazy-expire freed it lazily. */
+/* An expired key's record under lazyfree-lazy-expire, as Redis's
+ * propagateDeletion writes it. */
 static resp_slice expired_del(const server *s) { return s->cfg.lazyfree_lazy_expire ? S_UNLINK : S_DEL; }
 
-void aof_key_expired(server *s, int db, const char *key, size_t klen)
+void aof_key_deleted(server *s, int db, const char *key, size_t klen, int lazy)
 {
-    resp_slice argv[2] = {expired_del(s), {key, klen}};
+    resp_slice argv[2] = {lazy ? S_UNLINK : S_DEL, {key, klen}};
     add_record(s, db, 2, argv);
 }
 
