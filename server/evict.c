@@ -75,7 +75,7 @@ static size_t evict_one(server *s, int db, store_key *k)
     else store_delete_key(st, k);
     s->stat_evicted++;
     store_notify(st, NOTIFY_EVICTED, "evicted", copy, len);   /* WATCH, tracking, events */
-    if (s->aof_on) aof_key_expired(s, db, copy, len);          /* logged as a DEL, as Redis */
+    if (s->aof_on) aof_key_deleted(s, db, copy, len, s->cfg.lazyfree_lazy_eviction);   /* as Redis */
     if (copy != small) free(copy);
     size_t after = store_used_memory(st);
     return before > after ? before - after : 0;

@@ -128,18 +128,31 @@ static void enqueue(lazyfree *lf, lazy_job *j)
     pthread_mutex_unlock(&lf->mu);
 }
 
+/* One value's job: o, charged to st until the worker has freed it. */
+static void enqueue_orphan(server *s, store *st, store_orphan *o)
+{
+    lazyfree *lf = lazyfree_get(s);
+    lazy_job *j = mem_calloc(1, sizeof(*j));
+    j->orphan = o;
+    j->origin = st;
+    j->objects = 1;
+    enqueue(lf, j);
+}
+
 void lazyfree_delete_key(server *s, store *st, store_key *k)
 {
     if (store_key_free_effort(k) <= LAZYFREE_EFFORT_MIN) {
         store_delete_key(st, k);
         return;
     }
-    lazyfree *lf = lazyfree_get(s);
-    lazy_job *j = mem_calloc(1, sizeof(*j));
-    j->orphan = store_key_orphan(st, k);
-    j->origin = st;
-    j->objects = 1;
-    enqueue(lf, j);
+    enqueue_orphan(s, st, store_key_orphan(st, k));
+}
+
+int lazyfree_take_value(server *s, store *st, store_key *k)
+{
+    if (store_key_free_effort(k) <= LAZYFREE_EFFORT_MIN) return 0;
+    enqueue_orphan(s, st, store_value_orphan(st, k));
+    return 1;
 }
 
 int lazyfree_delete(server *s, store *st, const char *key, size_t len)

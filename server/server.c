@@ -99,6 +99,8 @@ uint64_t server_now_ms(server *s)
     return server_clock_ms(s);
 }
 
+static void db_bind_release(server *s, server_db_slot *db);
+
 void server_env_sync(server *s)
 {
     const latchd_config *cfg = &s->cfg;
@@ -111,6 +113,8 @@ void server_env_sync(server *s)
                  cfg->maxmemory_policy == CONFIG_MAXMEMORY_ALLKEYS_LFU;
     s->env.lfu_log_factor = cfg->lfu_log_factor;
     s->env.lfu_decay_time = cfg->lfu_decay_time;
+    for (int i = 0; i < s->ndbs; i++)
+        if (s->dbs[i].st) db_bind_release(s, &s->dbs[i]);
     stats_thresholds_sync(s);   /* the slowlog and latency thresholds in ticks */
     slowlog_trim(s);
     clientmem_sync(s);
@@ -124,7 +128,7 @@ static void on_key_expired(const char *key, size_t len, void *ctx)
     server_db_slot *db = ctx;
     db->srv->stat_expired++;
     store_notify(db->st, STORE_EV_EXPIRED, "expired", key, len);
-    if (db->srv->aof_on) aof_key_expired(db->srv, db->id, key, len);
+    if (db->srv->aof_on) aof_key_deleted(db->srv, db->id, key, len, db->srv->cfg.lazyfree_lazy_expire);
 }
 
 /* Every keyspace event is a change to WATCH and tracking (but a read's
@@ -150,12 +154,30 @@ static void on_key_event(int cls, const char *event, const char *key, size_t kle
     if (s->cfg.notify_keyspace_events & cls) notify_keyspace_event(s, db->id, cls, event, key, klen);
 }
 
+/* Expired and replaced values (Redis's dbAsyncDelete under
+ * lazyfree-lazy-expire, freeObjAsync under lazyfree-lazy-server-del). */
+static int on_value_release(store *st, store_key *k, store_release_why why, void *ctx)
+{
+    server *s = ((server_db_slot *)ctx)->srv;
+    int lazy = why == STORE_RELEASE_EXPIRED ? s->cfg.lazyfree_lazy_expire : s->cfg.lazyfree_lazy_server_del;
+    return lazy && lazyfree_take_value(s, st, k);
+}
+
+/* Only while one of the two is on: otherwise a released value costs the
+ * store one test of a NULL hook. */
+static void db_bind_release(server *s, server_db_slot *db)
+{
+    int on = s->cfg.lazyfree_lazy_expire || s->cfg.lazyfree_lazy_server_del;
+    store_set_release_hook(db->st, on ? on_value_release : NULL, db);
+}
+
 /* The hooks are bound to the slot, not the store: after SWAPDB a store's
  * events carry its new number. */
 static void db_bind(server_db_slot *db)
 {
     store_set_expired_hook(db->st, on_key_expired, db);
     store_set_event_hook(db->st, on_key_event, db);
+    db_bind_release(db->srv, db);
 }
 
 store *server_db(server *s, long long id)

@@ -459,6 +459,9 @@ typedef struct lazyfree lazyfree;
 void lazyfree_delete_key(server *s, store *st, store_key *k);
 /* store_delete the same way: 1 if a live key was deleted. */
 int lazyfree_delete(server *s, store *st, const char *key, size_t len);
+/* A store's release hook under lazyfree-lazy-expire / -server-del: k's
+ * value taken to the thread when big (1), else 0 (the store frees it). */
+int lazyfree_take_value(server *s, store *st, store_key *k);
 /* FLUSHDB ASYNC: database db gets a new empty store, the old one is
  * destroyed on the thread. */
 void lazyfree_flush_db(server *s, int db);

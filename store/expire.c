@@ -39,7 +39,8 @@ void store_reclaim(store *s, store_key *k)
     store_dict_unlink(&s->keys, &k->node);
     store_key_clear_timer(s, k);
     if (s->expired) s->expired(k->name, k->node.keylen, s->expired_ctx);
-    store_key_free(s, k);
+    store_value_release(s, k, STORE_RELEASE_EXPIRED);
+    store_entry_free(s, k);
 }
 
 struct due {

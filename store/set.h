@@ -45,6 +45,11 @@ void store_set_free(store *s, store_set *v);
 /* Key k (a set key) takes v's members and representation; its old value
  * is freed. v is left empty (an intset) and need not be freed. */
 void store_set_replace(store *s, store_key *k, store_set *v);
+/* store_set_free of a scratch set a command made and is done with, as
+ * Redis frees SUNION's / SDIFF's result: through the store's release hook
+ * (STORE_RELEASE_REPLACED), so lazyfree-lazy-server-del frees a big one on
+ * its thread. */
+void store_set_release(store *s, store_set *v);
 
 int store_set_is_intset(const store_set *v);
 size_t store_set_len(const store_set *v);

@@ -35,6 +35,12 @@ void store_set_expired_hook(store *s, store_expired_fn fn, void *ctx)
     s->expired_ctx = ctx;
 }
 
+void store_set_release_hook(store *s, store_release_fn fn, void *ctx)
+{
+    s->release = fn;
+    s->release_ctx = ctx;
+}
+
 void store_set_event_hook(store *s, store_event_fn fn, void *ctx)
 {
     s->event = fn;
@@ -86,7 +92,7 @@ static size_t entry_size(const store_key *k)
 }
 
 /* The entry alone (its value already released or moved). */
-static void entry_free(store *s, store_key *k)
+void store_entry_free(store *s, store_key *k)
 {
     size_t size = entry_size(k);
     if (!store_pool_holds(&s->key_pool, size)) {
@@ -100,7 +106,7 @@ static void entry_free(store *s, store_key *k)
 void store_key_free(store *s, store_key *k)
 {
     store_value_free(s, k);
-    entry_free(s, k);
+    store_entry_free(s, k);
 }
 
 static void free_node(store_dict_node *n, void *ctx)
@@ -251,6 +257,14 @@ void store_delete_key(store *s, store_key *k)
     store_key_free(s, k);
 }
 
+void store_release_key(store *s, store_key *k, store_release_why why)
+{
+    store_dict_unlink(&s->keys, &k->node);
+    store_key_clear_timer(s, k);
+    store_value_release(s, k, why);
+    store_entry_free(s, k);
+}
+
 int store_delete(store *s, const char *key, size_t len)
 {
     store_key *k = store_lookup(s, key, len);
@@ -269,7 +283,7 @@ store_key *store_rename(store *s, store_key *k, const char *newname, size_t newl
     if (same_name(k, newname, newlen)) return k;   /* RENAME k k is a no-op */
     uint64_t h = store_dict_hash(newname, newlen);
     store_key *dst = store_lookup_hashed(s, newname, newlen, h);
-    if (dst) store_delete_key(s, dst);
+    if (dst) store_release_key(s, dst, STORE_RELEASE_REPLACED);
 
     size_t used = value_used(k);
     store_key *nk = key_alloc(s, newname, newlen, h, used);
@@ -283,7 +297,7 @@ store_key *store_rename(store *s, store_key *k, const char *newname, size_t newl
     int64_t deadline = store_key_deadline(k);
     store_dict_unlink(&s->keys, &k->node);
     store_key_clear_timer(s, k);
-    entry_free(s, k);
+    store_entry_free(s, k);
     store_dict_insert_hashed(&s->keys, &nk->node);
     if (deadline != STORE_NO_DEADLINE) store_key_set_deadline(s, nk, deadline);
     store_notify(s, STORE_EV_NEW, "new", nk->name, newlen);   /* the name is added, as Redis's dbAdd */
@@ -314,10 +328,9 @@ size_t store_key_free_effort(const store_key *k)
     }
 }
 
-store_orphan *store_key_orphan(store *s, store_key *k)
+store_orphan *store_value_orphan(store *s, store_key *k)
 {
-    store_dict_unlink(&s->keys, &k->node);
-    store_key_clear_timer(s, k);
+    (void)s;
     size_t used = value_used(k), off = store_value_off(0);
     store_orphan *o = store_xcalloc(1, sizeof(*o));
     o->k = store_xcalloc(1, off + used + STORE_CLOCK_BYTES);
@@ -328,7 +341,15 @@ store_orphan *store_key_orphan(store *s, store_key *k)
     o->k->area = (uint8_t)(used + STORE_CLOCK_BYTES);
     /* The value moves as-is: its buffers change owner (as store_rename). */
     memcpy(STORE_KV(o->k), STORE_KV(k), used);
-    entry_free(s, k);
+    return o;
+}
+
+store_orphan *store_key_orphan(store *s, store_key *k)
+{
+    store_dict_unlink(&s->keys, &k->node);
+    store_key_clear_timer(s, k);
+    store_orphan *o = store_value_orphan(s, k);
+    store_entry_free(s, k);
     return o;
 }
 
@@ -359,7 +380,7 @@ void store_orphan_drop(store_orphan *o)
 
 void store_key_reset(store *s, store_key *k, store_type t)
 {
-    store_value_free(s, k);
+    store_value_release(s, k, STORE_RELEASE_REPLACED);
     k->big = 0;   /* a new value starts a new encoding history */
     value_init(s, k, t);
 }

@@ -61,6 +61,16 @@ typedef uint64_t (*store_clock_fn)(void *ctx);
  * before its memory is released. */
 typedef void (*store_expired_fn)(const char *key, size_t len, void *ctx);
 typedef void (*store_key_fn)(store_key *k, void *ctx);
+/* Why a value goes without a command deleting its key by name: it expired
+ * (lazily, by the wheel, or an EXPIRE/GETEX deadline already past), or a
+ * command replaced it (SET over it, a *STORE destination, RENAME's or
+ * COPY/RESTORE REPLACE's target): Redis's lazyfree-lazy-expire and
+ * lazyfree-lazy-server-del. */
+typedef enum { STORE_RELEASE_EXPIRED, STORE_RELEASE_REPLACED } store_release_why;
+/* Asked before such a value is freed: k's value may be taken with
+ * store_value_orphan (return 1), else (0) the store frees it at once.
+ * k may be linked or not; it must not be touched otherwise. */
+typedef int (*store_release_fn)(store *s, store_key *k, store_release_why why, void *ctx);
 /* Keyspace event classes: the same bits as Redis's notify-keyspace-events
  * classes, so the server can filter on them without translation. */
 enum {
@@ -114,6 +124,9 @@ void store_set_env(store *s, const store_env *env);
 void store_destroy(store *s);
 void store_set_expired_hook(store *s, store_expired_fn fn, void *ctx);
 void store_set_event_hook(store *s, store_event_fn fn, void *ctx);
+/* NULL (the default) frees every released value at once: without a hook
+ * releasing costs one test. */
+void store_set_release_hook(store *s, store_release_fn fn, void *ctx);
 void store_notify(store *s, int cls, const char *event, const char *key,
                   size_t klen);
 uint64_t store_now(store *s);
@@ -164,6 +177,10 @@ store_key *store_create_hash(store *s, const char *key, size_t len, const char *
  * the caller fills it. */
 void store_key_reset(store *s, store_key *k, store_type t);
 void store_delete_key(store *s, store_key *k);
+/* store_delete_key whose value goes through the release hook for why
+ * (Redis's dbDelete, or dbAsyncDelete under lazyfree-lazy-expire): a
+ * destination a command replaces or empties, an EXPIRE in the past. */
+void store_release_key(store *s, store_key *k, store_release_why why);
 /* 1 if a live key was deleted, 0 if none. */
 int store_delete(store *s, const char *key, size_t len);
 /* Move k's value and deadline to newname, replacing whatever is there.
@@ -198,6 +215,10 @@ typedef struct store_orphan store_orphan;
  * flushed or destroyed before (store_flush would release blocks still
  * out). */
 store_orphan *store_key_orphan(store *s, store_key *k);
+/* Inside a release hook only: k's value moves into an orphan, as
+ * store_key_orphan's, and k is left without one (the store gives it a new
+ * value or frees the entry). */
+store_orphan *store_value_orphan(store *s, store_key *k);
 /* Frees o's value on the calling thread, through freer: a store of that
  * thread's own, used for nothing else (its accounting is borrowed, so a
  * value's store is not touched). Returns the bytes freed. o stays for

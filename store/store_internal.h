@@ -143,6 +143,8 @@ struct store {
     void *expired_ctx;
     store_event_fn event;
     void *event_ctx;
+    store_release_fn release;   /* NULL: released values are freed at once */
+    void *release_ctx;
     size_t used_memory;   /* malloc_usable_size of key/value allocations */
     size_t expires;       /* keys with a deadline */
     uint64_t zsl_rng;     /* skiplist levels: per store, so stores on two threads never share it */
@@ -209,6 +211,16 @@ static inline uint32_t store_clock_new(store *s)
 /* A new member mlen bytes long is about to join zset k: mark k big if
  * Redis would convert it to a skiplist first. */
 void store_zset_note_add(store *s, store_key *k, size_t mlen);
+
+/* k's value goes (k keeps its entry, with no value): to the release hook
+ * if one takes it, else freed now. */
+static inline void store_value_release(store *s, store_key *k, store_release_why why)
+{
+    if (s->release && s->release(s, k, why, s->release_ctx)) return;
+    store_value_free(s, k);
+}
+/* Unlinked k's entry alone (its value already released or moved). */
+void store_entry_free(store *s, store_key *k);
 
 /* ---- expire.c ---- */
 int store_key_is_expired(const store_key *k, uint64_t now);

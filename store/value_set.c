@@ -6,6 +6,7 @@
 #include "store_internal.h"
 
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 _Static_assert(sizeof(store_set) <= sizeof(store_value), "a set value must fit a key's value area");
@@ -291,10 +292,27 @@ void store_set_free(store *s, store_set *v)
 
 void store_set_replace(store *s, store_key *k, store_set *v)
 {
-    store_set *kv = store_set_of(k);
-    store_set_free(s, kv);
-    *kv = *v;
+    store_value_release(s, k, STORE_RELEASE_REPLACED);   /* Redis's dbOverwrite */
+    *store_set_of(k) = *v;
     store_set_init(v);
+}
+
+void store_set_release(store *s, store_set *v)
+{
+    if (s->release) {
+        /* The hook takes values from keys: a bare entry stands for one. */
+        size_t area = sizeof(store_value) + STORE_CLOCK_BYTES;
+        store_key *k = store_xcalloc(1, store_value_off(0) + area);
+        k->type = STORE_SET;
+        k->enc = STORE_ENC_SET;
+        k->area = (uint8_t)area;
+        *store_set_of(k) = *v;
+        store_set_init(v);
+        store_value_release(s, k, STORE_RELEASE_REPLACED);
+        free(k);
+        return;
+    }
+    store_set_free(s, v);
 }
 
 size_t store_set_len(const store_set *v)

@@ -76,7 +76,7 @@ void store_string_set(store *s, store_key *k, const char *val, size_t vlen)
         nv.str.ptr[vlen] = '\0';
         nv.str.len = vlen;
     }
-    store_value_free(s, k);
+    store_value_release(s, k, STORE_RELEASE_REPLACED);
     *STORE_KV(k) = nv;
     k->type = STORE_STRING;
     k->enc = enc;

@@ -288,7 +288,7 @@ void cmd_bitop(client *c)
     store_key *dk;
     if (!maxlen) {
         if ((dk = db_lookup_write(c, dest))) {
-            store_delete_key(db, dk);
+            store_release_key(db, dk, STORE_RELEASE_REPLACED);
             db_notify(c, STORE_EV_GENERIC, "del", dest);
         }
         reply_int(c, 0);

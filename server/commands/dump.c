@@ -83,7 +83,7 @@ void cmd_restore(client *c)
     }
     int deleted = 0;
     if (old) {
-        store_delete_key(db, old);
+        store_release_key(db, old, STORE_RELEASE_REPLACED);
         deleted = 1;
     }
     /* relative TTLs wrap as Redis's ttl += mstime() does: a wrapped one is

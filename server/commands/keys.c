@@ -369,7 +369,7 @@ static void expire_generic(client *c, int seconds, int relative)
     }
     /* a deadline already past deletes the key, and says so */
     if (when <= (long long)store_now(db)) {
-        store_delete_key(db, k);
+        store_release_key(db, k, STORE_RELEASE_EXPIRED);
         db_notify(c, STORE_EV_GENERIC, "del", &c->argv[1]);
     } else {
         store_key_set_deadline(db, k, when);
@@ -453,7 +453,7 @@ void cmd_copy(client *c)
         reply_int(c, 0);
         return;
     }
-    if (old) store_delete_key(to, old);
+    if (old) store_release_key(to, old, STORE_RELEASE_REPLACED);
     store_copy(to, k, dst->ptr, dst->len);
     store_notify(to, STORE_EV_GENERIC, "copy_to", dst->ptr, dst->len);
     reply_int(c, 1);

@@ -191,13 +191,15 @@ static int transfer(client *c, const migrate_opts *o, const resp_buf *req, const
     ok = ok && (!o->pass || read_line(fd, auth, sizeof(auth), o->timeout_ms)) &&
          read_line(fd, sel, sizeof(sel), o->timeout_ms);
     int failed = 0, i;
+    store_key *moved;
     for (i = 0; ok && i < n; i++) {
         if (!read_line(fd, line, sizeof(line), o->timeout_ms)) break;
         const char *err = o->pass && auth[0] == '-' ? auth : sel[0] == '-' ? sel : line[0] == '-' ? line : NULL;
         if (err) {
             if (!failed) reply_errorf(c, "ERR Target instance replied with error: %s", err + 1);
             failed = 1;
-        } else if (!o->copy && store_delete(client_db(c), names[i]->ptr, names[i]->len)) {
+        } else if (!o->copy && (moved = store_lookup(client_db(c), names[i]->ptr, names[i]->len))) {
+            store_release_key(client_db(c), moved, STORE_RELEASE_REPLACED);   /* Redis's dbDelete */
             db_notify(c, STORE_EV_GENERIC, "del", names[i]);
         }
     }

@@ -172,7 +172,7 @@ static void store_result(client *c, const resp_slice *dst, store_set *v, const c
     if (n == 0) {
         store_set_free(db, v);
         if (k) {
-            store_delete_key(db, k);
+            store_release_key(db, k, STORE_RELEASE_REPLACED);
             db_notify(c, STORE_EV_GENERIC, "del", dst);
         }
         reply_int(c, 0);
@@ -361,7 +361,7 @@ static void union_diff_generic(client *c, const resp_slice *keys, int n, const r
             store_result(c, dst, &out, op == OP_UNION ? "sunionstore" : "sdiffstore");
         } else {
             reply_members(c, &out);
-            store_set_free(client_db(c), &out);
+            store_set_release(client_db(c), &out);
         }
     }
     set_list_free(&l);
@@ -406,8 +406,9 @@ static void spop_count(client *c, store_key *k, unsigned long long count)
         store_set_init(&out);
         union_diff(db, sets, 1, OP_UNION, &out);   /* the reply a SUNION of it gives */
         reply_members(c, &out);
-        store_set_free(db, &out);
-        db_delete_emptied(c, k);
+        store_set_release(db, &out);
+        store_release_key(db, k, STORE_RELEASE_REPLACED);   /* Redis's dbDelete */
+        db_notify(c, STORE_EV_GENERIC, "del", &c->argv[1]);
         if (c->srv->aof_on) {
             resp_slice del[2] = {{"DEL", 3}, c->argv[1]};
             aof_handled(c);

@@ -387,7 +387,7 @@ static void store_sorted(sort_run *s, const sort_req *r, long long start, long l
             store_list_push(db, k, STORE_TAIL, arena_at(s, s->items[i].off), s->items[i].len);
         db_notify(c, STORE_EV_LIST, "sortstore", r->store);
     } else if (k) {
-        store_delete_key(db, k);
+        store_release_key(db, k, STORE_RELEASE_REPLACED);
         db_notify(c, STORE_EV_GENERIC, "del", r->store);
     }
     reply_int(c, outlen);

@@ -245,7 +245,7 @@ void zset_result_store(client *c, const resp_slice *dst, const zset_result *r, c
     if (r->n == 0) {
         reply_int(c, 0);
         if (k) {
-            store_delete_key(db, k);
+            store_release_key(db, k, STORE_RELEASE_REPLACED);
             db_notify(c, STORE_EV_GENERIC, "del", dst);
         }
         return;

@@ -77,7 +77,7 @@ struct aof_state {
     unsigned char *kinds;      /* how each command is logged (K_*), by command_stat_id */
 };
 
-static const resp_slice S_DEL = {"DEL", 3}, S_SET = {"SET", 3}, S_PXAT = {"PXAT", 4},
+static const resp_slice S_DEL = {"DEL", 3}, S_UNLINK = {"UNLINK", 6}, S_SET = {"SET", 3}, S_PXAT = {"PXAT", 4},
                         S_PEXPIREAT = {"PEXPIREAT", 9}, S_PERSIST = {"PERSIST", 7},
                         S_KEEPTTL = {"KEEPTTL", 7}, S_HSET = {"HSET", 4}, S_ABSTTL = {"ABSTTL", 6},
                         S_LMOVE = {"LMOVE", 5}, S_RPOPLPUSH = {"RPOPLPUSH", 9};
@@ -215,9 +215,13 @@ void aof_force(client *c)
     if (c->srv->aof_on) c->srv->aof->forced = 1;
 }
 
-void aof_key_expired(server *s, int db, const char *key, size_t klen)
+/* An expired key's record under lazyfree-lazy-expire, as Redis's
+ * propagateDeletion writes it. */
+static resp_slice expired_del(const server *s) { return s->cfg.lazyfree_lazy_expire ? S_UNLINK : S_DEL; }
+
+void aof_key_deleted(server *s, int db, const char *key, size_t klen, int lazy)
 {
-    resp_slice argv[2] = {S_DEL, {key, klen}};
+    resp_slice argv[2] = {lazy ? S_UNLINK : S_DEL, {key, klen}};
     add_record(s, db, 2, argv);
 }
 
@@ -292,7 +296,7 @@ static void log_expire(client *c, int ms, int abs)
     aof_state *a = c->srv->aof;
     const resp_slice *v = c->argv;
     if (!peek(c, &v[1])) {
-        resp_slice r[2] = {S_DEL, v[1]};
+        resp_slice r[2] = {expired_del(c->srv), v[1]};
         aof_add(c, 2, r);
         return;
     }
@@ -310,7 +314,7 @@ static void log_getex(client *c)
     const resp_slice *v = c->argv;
     store_key *k = peek(c, &v[1]);
     if (!k) {
-        resp_slice r[2] = {S_DEL, v[1]};
+        resp_slice r[2] = {expired_del(c->srv), v[1]};
         aof_add(c, 2, r);
         return;
     }
@@ -470,8 +474,8 @@ static void log_command(client *c, int kind, size_t mark)
         aof_add(c, 3, r);
         break;
     }
-    case K_GETDEL: {
-        resp_slice r[2] = {S_DEL, v[1]};
+    case K_GETDEL: {   /* Redis's getdelCommand: UNLINK under lazyfree-lazy-user-del */
+        resp_slice r[2] = {c->srv->cfg.lazyfree_lazy_user_del ? S_UNLINK : S_DEL, v[1]};
         aof_add(c, 2, r);
         break;
     }

@@ -309,8 +309,10 @@ int aof_start(server *s);
 /* Run c's current command (c->cmd->proc) and log what it changed: in
  * place of cmd->proc(c) wherever commands run, while s->aof_on. */
 void aof_proc(client *c);
-/* The key just reclaimed past its deadline: a DEL in the log. */
-void aof_key_expired(server *s, int db, const char *key, size_t klen);
+/* The key just reclaimed past its deadline or evicted: a DEL in the log,
+ * or UNLINK when its config freed it lazily (lazyfree-lazy-expire /
+ * -eviction), as Redis's propagateDeletion. */
+void aof_key_deleted(server *s, int db, const char *key, size_t klen, int lazy);
 /* What commands changed so far: the change count without reclaims. */
 static inline uint64_t aof_changes(const server *s) { return s->dirty - s->stat_expired; }
 /* The blocked command of c (its argv in place) was served by key, which had

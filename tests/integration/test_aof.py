@@ -10,6 +10,7 @@ import subprocess
 import time
 
 import pytest
+import redis
 
 from conftest import Server
 from resp_util import encode_command, wait_for
@@ -186,6 +187,47 @@ def test_expiry_is_logged_as_del(server_factory):
     assert wait_for(lambda: r.exists("k") == 0, timeout=5)
     got = incr_records(srv)
     assert [b"DEL", b"k"] in got
+
+
+def test_lazy_frees_are_logged_as_unlink(server_factory):
+    """Under lazyfree-lazy-expire an expiry (and an EXPIRE or GETEX deadline
+    already past) is UNLINK, and GETDEL under lazyfree-lazy-user-del, as
+    Redis's propagateDeletion and getdelCommand write them."""
+    srv = server_factory(*AOF, "--lazyfree-lazy-expire", "yes", "--lazyfree-lazy-user-del", "yes")
+    r = srv.client()
+    r.set("k", "v", px=50)
+    assert wait_for(lambda: r.exists("k") == 0, timeout=5)
+    r.set("e", "v")
+    r.expire("e", -1)
+    r.set("g", "v")
+    r.getex("g", pxat=1)
+    r.set("d", "v")
+    r.getdel("d")
+    got = [c for c in incr_records(srv) if c[0].upper() in (b"DEL", b"UNLINK")]
+    assert got == [[b"UNLINK", b"k"], [b"UNLINK", b"e"], [b"UNLINK", b"g"], [b"UNLINK", b"d"]]
+    r.set("after", "v")
+    restart(srv)                              # and the file loads back
+    r = srv.client()
+    assert r.keys("*") == [b"after"]
+
+
+@pytest.mark.parametrize("lazy", ["yes", "no"])
+def test_eviction_is_logged_as_del_or_unlink(server_factory, lazy):
+    """An evicted key is DEL, or UNLINK under lazyfree-lazy-eviction (not
+    lazyfree-lazy-expire), as Redis's propagateDeletion."""
+    srv = server_factory(*AOF, "--lazyfree-lazy-eviction", lazy, "--lazyfree-lazy-expire", "yes",
+                         "--maxmemory-policy", "allkeys-random")
+    r = srv.client()
+    r.sadd("big", *("m%d" % i for i in range(20000)))
+    r.config_set("maxmemory", r.info("memory")["used_memory"] - 100000)
+    try:
+        r.set("x", "y")
+    except redis.ResponseError:   # the memory may not be back before the write is judged
+        pass
+    assert r.exists("big") == 0
+    r.config_set("maxmemory", 0)
+    got = [c for c in incr_records(srv) if c[0].upper() in (b"DEL", b"UNLINK")]
+    assert got == [[b"UNLINK" if lazy == "yes" else b"DEL", b"big"]]
 
 
 def test_restart_loads_everything(server_factory):

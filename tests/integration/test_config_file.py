@@ -227,6 +227,8 @@ def test_debian_redis_conf_daemonizes(server_kind, tmp_path):
         assert any("'aof-rewrite-incremental-fsync'" in l for l in warned), log
         assert not any("'rdbcompression'" in l for l in warned), log   # it has effect now
         assert not any("'appendfsync'" in l for l in warned), log      # and the AOF's
+        assert not any("'lazyfree-lazy-expire'" in l or "'lazyfree-lazy-server-del'" in l
+                       for l in warned), log                           # the lazyfree thread's
         assert len(warned) == len(set(warned))
 
 

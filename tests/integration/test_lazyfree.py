@@ -180,3 +180,165 @@ def test_lazy_eviction_frees_the_evicted_value_in_the_background(server_factory)
     assert r.info("stats")["evicted_keys"] >= 1
     r.config_set("maxmemory", 0)
     r.close()
+
+
+# ---- lazyfree-lazy-expire and lazyfree-lazy-server-del ----
+
+def big_set(r, key, n=1000):
+    """A hashtable set (members are not integers): freeing it takes n
+    allocations, past the threshold of 64."""
+    r.delete(key)
+    r.sadd(key, *("m%d" % i for i in range(n)))
+
+
+def big_zset(r, key, n=1000):
+    r.delete(key)
+    r.zadd(key, {"m%d" % i: i for i in range(n)})
+
+
+def wait_freed(r, n):
+    """Until lazyfreed_objects reaches n and nothing is pending; the figure
+    then, which is final (nothing is left to free)."""
+    for _ in range(500):
+        m = mem(r)
+        if m["lazyfreed_objects"] >= n and m["lazyfree_pending_objects"] == 0:
+            return m["lazyfreed_objects"]
+        time.sleep(0.01)
+    return mem(r)["lazyfreed_objects"]
+
+
+def wait_reclaimed(r, key):
+    """Until active expiry has reclaimed key (DBSIZE counts a key past its
+    deadline until then, and, unlike EXISTS, reclaims nothing itself)."""
+    for _ in range(500):
+        if r.dbsize() == 0:
+            return
+        time.sleep(0.01)
+    pytest.fail("%s was never reclaimed" % key)
+
+
+@pytest.mark.parametrize("lazy", ["yes", "no"])
+def test_lazy_expire_frees_expired_big_values_in_the_background(server_factory, lazy):
+    """However an expired key goes (active expiry, a lookup, an EXPIRE in
+    the past), its big value goes to the lazyfree thread under
+    lazyfree-lazy-expire yes, and is freed at once under no."""
+    r = server_factory().client()
+    r.config_set("lazyfree-lazy-expire", lazy)
+    grow = 1 if lazy == "yes" else 0
+    orig = mem(r)["used_memory"]
+    big_set(r, "big", 20000)
+    peak = mem(r)["used_memory"]
+    r.pexpire("big", 1)
+    wait_reclaimed(r, "big")                 # the timing wheel / active expiry
+    assert wait_freed(r, grow) == grow
+    wait_memory_below(r, orig + (peak - orig) // 2)   # the bytes come back either way
+    assert r.info("stats")["expired_keys"] == 1
+
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    big_set(r, "big")
+    r.pexpire("big", 1)
+    for _ in range(500):                     # a lookup past the deadline reclaims it
+        if r.exists("big") == 0:
+            break
+        time.sleep(0.01)
+    assert r.exists("big") == 0
+    assert wait_freed(r, 2 * grow) == 2 * grow
+    assert r.info("stats")["expired_keys"] == 2
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+
+    big_set(r, "big")
+    assert r.expire("big", -1) is True       # a deadline already past deletes it
+    assert r.exists("big") == 0
+    assert wait_freed(r, 3 * grow) == 3 * grow
+
+    r.sadd("small", *("m%d" % i for i in range(10)))   # small values: never lazy
+    r.pexpire("small", 1)
+    wait_reclaimed(r, "small")
+    r.set("str", "x" * 100000)
+    r.expire("str", -1)
+    assert wait_freed(r, 3 * grow) == 3 * grow
+    assert mem(r)["lazyfreed_objects"] == 3 * grow
+    r.close()
+
+
+def test_lazy_expire_is_not_server_del(server_factory):
+    """Each config covers its own kind of implicit free."""
+    r = server_factory().client()
+    r.config_set("lazyfree-lazy-server-del", "yes")
+    big_set(r, "big")
+    r.pexpire("big", 1)
+    wait_reclaimed(r, "big")
+    r.config_set("lazyfree-lazy-server-del", "no")
+    r.config_set("lazyfree-lazy-expire", "yes")
+    big_set(r, "big")
+    r.set("big", "x")
+    assert wait_freed(r, 0) == 0
+    r.close()
+
+
+# Each replaces (or deletes as part of the command) a big value: Redis's
+# dbOverwrite / dbDelete / the freeing of SUNION's scratch set, each of
+# which frees it on the thread under lazyfree-lazy-server-del. (name,
+# setup, the command, objects handed over)
+def _restore_replace(r):
+    payload = r.dump("src")
+    r.restore("big", 0, payload, replace=True)
+
+
+SERVER_DEL = [
+    ("set", lambda r: big_set(r, "big"), lambda r: r.set("big", "x"), 1),
+    ("mset", lambda r: big_set(r, "big"), lambda r: r.mset({"big": "x", "o": "y"}), 1),
+    ("rename", lambda r: (big_set(r, "big"), r.set("src", "v")), lambda r: r.rename("src", "big"), 1),
+    ("copy replace", lambda r: (big_set(r, "big"), r.set("src", "v")),
+     lambda r: r.copy("src", "big", replace=True), 1),
+    ("restore replace", lambda r: (big_set(r, "big"), r.set("src", "v")), _restore_replace, 1),
+    ("sunionstore", lambda r: (big_set(r, "big"), r.sadd("src", "a")),
+     lambda r: r.sunionstore("big", ["src"]), 1),
+    ("sinterstore empty", lambda r: big_set(r, "big"), lambda r: r.sinterstore("big", ["nosuch"]), 1),
+    ("zunionstore", lambda r: (big_zset(r, "big"), r.zadd("src", {"a": 1})),
+     lambda r: r.zunionstore("big", ["src"]), 1),
+    ("sort store", lambda r: (big_set(r, "big"), r.rpush("src", 3, 1, 2)),
+     lambda r: r.sort("src", store="big"), 1),
+    ("bitop", lambda r: (big_set(r, "big"), r.set("src", "v")),
+     lambda r: r.bitop("AND", "big", "src"), 1),
+    ("sunion scratch", lambda r: big_set(r, "big"), lambda r: r.sunion(["big", "nosuch"]), 1),
+    ("sdiff scratch", lambda r: big_set(r, "big"), lambda r: r.sdiff(["big", "nosuch"]), 1),
+    ("spop all", lambda r: big_set(r, "big"), lambda r: r.spop("big", 2000), 2),
+    ("spop most", lambda r: big_set(r, "big"), lambda r: r.spop("big", 900), 1),
+    # never lazy: small old values, a plain DEL, SINTER (no scratch set)
+    ("set small", lambda r: r.sadd("big", *range(100)), lambda r: r.set("big", "x"), 0),
+    ("rename small", lambda r: (r.sadd("big", "a", "b"), r.set("src", "v")),
+     lambda r: r.rename("src", "big"), 0),
+    ("sinter", lambda r: big_set(r, "big"), lambda r: r.sinter(["big", "big"]), 0),
+    ("del", lambda r: big_set(r, "big"), lambda r: r.delete("big"), 0),
+]
+
+
+@pytest.mark.parametrize("lazy", ["yes", "no"])
+def test_lazy_server_del_frees_replaced_big_values_in_the_background(server_factory, lazy):
+    r = server_factory().client()
+    r.config_set("lazyfree-lazy-server-del", lazy)
+    total = 0
+    for name, setup, cmd, n in SERVER_DEL:
+        r.flushall()
+        setup(r)
+        cmd(r)
+        total += n if lazy == "yes" else 0
+        assert wait_freed(r, total) == total, name
+    r.close()
+
+
+@pytest.mark.parametrize("lazy", ["yes", "no"])
+def test_lazy_server_del_frees_migrated_big_values_in_the_background(server_factory, lazy):
+    """MIGRATE deletes what it moved with Redis's dbDelete."""
+    src, dst = server_factory(), server_factory()
+    r = src.client()
+    r.config_set("lazyfree-lazy-server-del", lazy)
+    big_set(r, "big")
+    r.set("small", "v")
+    assert r.execute_command("MIGRATE", dst.host, dst.port, "", 0, 5000, "KEYS", "big", "small") == b"OK"
+    assert r.exists("big", "small") == 0
+    assert dst.client().scard("big") == 1000
+    grow = 1 if lazy == "yes" else 0
+    assert wait_freed(r, grow) == grow
+    r.close()
