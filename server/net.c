@@ -586,7 +586,7 @@ void net_flush_pending_except(server *s, client *keep)
     /* Redis's beforeSleep: the AOF written (and with appendfsync always
      * synced) before any reply of this iteration leaves */
     if (s->repl) repl_before_sleep(s, keep);   /* the leader's entry proposed, its replies held */
-    if (s->aof_on) aof_before_sleep(s, keep != NULL);
+    if (s->aof_on) aof_before_sleep(s);
     /* BCAST messages for what changed, before writing (not while a script
      * is busy: Redis's beforeSleep does only the AOF and writes then) */
     if (s->tracking_clients && !keep) tracking_before_sleep(s);

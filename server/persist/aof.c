@@ -50,14 +50,9 @@ struct aof_state {
     uint64_t last_fsync_s, flush_postponed_s, last_error_log_s;
     int write_ok, write_errno;
     unsigned long delayed_fsync;
-    /* one fdatasync at a time on libuv's thread pool, of a dup of the fd
-     * (the file may be switched meanwhile): everysec's, and always's */
+    /* everysec: one fdatasync at a time on libuv's thread pool */
     uv_work_t fsync_req;
     int fsync_fd, fsync_running, fsync_failed;
-    /* always: each write a ticket; replies wait for the ticket they saw */
-    uint64_t written_ticket, synced_ticket, fsync_ticket;
-    uv_timer_t release;        /* tickets synced in place, released on the loop */
-    server *srv;
     /* the manifest */
     aof_file base;             /* name NULL: none */
     int base_is_rdb;
@@ -86,7 +81,6 @@ static aof_state *state(server *s)
 {
     if (!s->aof) {
         aof_state *a = s->aof = mem_calloc(1, sizeof(*a));
-        a->srv = s;
         a->fd = -1;
         a->selected_db = -1;
         a->write_ok = 1;
@@ -575,100 +569,26 @@ static void fsync_work(uv_work_t *req)
 {
     aof_state *a = req->data;
     a->fsync_failed = fdatasync(a->fsync_fd) != 0 ? errno : 0;
-    close(a->fsync_fd);
 }
-
-static void always_failed(server *s, int err)
-{
-    /* as Redis: the change cannot be undone and must not be acknowledged */
-    log_msg(s, LOG_WARNING, "Can't persist AOF for fsync error when the AOF fsync policy is 'always': %s. "
-                            "Exiting...", strerror(err));
-    _exit(1);
-}
-
-static int background_fsync(server *s);
 
 static void fsync_done(uv_work_t *req, int status)
 {
     (void)status;
     aof_state *a = req->data;
-    server *s = a->srv;
     a->fsync_running = 0;
-    if (a->fsync_ticket > a->synced_ticket) {
-        if (a->fsync_failed) always_failed(s, a->fsync_failed);
-        a->synced_ticket = a->fsync_ticket;
-        net_release(s, a->synced_ticket);
-    }
-    /* what was written while this one ran shares the next (group commit) */
-    if (a->synced_ticket < a->written_ticket && background_fsync(s) != 0) {
-        if (fdatasync(a->fd) != 0) always_failed(s, errno);
-        a->synced_ticket = a->written_ticket;
-        net_release(s, a->synced_ticket);
-    }
 }
 
-/* 0 when an fdatasync of everything written so far is on its way. */
-static int background_fsync(server *s)
+static void background_fsync(server *s)
 {
     aof_state *a = s->aof;
-    if (a->fsync_running) return 0;
-    a->fsync_fd = dup(a->fd);
-    if (a->fsync_fd < 0) return -1;
+    if (a->fsync_running) return;
     a->fsync_running = 1;
-    a->fsync_ticket = a->written_ticket;
+    a->fsync_fd = a->fd;
     a->fsync_req.data = a;
     if (uv_queue_work(s->loop, &a->fsync_req, fsync_work, fsync_done) != 0) {
         a->fsync_running = 0;
-        close(a->fsync_fd);
-        return -1;
+        fdatasync(a->fd);
     }
-    return 0;
-}
-
-static void on_release(uv_timer_t *t)
-{
-    server *s = t->data;
-    net_release(s, s->aof->synced_ticket);
-}
-
-/* How the bytes written for always get to disk: in place (inside a
- * command), on the thread pool (the loop's flush), in place with the held
- * replies sent at once (a busy script's flush: the loop is not running). */
-enum { SYNC_NOW, SYNC_DEFER, SYNC_BUSY };
-
-/* Every ticket written so far synced by the loop itself. */
-static void sync_in_place(server *s, int mode)
-{
-    aof_state *a = s->aof;
-    if (fdatasync(a->fd) == -1) always_failed(s, errno);
-    a->synced_ticket = a->written_ticket;
-    /* replies held for earlier tickets go now; from inside a command
-     * (a rewrite, CONFIG SET) only once it is over */
-    if (!s->held) return;
-    if (mode == SYNC_NOW) uv_timer_start(&a->release, on_release, 0, 0);
-    else net_release(s, a->synced_ticket);
-}
-
-/* Before the open file is closed: what was written to it for held
- * replies cannot wait for a background fdatasync of the next file. */
-static void settle_file(server *s)
-{
-    aof_state *a = s->aof;
-    if (a->fd >= 0 && a->synced_ticket != a->written_ticket) sync_in_place(s, SYNC_NOW);
-}
-
-/* appendfsync always: the bytes written so far on disk before any reply
- * that may have seen them leaves. From the loop (mode SYNC_DEFER) the loop
- * does not wait: the fdatasync runs on the thread pool, the pending replies
- * are held until it ends, and what the loop writes meanwhile shares the
- * next one, where Redis's beforeSleep stops the loop for each. */
-static void sync_always(server *s, int mode)
-{
-    aof_state *a = s->aof;
-    a->written_ticket++;
-    a->fsynced_size = a->incr_size;   /* an fdatasync covering them is on its way */
-    if (mode == SYNC_DEFER && background_fsync(s) == 0) return;
-    sync_in_place(s, mode);
 }
 
 static ssize_t write_all(int fd, const char *p, size_t n)
@@ -695,7 +615,7 @@ static void written(aof_state *a, size_t n)
     a->multi_at -= n < a->multi_at ? n : a->multi_at;
 }
 
-static void flush_file(server *s, int force, int sync_mode)
+static void flush_file(server *s, int force)
 {
     aof_state *a = s->aof;
     if (a->fd < 0) return;
@@ -761,27 +681,27 @@ static void flush_file(server *s, int force, int sync_mode)
     written(a, len);
 do_fsync:
     if (policy == CONFIG_FSYNC_ALWAYS) {
-        sync_always(s, sync_mode);
+        if (fdatasync(a->fd) == -1) {
+            log_msg(s, LOG_WARNING, "Can't persist AOF for fsync error when the AOF fsync policy is 'always': %s. "
+                                    "Exiting...", strerror(errno));
+            _exit(1);
+        }
+        a->fsynced_size = a->incr_size;
         a->last_fsync_s = now_s;
     } else if (policy == CONFIG_FSYNC_EVERYSEC && now_s > a->last_fsync_s) {
         if (!a->fsync_running) {
-            if (background_fsync(s) != 0) fdatasync(a->fd);
+            background_fsync(s);
             a->fsynced_size = a->incr_size;
         }
         a->last_fsync_s = now_s;
     }
 }
 
-void aof_before_sleep(server *s, int busy)
+void aof_before_sleep(server *s)
 {
     aof_state *a = s->aof;
     if (a->buf.len || (s->cfg.appendfsync == CONFIG_FSYNC_ALWAYS && a->fsynced_size != a->incr_size))
-        flush_file(s, 0, busy ? SYNC_BUSY : SYNC_DEFER);
-    /* the loop is not running: the thread's fdatasync would end unnoticed */
-    if (busy && a->fd >= 0 && a->synced_ticket != a->written_ticket) sync_in_place(s, SYNC_BUSY);
-    /* replies that read what is not on disk yet wait for it too, as all
-     * of an iteration's replies wait in Redis */
-    if (a->synced_ticket != a->written_ticket && s->pending) net_hold_pending(s, a->written_ticket);
+        flush_file(s, 0);
 }
 
 int aof_rewriting(const server *s) { return s->aof && s->aof->child; }
@@ -1031,10 +951,7 @@ static int open_incr(server *s, const char *name)
         log_msg(s, LOG_WARNING, "Can't open the append-only file %s: %s", name, strerror(errno));
         return -1;
     }
-    if (a->fd >= 0) {
-        settle_file(s);
-        close(a->fd);
-    }
+    if (a->fd >= 0) close(a->fd);
     a->fd = fd;
     a->selected_db = -1;   /* a loader reads each file with a client of its own, from db 0 */
     a->ts_s = 0;
@@ -1307,7 +1224,7 @@ static void rewrite_done(server *s, int ok)
         goto failed;
     }
     log_msg(s, LOG_NOTICE, "Background AOF rewrite terminated with success");
-    flush_file(s, 1, SYNC_NOW);
+    flush_file(s, 1);
     const char *ext = s->cfg.aof_use_rdb_preamble ? ".rdb" : ".aof";
     char *base = file_name(s, a->base_seq + 1, ".base", ext);
     char *base_path = path_in_dir(s, base);
@@ -1399,7 +1316,6 @@ static int open_new_incr(server *s)
         return 0;
     }
     char *incr = file_name(s, a->incr_seq + 1, ".incr", ".aof");
-    settle_file(s);
     int old = a->fd;
     a->fd = -1;
     if (open_incr(s, incr) != 0) {
@@ -1432,7 +1348,7 @@ static int start_rewrite(server *s)
         a->last_rewrite_ok = 0;
         return -1;
     }
-    flush_file(s, 1, SYNC_NOW);
+    flush_file(s, 1);
     if (open_new_incr(s) != 0) {
         a->last_rewrite_ok = 0;
         return -1;
@@ -1490,7 +1406,7 @@ static void on_cron(uv_timer_t *t)
     if (a->child) on_child_exit(&a->sigchld, SIGCHLD);
     if (a->state != AOF_OFF && a->fd >= 0) {
         if (a->buf.len || (s->cfg.appendfsync == CONFIG_FSYNC_EVERYSEC && a->fsynced_size != a->incr_size))
-            flush_file(s, 0, SYNC_DEFER);
+            flush_file(s, 0);
         if (a->fsync_failed && !a->fsync_running) {
             /* Redis's aof_bio_fsync_status: an everysec fsync failed */
             s->aof_write_err = 1;
@@ -1525,8 +1441,6 @@ static void cron_start(server *s)
         uv_signal_init(s->loop, &a->sigchld);
         a->sigchld.data = s;
         uv_unref((uv_handle_t *)&a->sigchld);
-        uv_timer_init(s->loop, &a->release);
-        a->release.data = s;
         a->handles = 1;
     }
     if (!uv_is_active((uv_handle_t *)&a->cron)) {
@@ -1668,10 +1582,9 @@ int aof_set_enabled(server *s, int on)
     }
     if (!on) {
         if (a->state == AOF_OFF) return 0;
-        flush_file(s, 1, SYNC_NOW);
+        flush_file(s, 1);
         if (a->child) log_msg(s, LOG_NOTICE, "Killing running AOF rewrite child: %ld", (long)a->child);
         if (a->fd >= 0) {
-            settle_file(s);
             fdatasync(a->fd);
             close(a->fd);
         }
@@ -1710,7 +1623,7 @@ void aof_shutdown(server *s)
     kill_child(s);
     if (a->state != AOF_OFF && a->fd >= 0) {
         log_msg(s, LOG_NOTICE, "Calling fsync() on the AOF file.");
-        flush_file(s, 1, SYNC_NOW);
+        flush_file(s, 1);
         fdatasync(a->fd);
         a->fsynced_size = a->incr_size;
     }
@@ -1719,7 +1632,7 @@ void aof_shutdown(server *s)
 int aof_reload(server *s)
 {
     aof_state *a = state(s);
-    if (a->state == AOF_ON) flush_file(s, 1, SYNC_NOW);
+    if (a->state == AOF_ON) flush_file(s, 1);
     server_flush_all(s);
     functions_flush(s);
     int on = s->aof_on;
@@ -1758,7 +1671,6 @@ void aof_close(server *s)
     if (a->handles) {
         server_close_handle(s, (uv_handle_t *)&a->cron);
         server_close_handle(s, (uv_handle_t *)&a->sigchld);
-        server_close_handle(s, (uv_handle_t *)&a->release);
         a->handles = 0;
     }
 }

@@ -331,7 +331,7 @@ void aof_unit_end(server *s);
 void aof_force(client *c);
 /* Before replies are written (net_flush_pending): the records of this loop
  * iteration go to the file, and with appendfsync always to the disk. */
-void aof_before_sleep(server *s, int busy);
+void aof_before_sleep(server *s);
 /* Replication (repl/): the records are built as for the file (which is
  * then unavailable) and taken once per loop iteration: aof_records gives
  * the complete ones so far (len 0 inside a running command), which stay
