@@ -229,6 +229,10 @@ def test_debian_redis_conf_daemonizes(server_kind, tmp_path):
         assert not any("'appendfsync'" in l for l in warned), log      # and the AOF's
         assert not any("'lazyfree-lazy-expire'" in l or "'lazyfree-lazy-server-del'" in l
                        for l in warned), log                           # the lazyfree thread's
+        # what sets encodings, stream nodes and the saved lists' nodes
+        for name in ("set-max-intset-entries", "stream-node-max-bytes", "stream-node-max-entries",
+                     "list-max-listpack-size", "maxmemory-samples"):
+            assert not any("'%s'" % name in l for l in warned), log
         assert len(warned) == len(set(warned))
 
 
