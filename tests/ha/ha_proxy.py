@@ -151,10 +151,12 @@ class Proxy:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         conn = _Conn(self, link, s, up)
         with self.lock:
-            if self.closed:
-                conn.close()
-                return
-            self.conns.add(conn)
+            closing = self.closed
+            if not closing:
+                self.conns.add(conn)
+        if closing:   # outside the lock: _Conn.close takes it too
+            conn.close()
+            return
         conn.start(first)
 
 
