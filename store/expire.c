@@ -36,8 +36,7 @@ void store_key_set_deadline(store *s, store_key *k, int64_t deadline_ms)
  * name is still readable while the hook runs. */
 void store_reclaim(store *s, store_key *k)
 {
-    store_dict_unlink(&s->keys, &k->node);
-    store_key_clear_timer(s, k);
+    store_key_unlink(s, k);
     if (s->expired) s->expired(k->name, k->node.keylen, s->expired_ctx);
     store_value_release(s, k, STORE_RELEASE_EXPIRED);
     store_entry_free(s, k);

@@ -252,15 +252,13 @@ store_key *store_hash_key_new(store *s, const char *key, size_t len, uint64_t h,
 
 void store_delete_key(store *s, store_key *k)
 {
-    store_dict_unlink(&s->keys, &k->node);
-    store_key_clear_timer(s, k);
+    store_key_unlink(s, k);
     store_key_free(s, k);
 }
 
 void store_release_key(store *s, store_key *k, store_release_why why)
 {
-    store_dict_unlink(&s->keys, &k->node);
-    store_key_clear_timer(s, k);
+    store_key_unlink(s, k);
     store_value_release(s, k, why);
     store_entry_free(s, k);
 }
@@ -295,8 +293,7 @@ store_key *store_rename(store *s, store_key *k, const char *newname, size_t newl
     nk->big = k->big;
     store_key_keep_access(nk, k);   /* Redis moves the object, access time and all */
     int64_t deadline = store_key_deadline(k);
-    store_dict_unlink(&s->keys, &k->node);
-    store_key_clear_timer(s, k);
+    store_key_unlink(s, k);
     store_entry_free(s, k);
     store_dict_insert_hashed(&s->keys, &nk->node);
     if (deadline != STORE_NO_DEADLINE) store_key_set_deadline(s, nk, deadline);
@@ -346,8 +343,7 @@ store_orphan *store_value_orphan(store *s, store_key *k)
 
 store_orphan *store_key_orphan(store *s, store_key *k)
 {
-    store_dict_unlink(&s->keys, &k->node);
-    store_key_clear_timer(s, k);
+    store_key_unlink(s, k);
     store_orphan *o = store_value_orphan(s, k);
     store_entry_free(s, k);
     return o;

@@ -228,6 +228,12 @@ int store_key_is_expired(const store_key *k, uint64_t now);
 void store_reclaim(store *s, store_key *k);
 /* Drop k's timer (if any) and the expires count for it. */
 void store_key_clear_timer(store *s, store_key *k);
+/* k out of the keyspace and the wheel; its entry and value stay. */
+static inline void store_key_unlink(store *s, store_key *k)
+{
+    store_dict_unlink(&s->keys, &k->node);
+    store_key_clear_timer(s, k);
+}
 
 /* ---- value_string.c / value_hash.c / value_list.c / value_zset.c ---- */
 void store_string_init(store_key *k);

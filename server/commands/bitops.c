@@ -287,10 +287,7 @@ void cmd_bitop(client *c)
     store *db = client_db(c);
     store_key *dk;
     if (!maxlen) {
-        if ((dk = db_lookup_write(c, dest))) {
-            store_release_key(db, dk, STORE_RELEASE_REPLACED);
-            db_notify(c, STORE_EV_GENERIC, "del", dest);
-        }
+        if ((dk = db_lookup_write(c, dest))) db_release_key(c, dk, dest, STORE_RELEASE_REPLACED);
         reply_int(c, 0);
         return;
     }

@@ -34,6 +34,10 @@ store_key *db_write_create(client *c, const resp_slice *key, store_type t);
 store *db_index_or_reply(client *c, const resp_slice *a, int *id);
 /* A list or zset never stays empty: delete argv[1]'s key k, event "del". */
 void db_delete_emptied(client *c, store_key *k);
+/* A key the command deletes on its own (a destination it empties, a
+ * deadline already past): k's value goes as the lazyfree-lazy-* setting
+ * for why says (store_release_key), event "del" for name. */
+void db_release_key(client *c, store_key *k, const resp_slice *name, store_release_why why);
 
 /* conn.c */
 void cmd_ping(client *c);

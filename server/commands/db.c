@@ -59,6 +59,12 @@ void db_delete_emptied(client *c, store_key *k)
     db_notify(c, STORE_EV_GENERIC, "del", &c->argv[1]);
 }
 
+void db_release_key(client *c, store_key *k, const resp_slice *name, store_release_why why)
+{
+    store_release_key(client_db(c), k, why);
+    db_notify(c, STORE_EV_GENERIC, "del", name);
+}
+
 store *db_index_or_reply(client *c, const resp_slice *a, int *id)
 {
     long long v;

@@ -369,8 +369,7 @@ static void expire_generic(client *c, int seconds, int relative)
     }
     /* a deadline already past deletes the key, and says so */
     if (when <= (long long)store_now(db)) {
-        store_release_key(db, k, STORE_RELEASE_EXPIRED);
-        db_notify(c, STORE_EV_GENERIC, "del", &c->argv[1]);
+        db_release_key(c, k, &c->argv[1], STORE_RELEASE_EXPIRED);
     } else {
         store_key_set_deadline(db, k, when);
         db_notify(c, STORE_EV_GENERIC, "expire", &c->argv[1]);

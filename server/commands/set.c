@@ -171,10 +171,7 @@ static void store_result(client *c, const resp_slice *dst, store_set *v, const c
     size_t n = store_set_len(v);
     if (n == 0) {
         store_set_free(db, v);
-        if (k) {
-            store_release_key(db, k, STORE_RELEASE_REPLACED);
-            db_notify(c, STORE_EV_GENERIC, "del", dst);
-        }
+        if (k) db_release_key(c, k, dst, STORE_RELEASE_REPLACED);
         reply_int(c, 0);
         return;
     }
@@ -407,8 +404,7 @@ static void spop_count(client *c, store_key *k, unsigned long long count)
         union_diff(db, sets, 1, OP_UNION, &out);   /* the reply a SUNION of it gives */
         reply_members(c, &out);
         store_set_release(db, &out);
-        store_release_key(db, k, STORE_RELEASE_REPLACED);   /* Redis's dbDelete */
-        db_notify(c, STORE_EV_GENERIC, "del", &c->argv[1]);
+        db_release_key(c, k, &c->argv[1], STORE_RELEASE_REPLACED);   /* Redis's dbDelete */
         if (c->srv->aof_on) {
             resp_slice del[2] = {{"DEL", 3}, c->argv[1]};
             aof_handled(c);

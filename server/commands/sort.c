@@ -387,8 +387,7 @@ static void store_sorted(sort_run *s, const sort_req *r, long long start, long l
             store_list_push(db, k, STORE_TAIL, arena_at(s, s->items[i].off), s->items[i].len);
         db_notify(c, STORE_EV_LIST, "sortstore", r->store);
     } else if (k) {
-        store_release_key(db, k, STORE_RELEASE_REPLACED);
-        db_notify(c, STORE_EV_GENERIC, "del", r->store);
+        db_release_key(c, k, r->store, STORE_RELEASE_REPLACED);
     }
     reply_int(c, outlen);
 }

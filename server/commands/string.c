@@ -327,8 +327,7 @@ void cmd_getex(client *c)
     if (a.expire && !set_deadline(c, &a, &deadline)) return;
     reply_string(c, k);
     if ((a.flags & (SET_EXAT | SET_PXAT)) && deadline <= (long long)store_now(db)) {
-        store_release_key(db, k, STORE_RELEASE_EXPIRED);
-        db_notify(c, STORE_EV_GENERIC, "del", &c->argv[1]);
+        db_release_key(c, k, &c->argv[1], STORE_RELEASE_EXPIRED);
     } else if (a.expire) {
         store_key_set_deadline(db, k, deadline);
         db_notify(c, STORE_EV_GENERIC, "expire", &c->argv[1]);

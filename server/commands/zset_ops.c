@@ -244,10 +244,7 @@ void zset_result_store(client *c, const resp_slice *dst, const zset_result *r, c
     store_key *k = db_lookup_write(c, dst);
     if (r->n == 0) {
         reply_int(c, 0);
-        if (k) {
-            store_release_key(db, k, STORE_RELEASE_REPLACED);
-            db_notify(c, STORE_EV_GENERIC, "del", dst);
-        }
+        if (k) db_release_key(c, k, dst, STORE_RELEASE_REPLACED);
         return;
     }
     /* setKey: a new value (new encoding history) without the old TTL */

@@ -209,13 +209,13 @@ void aof_force(client *c)
     if (c->srv->aof_on) c->srv->aof->forced = 1;
 }
 
-/* An expired key's record under lazyfree-lazy-expire, as Redis's
- * propagateDeletion writes it. */
-static resp_slice expired_del(const server *s) { return s->cfg.lazyfree_lazy_expire ? S_UNLINK : S_DEL; }
+/* A deletion's record: UNLINK when its lazyfree-lazy-* setting freed it
+ * lazily, as Redis's propagateDeletion and getdelCommand write it. */
+static resp_slice del_name(int lazy) { return lazy ? S_UNLINK : S_DEL; }
 
 void aof_key_deleted(server *s, int db, const char *key, size_t klen, int lazy)
 {
-    resp_slice argv[2] = {lazy ? S_UNLINK : S_DEL, {key, klen}};
+    resp_slice argv[2] = {del_name(lazy), {key, klen}};
     add_record(s, db, 2, argv);
 }
 
@@ -290,7 +290,7 @@ static void log_expire(client *c, int ms, int abs)
     aof_state *a = c->srv->aof;
     const resp_slice *v = c->argv;
     if (!peek(c, &v[1])) {
-        resp_slice r[2] = {expired_del(c->srv), v[1]};
+        resp_slice r[2] = {del_name(c->srv->cfg.lazyfree_lazy_expire), v[1]};
         aof_add(c, 2, r);
         return;
     }
@@ -308,7 +308,7 @@ static void log_getex(client *c)
     const resp_slice *v = c->argv;
     store_key *k = peek(c, &v[1]);
     if (!k) {
-        resp_slice r[2] = {expired_del(c->srv), v[1]};
+        resp_slice r[2] = {del_name(c->srv->cfg.lazyfree_lazy_expire), v[1]};
         aof_add(c, 2, r);
         return;
     }
@@ -468,8 +468,8 @@ static void log_command(client *c, int kind, size_t mark)
         aof_add(c, 3, r);
         break;
     }
-    case K_GETDEL: {   /* Redis's getdelCommand: UNLINK under lazyfree-lazy-user-del */
-        resp_slice r[2] = {c->srv->cfg.lazyfree_lazy_user_del ? S_UNLINK : S_DEL, v[1]};
+    case K_GETDEL: {
+        resp_slice r[2] = {del_name(c->srv->cfg.lazyfree_lazy_user_del), v[1]};
         aof_add(c, 2, r);
         break;
     }

@@ -337,25 +337,32 @@ def children_cpu_seconds():
     return ru.ru_utime + ru.ru_stime
 
 
+def measured_load(server, argv, opt, what):
+    """(output, server µs CPU per request, load µs CPU per request) of the
+    load generator argv run against server for opt.requests requests."""
+    before, load_before = cpu_seconds(server.proc.pid), children_cpu_seconds()
+    out = run(argv, 60 + opt.requests // 5000, what)
+    cpu = cpu_seconds(server.proc.pid) - before
+    load_cpu = children_cpu_seconds() - load_before
+    return out, cpu * 1e6 / opt.requests, load_cpu * 1e6 / opt.requests
+
+
 def run_redis_benchmark(server, args, pipeline, opt, fill=None, conn=None):
     """(rps, server µs CPU per request, redis-benchmark µs CPU per request);
     conn: how redis-benchmark reaches the server (default -p its port)."""
     cli(server.port, "FLUSHALL")
     if fill:
         fill(server.port)
-    before, load_before = cpu_seconds(server.proc.pid), children_cpu_seconds()
-    out = run(["redis-benchmark"] + (conn or ["-p", str(server.port)]) + ["-c", str(opt.clients), "-n",
-               str(opt.requests), "-P", str(pipeline), "-r", "1000000", "-q", "--csv"] + args,
-              60 + opt.requests // 5000, "redis-benchmark %s -P%d on %s" % (args[:2], pipeline,
-                                                                              server.kind))
-    cpu = cpu_seconds(server.proc.pid) - before
-    load_cpu = children_cpu_seconds() - load_before
+    out, cpu, load_cpu = measured_load(
+        server, ["redis-benchmark"] + (conn or ["-p", str(server.port)]) + ["-c", str(opt.clients), "-n",
+                 str(opt.requests), "-P", str(pipeline), "-r", "1000000", "-q", "--csv"] + args,
+        opt, "redis-benchmark %s -P%d on %s" % (args[:2], pipeline, server.kind))
     # the last line is the test asked for (LRANGE_* print their LPUSH fill first)
     m = (re.findall(r'^"[^"]*","([0-9.]+)"', out, re.M) or [None])[-1]
     if m is None:
         raise BenchError("redis-benchmark printed no result for %s on %s: %s"
                          % (args[:2], server.kind, out[-300:]))
-    return float(m), cpu * 1e6 / opt.requests, load_cpu * 1e6 / opt.requests
+    return float(m), cpu, load_cpu
 
 
 def section_throughput(servers, opt, res):
@@ -817,16 +824,14 @@ def run_loadgen(server, command, pipeline, opt):
     (-c clients, -P requests per batch, -r 1000000 keys) at less CPU per
     request, for runs where redis-benchmark's own core is the limit."""
     cli(server.port, "FLUSHALL")
-    before, load_before = cpu_seconds(server.proc.pid), children_cpu_seconds()
-    out = run([os.path.join(opt.build, "bench_loadgen"), "-p", str(server.port), "-c", str(opt.clients), "-n",
-               str(opt.requests), "-P", str(pipeline), "-r", "1000000", "--"] + command,
-              60 + opt.requests // 5000, "bench_loadgen %s -P%d on %s" % (command[0], pipeline, server.kind))
-    cpu = cpu_seconds(server.proc.pid) - before
-    load_cpu = children_cpu_seconds() - load_before
+    out, cpu, load_cpu = measured_load(
+        server, [os.path.join(opt.build, "bench_loadgen"), "-p", str(server.port), "-c", str(opt.clients), "-n",
+                 str(opt.requests), "-P", str(pipeline), "-r", "1000000", "--"] + command,
+        opt, "bench_loadgen %s -P%d on %s" % (command[0], pipeline, server.kind))
     m = re.search(r"^rps ([0-9.]+) errors 0$", out, re.M)
     if m is None:
         raise BenchError("bench_loadgen printed no rate for %s on %s: %s" % (command[0], server.kind, out[-300:]))
-    return float(m.group(1)), cpu * 1e6 / opt.requests, load_cpu * 1e6 / opt.requests
+    return float(m.group(1)), cpu, load_cpu
 
 
 def section_aof(opt, res):
@@ -1132,9 +1137,9 @@ def target_rows(res, opt, labels):
         None if not done else all(l <= r for l, r in done))
     for name, _ in AOF_WORKLOADS:
         for p, want in ((16, 2.0), (1, 1.0)):
-            for how, suffix in (("", ""), (" (bench_loadgen)", " (bench_loadgen)")):
-                l, rr = res.get("%s -P%d appendfsync always rps%s" % (name, p, suffix))
-                row("AOF always: %s -P%d%s" % (name, p, how),
+            for by in ("", " (bench_loadgen)"):
+                l, rr = res.get("%s -P%d appendfsync always rps%s" % (name, p, by))
+                row("AOF always: %s -P%d%s" % (name, p, by),
                     None if l is None else "%.2f× (%.0f vs %.0f)" % (l / rr, l, rr),
                     "≥ %.1f× redis-server" % want, None if l is None else l / rr >= want)
         l, rr = res.get("%s -P16 everysec vs no persistence rps" % name)
