@@ -532,8 +532,9 @@ def judge_latchd(tree, unit, listed, excluded, workdir, update, tls=False, liste
         if main.crash:
             problems.append("%s: %s" % (unit, main.crash))
         flaky = passes_again(tree, unit, main.err, excluded, workdir, tls)
-        for name in sorted(flaky):
-            log("redis-suite: %s: failed once, passed on its own: %s" % (unit, name))
+        for name in [n for n in main.err if n in flaky]:   # the order they ran: the first may explain the rest
+            log("redis-suite: %s: failed once, passed on its own: %s -- %s"
+                % (unit, name, " ".join(main.err[name].split())[:300]))
         failed = {n: d for n, d in main.err.items() if n not in flaky}
         if not update:
             for name, detail in failed.items():
