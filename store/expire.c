@@ -42,6 +42,18 @@ void store_reclaim(store *s, store_key *k)
     store_entry_free(s, k);
 }
 
+store_key *store_random_volatile_key(store *s, uint64_t rnd)
+{
+    for (;;) {
+        wheel_node *n = wheel_any(&s->wheel, rnd);
+        if (!n) return NULL;
+        store_key *k = STORE_CONTAINER(n, store_key, timer);
+        if (!store_key_is_expired(k, store_now(s))) return k;
+        store_reclaim(s, k);
+        rnd = store_redraw(rnd);
+    }
+}
+
 struct due {
     store *s;
     uint64_t now;

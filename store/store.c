@@ -411,7 +411,7 @@ store_key *store_random_key(store *s, uint64_t rnd)
         store_key *k = key_of(n);
         if (!wheel_node_armed(&k->timer) || !store_key_is_expired(k, store_now(s))) return k;
         store_reclaim(s, k);
-        rnd = rnd * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+        rnd = store_redraw(rnd);
     }
 }
 

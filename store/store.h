@@ -199,6 +199,11 @@ store_key *store_copy(store *dst, const store_key *k, const char *name, size_t l
  * their deadline that are drawn are reclaimed, as on lookup, and another
  * is drawn; NULL when no live key is left. */
 store_key *store_random_key(store *s, uint64_t rnd);
+/* A live key with a deadline drawn from rnd, for the volatile-* eviction
+ * policies: found in O(1) however few of the keys have one, not uniformly
+ * (see wheel_any). Drawn keys past their deadline are reclaimed as by
+ * store_random_key; NULL when no live key has a deadline. */
+store_key *store_random_volatile_key(store *s, uint64_t rnd);
 
 store_type store_key_type(const store_key *k);
 

@@ -127,6 +127,13 @@ _Static_assert(sizeof(void *) != 8 || ((STORE_KEY_HDR + 20 + 1 + 7) & ~(size_t)7
 _Static_assert(sizeof(void *) != 8 || sizeof(store_value) <= 24, "store_value grew: a lock no longer fits 88 bytes");
 
 /* Offset of the value area in a key entry whose name is len bytes. */
+/* Another draw after a drawn key was reclaimed: an LCG step (Knuth's
+ * MMIX constants), so the caller's one random word is enough. */
+static inline uint64_t store_redraw(uint64_t rnd)
+{
+    return rnd * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+}
+
 static inline size_t store_value_off(size_t len)
 {
     return (STORE_KEY_HDR + len + 1 + 7) & ~(size_t)7;

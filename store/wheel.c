@@ -287,3 +287,28 @@ uint64_t wheel_next_due(const wheel *w)
 }
 
 size_t wheel_count(const wheel *w) { return w->count; }
+
+wheel_node *wheel_any(const wheel *w, uint64_t rnd)
+{
+    if (!w->count) return NULL;
+    unsigned slots = 0;
+    for (unsigned l = 0; l < WHEEL_LEVELS; l++) slots += (unsigned)__builtin_popcountll(w->occupied[l]);
+    unsigned pick = (unsigned)(rnd % slots);
+    for (unsigned l = 0;; l++) {
+        uint64_t occ = w->occupied[l];
+        unsigned here = (unsigned)__builtin_popcountll(occ);
+        if (pick >= here) {
+            pick -= here;
+            continue;
+        }
+        while (pick--) occ &= occ - 1;   /* drop the lower set bits */
+        const wheel_node *head = &w->slots[l][__builtin_ctzll(occ)];
+        wheel_node *n = head->next;
+        /* the list is circular through its head: step over it */
+        for (unsigned steps = (unsigned)(rnd >> 32) % 8; steps; steps--) {
+            n = n->next;
+            if (n == head) n = n->next;
+        }
+        return n;
+    }
+}

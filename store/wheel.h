@@ -44,5 +44,10 @@ size_t wheel_advance(wheel *w, uint64_t now_ms, wheel_fire_fn fire, void *ctx);
  * the wheel's now when a deadline is already past. */
 uint64_t wheel_next_due(const wheel *w);
 size_t wheel_count(const wheel *w);
+/* An armed node drawn from rnd in O(1): a random non-empty slot, then a
+ * few steps along its list. Not uniform (a node sharing its slot with many
+ * is less likely), but never NULL while a node is armed: what sampling
+ * needs when armed nodes are few among many owners. */
+wheel_node *wheel_any(const wheel *w, uint64_t rnd);
 
 #endif

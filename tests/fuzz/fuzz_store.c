@@ -736,6 +736,26 @@ static void op_random(cmd *c)
     FUZZ_CHECK(mk->deadline == STORE_NO_DEADLINE || (uint64_t)mk->deadline > c->m->now);
 }
 
+/* The volatile-* eviction draw: a live key of the model with a deadline,
+ * or none left with one. */
+static void op_random_volatile(cmd *c)
+{
+    store_key *k = store_random_volatile_key(c->m->s, (uint64_t)arg_num(&c->argv[1], 0, LLONG_MAX));
+    if (!k) {
+        for (size_t i = 0; i < c->m->n; i++) {
+            int64_t d = c->m->keys[i].deadline;
+            FUZZ_CHECK(d == STORE_NO_DEADLINE || (uint64_t)d <= c->m->now);
+        }
+        return;
+    }
+    size_t len;
+    const char *name = store_key_name(k, &len);
+    mkey *mk = model_find(c->m, name, len);
+    FUZZ_CHECK(mk != NULL);
+    FUZZ_CHECK(mk->deadline != STORE_NO_DEADLINE && (uint64_t)mk->deadline > c->m->now);
+    FUZZ_CHECK(store_key_deadline(k) == mk->deadline);
+}
+
 static void op_get(cmd *c)
 {
     for (size_t i = 1; i < c->argc; i++) lookup(c, i);
@@ -827,6 +847,7 @@ static void run(cmd *c)
     else if (is(a, "RENAME")) op_rename(c);
     else if (is(a, "COPY")) op_copy(c);
     else if (is(a, "RANDOMKEY")) op_random(c);
+    else if (is(a, "RANDOMVOLATILE")) op_random_volatile(c);
     else if (is(a, "GET") || is(a, "EXISTS") || is(a, "MGET") || is(a, "TYPE")) op_get(c);
     else if (is(a, "HGET") || is(a, "HMGET") || is(a, "HEXISTS")) op_hget(c);
     else if (is(a, "SCAN")) op_scan(c);

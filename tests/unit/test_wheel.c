@@ -639,6 +639,37 @@ static void test_count(void **state)
     free(w);
 }
 
+/* wheel_any: only armed nodes, NULL when empty, and every node reachable
+ * while no slot holds more than the 8 it steps along: nodes spread over
+ * four levels, five of them sharing one slot. */
+static void test_any(void **state)
+{
+    enum { N = 40 };
+    wheel *w = new_wheel(0);   /* now 0: a node's level is its deadline's top digit */
+    tnode *t = new_nodes(N);
+    uint64_t rng = 42;
+    unsigned seen[N] = {0};
+    (void)state;
+
+    assert_null(wheel_any(w, 7));
+    for (unsigned i = 0; i < N; i++)   /* i/10 is the level; 0..4 share slot 1 */
+        wheel_add(w, &t[i].n, i < 5 ? 1 : LV(i / 10) * (1 + i % 10) * 5);
+    wheel_del(w, &t[3].n);
+    for (int d = 0; d < 20000; d++) {
+        wheel_node *n = wheel_any(w, rng_next(&rng));
+        assert_non_null(n);
+        assert_true(wheel_node_armed(n));
+        seen[((tnode *)n)->id]++;
+    }
+    for (unsigned i = 0; i < N; i++)
+        if (i == 3) assert_int_equal(seen[i], 0);
+        else if (!seen[i]) fail_msg("node %u (deadline %llu) never drawn", i, (unsigned long long)t[i].n.deadline);
+    for (unsigned i = 0; i < N; i++) wheel_del(w, &t[i].n);
+    assert_null(wheel_any(w, 7));
+    free(t);
+    free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -655,6 +686,7 @@ int main(void)
         cmocka_unit_test(test_next_due_single),
         cmocka_unit_test(test_next_due_property),
         cmocka_unit_test(test_count),
+        cmocka_unit_test(test_any),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
