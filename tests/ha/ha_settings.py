@@ -28,6 +28,8 @@ def report(run, violations, summary):
     """One paragraph per run for the -rP / -s output."""
     log("seed %d, %.0f s: %d faults, ops %s" % (run.seed, run.seconds, len(run.faults_done), summary))
     log("violations per rule: %s" % (ha_checker.tally(violations) or "none"))
+    for e in getattr(run, "protocol_errors", [])[:5]:
+        log("  REPLY OUT OF STEP " + e)
     for v in violations[:20]:
         log("  VIOLATION " + v)
     if len(violations) > 20:

@@ -68,6 +68,7 @@ class Client:
         self.addrs, self.i, self.timeout = addrs, start % len(addrs), timeout
         self.conn = None
         self.moves = 0   # how many times it left a node
+        self.last = ((), [])
 
     def close(self):
         if self.conn is not None:
@@ -95,7 +96,10 @@ class Client:
             self._next()
             raise Unknown("send: %s" % e)
         try:
-            replies = [parse(self.conn.read_reply()) for _ in cmds]
+            self.last = (cmds, [])   # what a reply of the wrong shape is reported with
+            for _ in cmds:
+                self.last[1].append(self.conn.read_reply())
+            replies = [parse(raw) for raw in self.last[1]]
         except (OSError, ConnectionClosed) as e:
             self._next()
             raise Unknown("read: %s" % e)
@@ -145,6 +149,16 @@ class Worker(threading.Thread):
             h.complete(self.process, "fail", f, lock)
             return None, "fail"
         except Unknown:
+            h.complete(self.process, "info", f, lock)
+            return None, "info"
+        except (TypeError, ValueError, IndexError) as e:
+            # A reply of the wrong shape: the server answered out of step
+            # (an extra or a missing reply). Counted against the run; the
+            # outcome is unknown and the connection starts over.
+            cmds, raws = self.client.last
+            self.run_.protocol_errors.append("%s %s on %s: %s; sent %r, read %r" % (
+                self.process, f, self.client.addrs[self.client.i], e, cmds, raws))
+            self.client.close()
             h.complete(self.process, "info", f, lock)
             return None, "info"
         h.complete(self.process, "ok", f, lock, v)
@@ -212,6 +226,7 @@ class Run:
         self.history = ha_checker.History(time.monotonic)
         self.stop = threading.Event()
         self.lock_body, self.unlock_body = script_text(FENCED_LOCK), script_text(UNLOCK)
+        self.protocol_errors = []   # replies out of step with their requests
         self.workers = [Worker(self, i) for i in range(clients)]
         self.faults_done = []
 

@@ -26,6 +26,7 @@ def test_latchd_raft_faults(seed):
         violations, summary = run.execute()
         ha_settings.report(run, violations, summary)
         assert violations == [], violations[:20]
+        assert run.protocol_errors == [], run.protocol_errors[:5]
         crashed = {name: n.crashes for name, n in cluster.nodes.items() if n.crashes}
         assert not crashed, "nodes exited on their own (statuses): %s\n%s" % (crashed, cluster.logs())
         # A run that did nothing proves nothing.
