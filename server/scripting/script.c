@@ -50,6 +50,12 @@ void scripts_flush(server *s)
     st->body_bytes = 0;
 }
 
+size_t scripts_cache_memory(server *s)
+{
+    const scripts *st = s->scripts;
+    return st->body_bytes + store_dict_size(&st->cache) * sizeof(script) + store_dict_mem(&st->cache);
+}
+
 void scripts_free(server *s)
 {
     scripts *st = s->scripts;
