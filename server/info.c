@@ -133,8 +133,9 @@ static void section_memory(server *s, resp_buf *b)
         clientmem_total(s), aof_buffer_memory(s), lazyfree_pending_objects(s), lazyfree_freed_objects(s));
 }
 
-/* Redis 7.0.15's fields in its order; the copy-on-write and AOF ones
- * are what Redis prints with no such activity. */
+/* Redis 7.0.15's fields in its order. The current_cow_* ones are what
+ * Redis prints with no child running: latchd's child writes its file in
+ * one go and tells its copy-on-write only as it ends (rdb_last_cow_size). */
 static void section_persistence(server *s, resp_buf *b)
 {
     uint64_t now = server_now_ms(s);
@@ -183,6 +184,8 @@ static void section_stats(server *s, resp_buf *b)
         "current_active_defrag_time:0\r\ntracking_total_keys:%zu\r\ntracking_total_items:%zu\r\n"
         "tracking_total_prefixes:%zu\r\n", (unsigned long long)s->stat_fork_usec,
         (unsigned long long)s->stat_total_forks, s->tracking_keys, s->tracking_items, s->tracking_prefixes);
+    /* Redis counts errors replied to its master's or a replica's link;
+     * latchd has neither (a Raft follower's applier would be the place) */
     resp_buf_appendf(b, "unexpected_error_replies:0\r\ntotal_error_replies:%llu\r\ndump_payload_sanitizations:%llu\r\n",
         (unsigned long long)s->stat_total_errors, (unsigned long long)s->stat_dump_payload_sanitizations);
     resp_buf_appendf(b, "total_reads_processed:%llu\r\ntotal_writes_processed:%llu\r\nio_threaded_reads_processed:0\r\n"
