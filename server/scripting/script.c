@@ -50,6 +50,17 @@ void scripts_flush(server *s)
     st->body_bytes = 0;
 }
 
+void scripts_renew_vm(server *s)
+{
+    scripts *st = s->scripts;
+    if (store_dict_size(&st->libs)) {
+        script_engine_collect(st->lua);
+        return;
+    }
+    script_engine_free(st->lua);
+    st->lua = script_engine_new(s);
+}
+
 size_t scripts_cache_memory(server *s)
 {
     const scripts *st = s->scripts;

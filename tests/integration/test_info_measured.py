@@ -147,3 +147,33 @@ def test_info_dump_payload_sanitizations_per_packed_blob(conn):
             start += n
     finally:
         conn.cmd("CONFIG", "SET", "sanitize-dump-payload", "no")
+
+
+def test_info_script_flush_gives_the_lua_memory_back(conn):
+    assert conn.cmd("FUNCTION", "FLUSH") == b"+OK\r\n"
+    assert conn.cmd("SCRIPT", "FLUSH") == b"+OK\r\n"
+    base = int(info(conn, "memory")["used_memory_lua"])
+    conn.send(b"".join(encode_command("EVAL", "return %d" % i, 0) for i in range(3000)))
+    conn.read_replies(3000)
+    grown = info(conn, "memory")
+    assert int(grown["used_memory_lua"]) >= base + 100000   # 3000 compiled chunks
+    assert grown["number_of_cached_scripts"] == "3000"
+    assert conn.cmd("SCRIPT", "FLUSH") == b"+OK\r\n"   # a new VM, as Redis makes
+    after = info(conn, "memory")
+    assert int(after["used_memory_lua"]) <= base + 8192
+    assert after["number_of_cached_scripts"] == "0"
+
+
+def test_script_flush_keeps_the_functions_and_the_vm_working(conn):
+    assert conn.cmd("FUNCTION", "FLUSH") == b"+OK\r\n"
+    try:
+        assert conn.call("EVAL", "return 1", 0) == 1
+        assert conn.cmd("SCRIPT", "FLUSH") == b"+OK\r\n"   # no library: a new VM in latchd
+        assert conn.call("FUNCTION", "LOAD", LIB) == b"infolib"
+        assert conn.call("EVAL", "return 2", 0) == 2
+        assert conn.cmd("SCRIPT", "FLUSH") == b"+OK\r\n"   # a library: latchd keeps its state
+        assert conn.call("FCALL", "infof2", 0) == 2
+        assert conn.call("EVAL", "return redis.call('ping')", 0) == b"PONG"
+        assert info(conn, "memory")["number_of_functions"] == "2"
+    finally:
+        conn.cmd("FUNCTION", "FLUSH")
