@@ -69,8 +69,10 @@ static void section_clients(server *s, resp_buf *b)
 {
     resp_buf_appendf(b, "# Clients\r\nconnected_clients:%zu\r\ncluster_connections:0\r\nmaxclients:%lld\r\n", s->nclients,
         s->cfg.maxclients);
-    resp_buf_appendf(b, "client_recent_max_input_buffer:0\r\nclient_recent_max_output_buffer:0\r\nblocked_clients:%zu\r\n",
-        s->blocked_clients);
+    size_t max_in, max_out;
+    server_recent_max_buffers(s, &max_in, &max_out);
+    resp_buf_appendf(b, "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n"
+        "blocked_clients:%zu\r\n", max_in, max_out, s->blocked_clients);
     resp_buf_appendf(b, "tracking_clients:%zu\r\nclients_in_timeout_table:%zu\r\n", s->tracking_clients, block_timeout_clients(s));
 }
 
@@ -82,14 +84,20 @@ static void section_memory(server *s, resp_buf *b)
     human_bytes(used_h, sizeof(used_h), used);
     human_bytes(rss_h, sizeof(rss_h), rss);
     human_bytes(max_h, sizeof(max_h), s->cfg.maxmemory);
-    char peak_h[32], sys_h[32], scripts_h[32];
+    char peak_h[32], sys_h[32], scripts_h[32], lua_h[32], vm_h[32];
     if (used > s->stat_peak_memory) s->stat_peak_memory = used;   /* as Redis's INFO also does */
     size_t peak = s->stat_peak_memory, startup = s->startup_memory < used ? s->startup_memory : used;
     size_t sysmem = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
-    size_t script_bytes = s->scripts->body_bytes;
+    /* EVAL and the functions share latchd's one Lua state (Redis has one
+     * of each): all of it is the eval VM's, used_memory_lua as before, and
+     * the functions' VM, which latchd does not have, holds nothing */
+    size_t eval_bytes = scripts_cache_memory(s), fn_bytes = functions_memory(s);
+    size_t script_bytes = eval_bytes + fn_bytes, vm_eval = script_engine_memory(s->scripts->lua), vm_fn = 0;
     human_bytes(peak_h, sizeof(peak_h), peak);
     human_bytes(sys_h, sizeof(sys_h), sysmem);
     human_bytes(scripts_h, sizeof(scripts_h), script_bytes);
+    human_bytes(lua_h, sizeof(lua_h), vm_eval);
+    human_bytes(vm_h, sizeof(vm_h), vm_eval + vm_fn);
     resp_buf_appendf(b, "# Memory\r\nused_memory:%zu\r\nused_memory_human:%s\r\n", used, used_h);
     resp_buf_appendf(b, "used_memory_rss:%zu\r\nused_memory_rss_human:%s\r\n", rss, rss_h);
     resp_buf_appendf(b, "used_memory_peak:%zu\r\nused_memory_peak_human:%s\r\nused_memory_peak_perc:%.2f%%\r\n", peak,
@@ -104,11 +112,13 @@ static void section_memory(server *s, resp_buf *b)
         net ? (float)(used - overhead) * 100 / (float)net : 0.0);
     resp_buf_appendf(b, "allocator_allocated:%zu\r\nallocator_active:%zu\r\nallocator_resident:%zu\r\n", used, used, rss);
     resp_buf_appendf(b, "total_system_memory:%zu\r\ntotal_system_memory_human:%s\r\n", sysmem, sys_h);
-    resp_buf_appendf(b, "used_memory_lua:0\r\nused_memory_vm_eval:0\r\nused_memory_lua_human:0B\r\n"
-        "used_memory_scripts_eval:%zu\r\nnumber_of_cached_scripts:%zu\r\nnumber_of_functions:0\r\n"
-        "number_of_libraries:0\r\nused_memory_vm_functions:0\r\nused_memory_vm_total:0\r\n"
-        "used_memory_vm_total_human:0B\r\nused_memory_functions:0\r\nused_memory_scripts:%zu\r\n"
-        "used_memory_scripts_human:%s\r\n", script_bytes, store_dict_size(&s->scripts->cache), script_bytes, scripts_h);
+    resp_buf_appendf(b, "used_memory_lua:%zu\r\nused_memory_vm_eval:%zu\r\nused_memory_lua_human:%s\r\n"
+        "used_memory_scripts_eval:%zu\r\nnumber_of_cached_scripts:%zu\r\nnumber_of_functions:%zu\r\n"
+        "number_of_libraries:%zu\r\nused_memory_vm_functions:%zu\r\nused_memory_vm_total:%zu\r\n"
+        "used_memory_vm_total_human:%s\r\nused_memory_functions:%zu\r\nused_memory_scripts:%zu\r\n"
+        "used_memory_scripts_human:%s\r\n", vm_eval, vm_eval, lua_h, eval_bytes,
+        store_dict_size(&s->scripts->cache), store_dict_size(&s->scripts->functions),
+        store_dict_size(&s->scripts->libs), vm_fn, vm_eval + vm_fn, vm_h, fn_bytes, script_bytes, scripts_h);
     /* Redis prints its unsigned maxmemory with %lld: 2^64-1 shows as -1 */
     resp_buf_appendf(b, "maxmemory:%lld\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\n",
         (long long)s->cfg.maxmemory, max_h, config_maxmemory_policies[s->cfg.maxmemory_policy]);
@@ -118,13 +128,14 @@ static void section_memory(server *s, resp_buf *b)
         "mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%lld\r\n", frag, (long long)rss - (long long)used,
         frag, (long long)rss - (long long)used);
     resp_buf_appendf(b, "mem_not_counted_for_evict:0\r\nmem_replication_backlog:0\r\nmem_total_replication_buffers:0\r\n"
-        "mem_clients_slaves:0\r\nmem_clients_normal:%zu\r\nmem_cluster_links:0\r\nmem_aof_buffer:0\r\n"
+        "mem_clients_slaves:0\r\nmem_clients_normal:%zu\r\nmem_cluster_links:0\r\nmem_aof_buffer:%zu\r\n"
         "mem_allocator:libc\r\nactive_defrag_running:0\r\nlazyfree_pending_objects:%zu\r\nlazyfreed_objects:%zu\r\n",
-        clientmem_total(s), lazyfree_pending_objects(s), lazyfree_freed_objects(s));
+        clientmem_total(s), aof_buffer_memory(s), lazyfree_pending_objects(s), lazyfree_freed_objects(s));
 }
 
-/* Redis 7.0.15's fields in its order; the copy-on-write and AOF ones
- * are what Redis prints with no such activity. */
+/* Redis 7.0.15's fields in its order. The current_cow_* ones are what
+ * Redis prints with no child running: latchd's child writes its file in
+ * one go and tells its copy-on-write only as it ends (rdb_last_cow_size). */
 static void section_persistence(server *s, resp_buf *b)
 {
     uint64_t now = server_now_ms(s);
@@ -136,8 +147,9 @@ static void section_persistence(server *s, resp_buf *b)
         (unsigned long long)s->dirty, s->rdb_child != 0, (unsigned long long)s->lastsave_s,
         s->rdb_last_ok ? "ok" : "err");
     resp_buf_appendf(b, "rdb_last_bgsave_time_sec:%lld\r\nrdb_current_bgsave_time_sec:%lld\r\nrdb_saves:%lld\r\n"
-                        "rdb_last_cow_size:0\r\nrdb_last_load_keys_expired:%lld\r\nrdb_last_load_keys_loaded:%lld\r\n",
+                        "rdb_last_cow_size:%zu\r\nrdb_last_load_keys_expired:%lld\r\nrdb_last_load_keys_loaded:%lld\r\n",
         s->rdb_last_bgsave_s, s->rdb_child ? (long long)((now - s->rdb_fork_ms) / 1000) : -1LL, s->rdb_saves,
+        s->rdb_last_cow,
         s->rdb_load_expired, s->rdb_loaded);
     aof_info(s, b);
 }
@@ -146,11 +158,15 @@ static void section_stats(server *s, resp_buf *b)
 {
     resp_buf_appendf(b, "# Stats\r\ntotal_connections_received:%llu\r\ntotal_commands_processed:%llu\r\n",
         (unsigned long long)s->stat_conns, (unsigned long long)s->stat_commands);
-    resp_buf_appendf(b, "instantaneous_ops_per_sec:0\r\ntotal_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n",
-        (unsigned long long)s->stat_net_in, (unsigned long long)s->stat_net_out);
+    resp_buf_appendf(b, "instantaneous_ops_per_sec:%lld\r\ntotal_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n",
+        server_instantaneous(s, METRIC_COMMANDS), (unsigned long long)s->stat_net_in,
+        (unsigned long long)s->stat_net_out);
+    /* the Raft log's traffic is not Redis's replication stream: the repl
+     * figures stay what a Redis without replicas prints */
     resp_buf_appendf(b, "total_net_repl_input_bytes:0\r\ntotal_net_repl_output_bytes:0\r\n"
-        "instantaneous_input_kbps:0.00\r\ninstantaneous_output_kbps:0.00\r\ninstantaneous_input_repl_kbps:0.00\r\n"
-        "instantaneous_output_repl_kbps:0.00\r\n");
+        "instantaneous_input_kbps:%.2f\r\ninstantaneous_output_kbps:%.2f\r\ninstantaneous_input_repl_kbps:0.00\r\n"
+        "instantaneous_output_repl_kbps:0.00\r\n", (float)server_instantaneous(s, METRIC_NET_IN) / 1024,
+        (float)server_instantaneous(s, METRIC_NET_OUT) / 1024);
     resp_buf_appendf(b, "rejected_connections:%llu\r\nsync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\n"
         "expired_keys:%llu\r\nexpired_stale_perc:0.00\r\nexpired_time_cap_reached_count:0\r\n"
         "expire_cycle_cpu_milliseconds:0\r\nevicted_keys:%llu\r\nevicted_clients:%llu\r\n"
@@ -161,14 +177,17 @@ static void section_stats(server *s, resp_buf *b)
         (unsigned long long)s->stat_keyspace_misses);
     resp_buf_appendf(b, "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n",
         pubsub_count(s, PUBSUB_CHANNEL), pubsub_count(s, PUBSUB_PATTERN), pubsub_count(s, PUBSUB_SHARD));
-    /* latchd has no replication, forks, defrag nor threads: Redis's zeros */
-    resp_buf_appendf(b, "latest_fork_usec:0\r\ntotal_forks:0\r\nmigrate_cached_sockets:0\r\n"
+    /* latchd has no Redis replication, MIGRATE, defrag nor threads: Redis's zeros */
+    resp_buf_appendf(b, "latest_fork_usec:%llu\r\ntotal_forks:%llu\r\nmigrate_cached_sockets:0\r\n"
         "slave_expires_tracked_keys:0\r\nactive_defrag_hits:0\r\nactive_defrag_misses:0\r\n"
         "active_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\n"
         "current_active_defrag_time:0\r\ntracking_total_keys:%zu\r\ntracking_total_items:%zu\r\n"
-        "tracking_total_prefixes:%zu\r\n", s->tracking_keys, s->tracking_items, s->tracking_prefixes);
-    resp_buf_appendf(b, "unexpected_error_replies:0\r\ntotal_error_replies:%llu\r\ndump_payload_sanitizations:0\r\n",
-        (unsigned long long)s->stat_total_errors);
+        "tracking_total_prefixes:%zu\r\n", (unsigned long long)s->stat_fork_usec,
+        (unsigned long long)s->stat_total_forks, s->tracking_keys, s->tracking_items, s->tracking_prefixes);
+    /* Redis counts errors replied to its master's or a replica's link;
+     * latchd has neither (a Raft follower's applier would be the place) */
+    resp_buf_appendf(b, "unexpected_error_replies:0\r\ntotal_error_replies:%llu\r\ndump_payload_sanitizations:%llu\r\n",
+        (unsigned long long)s->stat_total_errors, (unsigned long long)s->stat_dump_payload_sanitizations);
     resp_buf_appendf(b, "total_reads_processed:%llu\r\ntotal_writes_processed:%llu\r\nio_threaded_reads_processed:0\r\n"
         "io_threaded_writes_processed:0\r\nreply_buffer_shrinks:%llu\r\nreply_buffer_expands:%llu\r\n",
         (unsigned long long)s->stat_reads, (unsigned long long)s->stat_writes,

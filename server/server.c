@@ -362,6 +362,7 @@ static void on_check(uv_check_t *h)
     if (s->block) block_run_unblocked(s);
     net_flush_pending(s);
     server_expire_rearm(s);
+    server_sampling_wake(s);
 }
 
 static void make_run_id(char *dst)
@@ -407,6 +408,7 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     s->start_ms = s->clock_wall0_us / 1000u;
     s->lastsave_s = s->start_ms / 1000;
     s->rdb_last_ok = 1;
+    s->rdb_cow_fd = -1;
     s->rdb_last_bgsave_s = -1;
     s->reply_peak_reset_ms = NET_REPLY_PEAK_RESET_MS;
     s->reply_resizing = 1;
@@ -445,6 +447,7 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg)
     s->obuf_timer.data = s;
     uv_timer_init(loop, &s->shrink_timer);
     s->shrink_timer.data = s;
+    server_sampling_init(s);
     rdb_save_points_update(s);
     return 0;
 }
@@ -680,6 +683,7 @@ void server_shutdown(server *s)
     server_close_handle(s, (uv_handle_t *)&s->idle_timer);
     server_close_handle(s, (uv_handle_t *)&s->obuf_timer);
     server_close_handle(s, (uv_handle_t *)&s->shrink_timer);
+    server_close_handle(s, (uv_handle_t *)&s->sample_timer);
     rdb_wait_child(s);
     rdb_close(s);
     aof_close(s);
@@ -727,7 +731,9 @@ void server_reset_stats(server *s)
     s->stat_keyspace_hits = s->stat_keyspace_misses = s->stat_net_in = s->stat_net_out = 0;
     s->stat_reads = s->stat_writes = 0;
     s->stat_reply_shrinks = s->stat_reply_expands = 0;
+    s->stat_total_forks = s->stat_fork_usec = s->stat_dump_payload_sanitizations = 0;
     s->scripts->native_runs = s->scripts->engine_runs = 0;
     lazyfree_reset_stats(s);
     stats_reset(s);
+    server_sampling_reset(s);
 }

@@ -237,6 +237,30 @@ typedef struct err_stat {
 struct slowlog;
 struct latency_events;
 
+/* sampling.c: INFO's instantaneous_* rates (Redis's inst_metric, sampled
+ * every 100 ms, the mean of the last STATS_SAMPLES printed) and the
+ * clients' recent peak buffers (per-second slots, Redis's
+ * CLIENTS_PEAK_MEM_USAGE_SLOTS). */
+#define STATS_SAMPLES 16
+#define CLIENTS_PEAK_SLOTS 8
+enum { METRIC_COMMANDS, METRIC_NET_IN, METRIC_NET_OUT, METRIC_COUNT };
+typedef struct inst_metric {
+    uint64_t last_ms, last_count;   /* the last sample's time (monotonic) and reading */
+    long long samples[STATS_SAMPLES];
+    int idx;
+} inst_metric;
+typedef struct peak_slot {
+    uint64_t sec;                   /* the second it holds (monotonic) */
+    size_t in, out;
+} peak_slot;
+typedef struct server_sampling {
+    inst_metric m[METRIC_COUNT];
+    peak_slot peaks[CLIENTS_PEAK_SLOTS];
+    uint64_t pass_sec;              /* the clients' last pass */
+    int on;                         /* the timer runs */
+    int quiet;                      /* ticks in a row that saw nothing move */
+} server_sampling;
+
 /* The clock commands are timed by: the TSC where there is one (a third of
  * clock_gettime's cost), calibrated against CLOCK_MONOTONIC once. */
 #if defined(__x86_64__) || defined(__i386__)
@@ -335,6 +359,8 @@ struct server {
     long long rdb_saves, rdb_loaded, rdb_load_expired;
     int rdb_last_ok;             /* rdb_last_bgsave_status */
     int rdb_child;               /* pid of the BGSAVE child, 0 when none */
+    int rdb_cow_fd;              /* its copy-on-write report's pipe (persist_fork), -1: none */
+    size_t rdb_last_cow;         /* rdb_last_cow_size */
     int rdb_bgsave_scheduled;    /* BGSAVE SCHEDULE: after the running one */
     uv_signal_t rdb_sigchld;     /* armed while a child runs */
     uv_timer_t rdb_timer;        /* save points, once a second while any are set */
@@ -357,6 +383,10 @@ struct server {
     uint64_t stat_net_in, stat_net_out;
     uint64_t stat_reads, stat_writes;   /* reads from and writes to clients (total_*_processed) */
     uint64_t stat_reply_shrinks, stat_reply_expands;   /* the reply buffer model's resizes (net.c) */
+    server_sampling sampling;    /* sampling.c */
+    uv_timer_t sample_timer;     /* runs only while traffic flows (sampling.c) */
+    uint64_t stat_total_forks, stat_fork_usec;   /* BGSAVE's and BGREWRITEAOF's fork()s (persist) */
+    uint64_t stat_dump_payload_sanitizations;    /* persist_value_deep_checks of RESTOREs and loads */
     long long reply_peak_reset_ms;   /* DEBUG REPLYBUFFER PEAK-RESET-TIME: -1 never */
     int reply_resizing;              /* DEBUG REPLYBUFFER RESIZING */
     uint64_t stat_total_errors;  /* INFO's total_error_replies */
@@ -486,6 +516,23 @@ void server_obuf_watch(server *s);
 void server_shutdown(server *s);
 /* CONFIG RESETSTAT: every counter INFO reports as a stat goes back to 0. */
 void server_reset_stats(server *s);
+
+/* sampling.c */
+void server_sampling_init(server *s);
+void server_sampling_reset(server *s);
+void server_sampling_wake_slow(server *s);
+/* Once per loop iteration: starts the sampling timer when bytes moved
+ * while it slept (two compares otherwise). */
+static inline void server_sampling_wake(server *s)
+{
+    if (!s->sampling.on && (s->stat_net_in != s->sampling.m[METRIC_NET_IN].last_count ||
+                            s->stat_net_out != s->sampling.m[METRIC_NET_OUT].last_count))
+        server_sampling_wake_slow(s);
+}
+/* Redis's getInstantaneousMetric: the mean of a METRIC_*'s samples. */
+long long server_instantaneous(const server *s, int metric);
+/* client_recent_max_input_buffer / _output_buffer. */
+void server_recent_max_buffers(server *s, size_t *in, size_t *out);
 
 /* oom.c: oom-score-adj and oom-score-adj-values applied to the process
  * (Redis's setOOMScoreAdj); -1 (logged) if /proc refused. */

@@ -77,7 +77,10 @@ void cmd_restore(client *c)
         return;
     }
     persist_value *v;
-    if (persist_value_decode(p, payload->len, &v) != PERSIST_OK) {
+    size_t checks;
+    int rc = persist_value_decode(p, payload->len, &v, &checks);
+    c->srv->stat_dump_payload_sanitizations += checks;   /* failed ones count too, as in Redis */
+    if (rc != PERSIST_OK) {
         reply_error(c, "ERR Bad data format");
         return;
     }

@@ -109,6 +109,7 @@ static void cmd_script_flush(client *c)
         return;
     }
     scripts_flush(c->srv);
+    scripts_renew_vm(c->srv);
     reply_ok(c);
 }
 

@@ -61,6 +61,8 @@ struct aof_state {
     long long base_seq, incr_seq;   /* the highest used */
     /* rewrite */
     int child;                 /* pid */
+    int cow_fd;                /* its copy-on-write report (persist_fork), -1: none */
+    size_t last_cow;           /* aof_last_cow_size */
     int scheduled;
     char *temp_incr;           /* WAIT_REWRITE: the incr written while the first base is made */
     uint64_t rewrite_start_ms;
@@ -82,6 +84,7 @@ static aof_state *state(server *s)
     if (!s->aof) {
         aof_state *a = s->aof = mem_calloc(1, sizeof(*a));
         a->fd = -1;
+        a->cow_fd = -1;
         a->selected_db = -1;
         a->write_ok = 1;
         a->last_rewrite_ok = 1;
@@ -1218,6 +1221,7 @@ static void rewrite_done(server *s, int ok)
     uint64_t now = server_real_ms(s);
     a->last_rewrite_s = (long long)((now - a->rewrite_start_ms) / 1000);
     a->child = 0;
+    a->last_cow = persist_child_cow(&a->cow_fd);
     if (!ok) {
         log_msg(s, LOG_WARNING, "Background AOF rewrite terminated with error");
         unlink(tmp);
@@ -1355,7 +1359,7 @@ static int start_rewrite(server *s)
     }
     a->scheduled = 0;
     a->rewrite_start_ms = server_real_ms(s);
-    pid_t pid = fork();
+    pid_t pid = persist_fork(s, &a->cow_fd);
     if (pid < 0) {
         log_msg(s, LOG_WARNING, "Can't rewrite append only file in background: fork: %s", strerror(errno));
         a->last_rewrite_ok = 0;
@@ -1364,7 +1368,7 @@ static int start_rewrite(server *s)
     if (pid == 0) {
         char tmp[64];
         snprintf(tmp, sizeof tmp, "temp-rewriteaof-bg-%d.aof", (int)getpid());
-        _exit(write_base(s, tmp) == 0 ? 0 : 1);
+        persist_child_exit(a->cow_fd, write_base(s, tmp) == 0);
     }
     log_msg(s, LOG_NOTICE, "Background append only file rewriting started by pid %d", (int)pid);
     a->child = pid;
@@ -1570,6 +1574,7 @@ static void kill_child(server *s)
     snprintf(tmp, sizeof tmp, "temp-rewriteaof-bg-%d.aof", a->child);
     unlink(tmp);
     a->child = 0;
+    persist_child_cow(&a->cow_fd);   /* stopped: no report */
     if (a->handles) uv_signal_stop(&a->sigchld);
 }
 
@@ -1642,6 +1647,12 @@ int aof_reload(server *s)
     return rc;
 }
 
+size_t aof_buffer_memory(const server *s)
+{
+    const aof_state *a = s->aof;
+    return a && a->state != AOF_OFF ? a->buf.cap : 0;
+}
+
 void aof_info(server *s, resp_buf *b)
 {
     aof_state *a = s->aof;
@@ -1651,12 +1662,12 @@ void aof_info(server *s, resp_buf *b)
         "aof_enabled:%d\r\naof_rewrite_in_progress:%d\r\naof_rewrite_scheduled:%d\r\n"
         "aof_last_rewrite_time_sec:%lld\r\naof_current_rewrite_time_sec:%lld\r\n"
         "aof_last_bgrewrite_status:%s\r\naof_rewrites:%lld\r\naof_rewrites_consecutive_failures:%lld\r\n"
-        "aof_last_write_status:%s\r\naof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\n"
+        "aof_last_write_status:%s\r\naof_last_cow_size:%zu\r\nmodule_fork_in_progress:0\r\n"
         "module_fork_last_cow_size:0\r\n",
         st != AOF_OFF, a && a->child, a && a->scheduled, a ? a->last_rewrite_s : -1LL,
         a && a->child ? (long long)((now - a->rewrite_start_ms) / 1000) : -1LL,
         !a || a->last_rewrite_ok ? "ok" : "err", a ? a->rewrites : 0LL, a ? a->consecutive_failures : 0LL,
-        !a || (a->write_ok && !a->fsync_failed) ? "ok" : "err");
+        !a || (a->write_ok && !a->fsync_failed) ? "ok" : "err", a ? a->last_cow : 0);
     if (s->cfg.appendonly && a)
         resp_buf_appendf(b,
             "aof_current_size:%lld\r\naof_base_size:%lld\r\naof_pending_rewrite:%d\r\naof_buffer_length:%zu\r\n"

@@ -137,8 +137,13 @@ typedef struct persist_value persist_value;
  * STORE_MAX_LEN, and the types latchd has not (streams, modules). The
  * value may point into p:
  * p must stay valid and unchanged until persist_value_store or free. */
-int persist_value_decode(const unsigned char *p, size_t len, persist_value **out);
+int persist_value_decode(const unsigned char *p, size_t len, persist_value **out, size_t *deep_checks);
 store_type persist_value_type(const persist_value *v);
+/* The listpacks and intsets checked entry by entry while v was decoded
+ * (set in *deep_checks by persist_value_decode, NULL: not wanted, even
+ * when it fails): what Redis 7.0 counts in dump_payload_sanitizations
+ * under sanitize-dump-payload yes, which is how latchd always checks. */
+size_t persist_value_deep_checks(const persist_value *v);
 /* Put v under key, which must not exist, and free v. Cannot fail. */
 store_key *persist_value_store(persist_value *v, store *s, const char *key, size_t klen);
 void persist_value_free(persist_value *v);
@@ -269,6 +274,16 @@ persist_opts rdb_opts(const server *s);
  * (the old one stays if anything fails). 0, or -1 logged. Updates LASTSAVE,
  * the change count and INFO persistence. */
 int rdb_save(server *s);
+/* Redis's redisFork: fork() timed for INFO (latest_fork_usec, total_forks)
+ * and the latency monitor's "fork" event. *report gets a pipe's end the
+ * child tells its copy-on-write size through: the write end in the child,
+ * which ends with persist_child_exit, the read end in the parent, which
+ * reads it with persist_child_cow once the child has exited (-1: none). */
+pid_t persist_fork(server *s, int *report);
+void persist_child_exit(int report, int ok) __attribute__((noreturn));
+/* The exited child's copy-on-write bytes (0 if it said nothing); the pipe
+ * is closed and *report set to -1. */
+size_t persist_child_cow(int *report);
 /* BGSAVE: a forked child saves while the server goes on; 0 when started,
  * -1 if a child runs already or fork failed (logged). Its end is noticed
  * on SIGCHLD and counted as rdb_save counts. */
@@ -353,6 +368,9 @@ void aof_shutdown(server *s);
 /* DEBUG LOADAOF: flush, empty the databases, load the files again. 0 or -1. */
 int aof_reload(server *s);
 void aof_info(server *s, resp_buf *b);
+/* INFO's mem_aof_buffer: what the buffer of the iteration's records holds
+ * allocated while the AOF is on (Redis's sdsZmallocSize(aof_buf)), else 0. */
+size_t aof_buffer_memory(const server *s);
 /* The server's handles closed (shutdown); then, after the loop, freed. */
 void aof_close(server *s);
 void aof_free(server *s);

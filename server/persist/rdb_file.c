@@ -124,6 +124,69 @@ int rdb_save(server *s)
     return rc;
 }
 
+/* ---- children ---- */
+
+/* Redis's zmalloc_get_private_dirty(-1): the pages this process wrote
+ * since the fork, its own and those the parent copied away from it. */
+static uint64_t private_dirty(void)
+{
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    if (!f) f = fopen("/proc/self/smaps", "r");
+    if (!f) return 0;
+    char line[256];
+    uint64_t kb = 0;
+    unsigned long long n;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Private_Dirty: %llu kB", &n) == 1) kb += n;
+    fclose(f);
+    return kb * 1024;
+}
+
+pid_t persist_fork(server *s, int *report)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) fds[0] = fds[1] = -1;
+    uint64_t t0 = stats_ticks();
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (fds[0] >= 0) close(fds[0]);
+        *report = fds[1];
+        return 0;
+    }
+    uint64_t took = stats_ticks() - t0;
+    if (fds[1] >= 0) close(fds[1]);
+    *report = fds[0];
+    if (pid < 0) {
+        int err = errno;
+        persist_child_cow(report);
+        errno = err;
+        return pid;
+    }
+    s->stat_total_forks++;
+    s->stat_fork_usec = stats_ticks_to_us(took);
+    if (took >= s->latency_ticks) latency_add_sample(s, "fork", s->stat_fork_usec / 1000);
+    return pid;
+}
+
+void persist_child_exit(int report, int ok)
+{
+    if (report >= 0) {
+        uint64_t cow = private_dirty();
+        if (write(report, &cow, sizeof cow) != sizeof cow) _exit(ok ? 0 : 1);   /* the parent reads 0 */
+    }
+    _exit(ok ? 0 : 1);
+}
+
+size_t persist_child_cow(int *report)
+{
+    uint64_t cow = 0;
+    if (*report < 0) return 0;
+    if (read(*report, &cow, sizeof cow) != sizeof cow) cow = 0;
+    close(*report);
+    *report = -1;
+    return (size_t)cow;
+}
+
 /* ---- BGSAVE ---- */
 
 static void on_child_exit(uv_signal_t *h, int signum)
@@ -137,6 +200,7 @@ static void on_child_exit(uv_signal_t *h, int signum)
     else log_msg(s, LOG_WARNING, "Background saving error");
     saved(s, ok, 1, s->rdb_dirty_at_fork);
     s->rdb_child = 0;
+    s->rdb_last_cow = persist_child_cow(&s->rdb_cow_fd);
     s->rdb_last_bgsave_s = (long long)((server_now_ms(s) - s->rdb_fork_ms) / 1000);
     uv_signal_stop(h);
     if (s->rdb_bgsave_scheduled) {
@@ -149,15 +213,14 @@ int rdb_bgsave(server *s)
 {
     if (s->rdb_child) return -1;
     s->rdb_last_try_s = server_now_ms(s) / 1000;
-    pid_t pid = fork();
+    pid_t pid = persist_fork(s, &s->rdb_cow_fd);
     if (pid < 0) {
         log_msg(s, LOG_WARNING, "Can't save in background: fork: %s", strerror(errno));
         s->rdb_last_ok = 0;
         return -1;
     }
-    if (pid == 0) {   /* the child: the pages as they were at fork, written out */
-        _exit(write_file(s) == 0 ? 0 : 1);
-    }
+    if (pid == 0)   /* the child: the pages as they were at fork, written out */
+        persist_child_exit(s->rdb_cow_fd, write_file(s) == 0);
     log_msg(s, LOG_NOTICE, "Background saving started by pid %d", (int)pid);
     s->rdb_child = pid;
     s->rdb_fork_ms = server_now_ms(s);
@@ -183,6 +246,7 @@ void rdb_wait_child(server *s)
     snprintf(tmp, sizeof tmp, "temp-%d.rdb", (int)s->rdb_child);
     unlink(tmp);
     s->rdb_child = 0;
+    persist_child_cow(&s->rdb_cow_fd);   /* stopped: no report */
 }
 
 /* ---- save points ---- */
@@ -258,6 +322,7 @@ typedef struct load_ctx {
 static int load_key(int db, const char *key, size_t klen, persist_value *v, int64_t deadline, void *ctx)
 {
     load_ctx *lc = ctx;
+    lc->s->stat_dump_payload_sanitizations += persist_value_deep_checks(v);   /* Redis's "yes" counts loads too */
     store *st = server_db(lc->s, db);
     if (!st) {
         persist_value_free(v);

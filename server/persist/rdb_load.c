@@ -36,6 +36,7 @@ struct persist_value {
     const unsigned char *sbody;   /* stream: its checked body (after the type byte), read again when stored */
     size_t slen;
     unsigned stype;
+    size_t deep_checks;   /* listpacks and intsets validated entry by entry (INFO dump_payload_sanitizations) */
 };
 
 typedef struct reader {
@@ -255,6 +256,7 @@ static int load_listpack(persist_value *v, const pstr *blob)
 {
     size_t count, pos = 0;
     const unsigned char *lp = (const unsigned char *)blob->p;
+    v->deep_checks++;
     if (persist_lp_validate(lp, blob->len, &count)) return FAIL;
     persist_elem e;
     while (persist_lp_next(lp, &pos, &e)) push_elem(v, &e);
@@ -490,7 +492,9 @@ static int load_packed(reader *r, const struct packed_type *pt)
 static int load_intset(reader *r)
 {
     pstr blob;
-    if (rd_string(r, &blob) || blob.len < 8) return FAIL;
+    if (rd_string(r, &blob)) return FAIL;
+    r->v->deep_checks++;
+    if (blob.len < 8) return FAIL;
     const unsigned char *b = (const unsigned char *)blob.p;
     uint64_t width = le(b, 4), count = le(b + 4, 4);
     if ((width != 2 && width != 4 && width != 8) || count == 0 || blob.len - 8 != count * width)
@@ -594,6 +598,7 @@ static int load_stream_node(reader *r, stream_scratch *x, store *s, store_stream
     const unsigned char *lp = (const unsigned char *)blob->p;
     size_t count, pos = 0;
     long long live, deleted, nmaster, zero;
+    if (!st) r->v->deep_checks++;   /* decoding; storing reads it again */
     if (persist_lp_validate(lp, blob->len, &count) || !count) return FAIL;
     if (lp_int(lp, &pos, &live) || lp_int(lp, &pos, &deleted) || lp_int(lp, &pos, &nmaster)) return FAIL;
     if (live < 0 || deleted < 0 || nmaster < 0 || (size_t)nmaster > count) return FAIL;
@@ -828,12 +833,13 @@ static int value_check(const persist_value *v, int rc)
     return rc;
 }
 
-int persist_value_decode(const unsigned char *p, size_t len, persist_value **out)
+int persist_value_decode(const unsigned char *p, size_t len, persist_value **out, size_t *deep_checks)
 {
     persist_value *v = mem_calloc(1, sizeof *v);
     reader r = {p, len, 0, v};
     const unsigned char *t;
     int rc = value_check(v, rd_bytes(&r, 1, &t) ? FAIL : load_body(&r, t[0]) ? FAIL : PERSIST_OK);
+    if (deep_checks) *deep_checks = v->deep_checks;
     if (rc != PERSIST_OK) {
         persist_value_free(v);
         return rc;
@@ -843,6 +849,7 @@ int persist_value_decode(const unsigned char *p, size_t len, persist_value **out
 }
 
 store_type persist_value_type(const persist_value *v) { return v->type; }
+size_t persist_value_deep_checks(const persist_value *v) { return v->deep_checks; }
 
 store_key *persist_value_store(persist_value *v, store *s, const char *key, size_t klen)
 {

@@ -161,6 +161,22 @@ size_t functions_count(server *s)
     return total;
 }
 
+static void add_lib_memory(store_dict_node *n, void *ctx)
+{
+    const function_lib *lib = (const function_lib *)n;
+    size_t *sum = ctx;
+    *sum += sizeof(*lib) + strlen(lib->name) + 1 + lib->code_len + 1;
+    for (const function *fn = lib->fns; fn; fn = fn->next)
+        *sum += sizeof(*fn) + 2 * (fn->node.keylen + 1) + (fn->desc ? strlen(fn->desc) + 1 : 0);
+}
+
+size_t functions_memory(server *s)
+{
+    size_t sum = store_dict_mem(&s->scripts->libs) + store_dict_mem(&s->scripts->functions);
+    store_dict_foreach(&s->scripts->libs, add_lib_memory, &sum);
+    return sum;
+}
+
 void functions_flush(server *s)
 {
     size_t n;

@@ -50,6 +50,23 @@ void scripts_flush(server *s)
     st->body_bytes = 0;
 }
 
+void scripts_renew_vm(server *s)
+{
+    scripts *st = s->scripts;
+    if (store_dict_size(&st->libs)) {
+        script_engine_collect(st->lua);
+        return;
+    }
+    script_engine_free(st->lua);
+    st->lua = script_engine_new(s);
+}
+
+size_t scripts_cache_memory(server *s)
+{
+    const scripts *st = s->scripts;
+    return st->body_bytes + store_dict_size(&st->cache) * sizeof(script) + store_dict_mem(&st->cache);
+}
+
 void scripts_free(server *s)
 {
     scripts *st = s->scripts;

@@ -131,6 +131,14 @@ script *script_create(client *c, const char *body, size_t len, const char sha[41
  * new; NULL after replying a compile error to c. */
 script *script_for_body(client *c, const char *body, size_t len);
 void scripts_flush(server *s);
+/* SCRIPT FLUSH after scripts_flush: Redis makes a new Lua VM, and so does
+ * latchd while no function library lives in its one state; with some, the
+ * state stays and a full collection frees what the scripts left (the
+ * registry keeps its size: INFO used_memory_lua). */
+void scripts_renew_vm(server *s);
+/* INFO's used_memory_scripts_eval (Redis's evalScriptsMemory): the cached
+ * bodies, their entries and the cache's buckets. */
+size_t scripts_cache_memory(server *s);
 void script_run(const script_call *call);
 /* A script that declared its flags (a shebang, a function) and may write
  * is refused over maxmemory unless allow-oom, as Redis's processCommand
@@ -165,6 +173,9 @@ void function_lib_delete(server *s, function_lib *lib);
 void functions_flush(server *s);
 /* FUNCTION STATS's functions_count: every library's functions. */
 size_t functions_count(server *s);
+/* INFO's used_memory_functions (Redis's functionsMemoryOverhead): the
+ * registry's structures, names and code, not the VM's share. */
+size_t functions_memory(server *s);
 /* Every library's code (pointers into the registry, valid until it
  * changes), in an array the caller frees; *n of them. */
 struct persist_pstr *functions_codes(server *s, size_t *n);
@@ -205,6 +216,10 @@ void *lua_pool_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 /* script_lua.c (or script_nolua.c when built without Lua) */
 script_engine *script_engine_new(server *s);
 void script_engine_free(script_engine *e);
+/* The VM's bytes as Lua counts them (Redis's luaMemory); 0 without Lua. */
+size_t script_engine_memory(script_engine *e);
+/* A full garbage collection (SCRIPT FLUSH). */
+void script_engine_collect(script_engine *e);
 /* 0, or -1 with Redis's compile error text in err. */
 int script_engine_compile(script_engine *e, script *sc, char *err, size_t errlen);
 void script_engine_forget(script_engine *e, script *sc);

@@ -1093,6 +1093,13 @@ void script_engine_free(script_engine *e)
     free(e);
 }
 
+size_t script_engine_memory(script_engine *e)
+{
+    return (size_t)lua_gc(e->L, LUA_GCCOUNT, 0) * 1024;   /* Redis's luaMemory: whole KiB */
+}
+
+void script_engine_collect(script_engine *e) { lua_gc(e->L, LUA_GCCOLLECT, 0); }
+
 int script_engine_compile(script_engine *e, script *sc, char *err, size_t errlen)
 {
     lua_State *L = e->L;

@@ -117,7 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)persist_payload_check(data, size);
     lzf_round_trip(data, size);
     persist_value *v;
-    if (persist_value_decode(data, size, &v) != PERSIST_OK) return 0;
+    if (persist_value_decode(data, size, &v, NULL) != PERSIST_OK) return 0;
     store *s = store_create(frozen_clock, NULL);
     store_type t = persist_value_type(v);
     store_key *k = persist_value_store(v, s, "k", 1);
@@ -126,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* DUMP, RESTORE that under another name: the same value, the same DUMP */
     persist_buf a = {0}, b = {0};
     dump_key(s, "k", &a);
-    FUZZ_CHECK(persist_value_decode(a.p, a.len, &v) == PERSIST_OK);
+    FUZZ_CHECK(persist_value_decode(a.p, a.len, &v, NULL) == PERSIST_OK);
     persist_value_store(v, s, "k2", 2);
     dump_key(s, "k2", &b);
     if (a.p[0] == PERSIST_TYPE_HASH) {   /* a hashtable's order is its dict's */

@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+from resp_util import parse
 from script_util import script_runs, vector as vector_text
 from test_dump_restore import crc64
 
@@ -145,3 +146,16 @@ def test_nolua_functions_say_they_need_lua(nolua):
     assert nolua.cmd("FUNCTION", "RESTORE", payload) == (
         b"-ERR This latchd was built without Lua: functions need Lua\r\n")
     assert nolua.cmd("FUNCTION", "RESTORE", b"x" + payload[1:]).startswith(b"-ERR DUMP payload")
+
+
+def test_nolua_info_has_no_lua_vm(nolua):
+    """No VM: its memory is 0, not the ~32 KiB of an empty Lua state a
+    build with Lua shows; the cached scripts still count."""
+    nolua.cmd("SCRIPT", "LOAD", vector_text(LOCK))
+    text = parse(nolua.cmd("INFO", "memory")).decode()
+    fields = dict(line.split(":", 1) for line in text.split("\r\n") if ":" in line)
+    for name in ("used_memory_lua", "used_memory_vm_eval", "used_memory_vm_functions", "used_memory_vm_total"):
+        assert fields[name] == "0", name
+    assert fields["used_memory_lua_human"] == "0B"
+    assert fields["number_of_cached_scripts"] == "1"
+    assert int(fields["used_memory_scripts_eval"]) > len(vector_text(LOCK))

@@ -207,7 +207,7 @@ static void restore_as(store *s, const unsigned char *p, size_t len, const char 
 {
     persist_value *v;
     assert_int_equal(persist_payload_check(p, len), PERSIST_OK);
-    assert_int_equal(persist_value_decode(p, len, &v), PERSIST_OK);
+    assert_int_equal(persist_value_decode(p, len, &v, NULL), PERSIST_OK);
     assert_non_null(persist_value_store(v, s, key, strlen(key)));
 }
 
@@ -265,7 +265,7 @@ static void test_value_round_trip(void **state)
     persist_value_encode(store_lookup(s, "z", 1), &opts, &b);
     for (size_t cut = 0; cut < b.len; cut++) {
         persist_value *v;
-        assert_int_equal(persist_value_decode(b.p, cut, &v), PERSIST_ERR_FORMAT);
+        assert_int_equal(persist_value_decode(b.p, cut, &v, NULL), PERSIST_ERR_FORMAT);
     }
     persist_buf_free(&b);
     store_destroy(s);
