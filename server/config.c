@@ -306,7 +306,7 @@ static const param params[] = {
     ENUM_("repl-diskless-load", NULL, 0, diskless_load_names, "disabled"),
     {"oom-score-adj", NULL, P_ENUM, 0, INERT, 0, 0, oom_names, NULL, "no", NULL},
     ROW("acl-pubsub-default", NULL, P_ENUM, 0, acl_pubsub_default, int, 0, 0, pubsub_default_names),
-    ENUM_("sanitize-dump-payload", NULL, 0, sanitize_names, "no"),
+    ROW("sanitize-dump-payload", NULL, P_ENUM, 0, sanitize_dump_payload, int, 0, 0, sanitize_names),
     ENUM_("enable-protected-configs", NULL, IMM, protected_names, "no"),
     ENUM_("enable-module-command", NULL, IMM, protected_names, "no"),
     ENUM_("cluster-preferred-endpoint-type", NULL, 0, endpoint_names, "ip"),
@@ -428,6 +428,7 @@ void config_defaults(latchd_config *cfg)
     set_binary(&cfg->requirepass, "", 0);
     cfg->aclfile = mem_strdup("");
     cfg->acl_pubsub_default = CONFIG_ACL_PUBSUB_RESETCHANNELS;
+    cfg->sanitize_dump_payload = CONFIG_SANITIZE_NO;
     cfg->acllog_max_len = 128;
     cfg->acl_users = mem_strdup("");
     cfg->proto_max_bulk_len = 512LL * 1024 * 1024;

@@ -49,6 +49,7 @@ typedef struct latchd_config {
     config_bin requirepass;  /* len 0 = none */
     char *aclfile;           /* "" = none */
     int acl_pubsub_default;  /* CONFIG_ACL_PUBSUB_*: a new user's channels */
+    int sanitize_dump_payload;   /* CONFIG_SANITIZE_*: which checks INFO counts (latchd checks every payload deeply) */
     long long acllog_max_len;
     char *acl_users;         /* the config file's user lines: "name rule..." each, '\n' ended */
     long long proto_max_bulk_len;
@@ -134,6 +135,9 @@ enum { CONFIG_SUPERVISED_UPSTART, CONFIG_SUPERVISED_SYSTEMD, CONFIG_SUPERVISED_A
 
 /* tls-auth-clients' values, in Redis's order. */
 enum { CONFIG_TLS_AUTH_NO, CONFIG_TLS_AUTH_YES, CONFIG_TLS_AUTH_OPTIONAL };
+
+/* sanitize-dump-payload's values, in Redis's order. */
+enum { CONFIG_SANITIZE_NO, CONFIG_SANITIZE_YES, CONFIG_SANITIZE_CLIENTS };
 
 /* acl-pubsub-default's values, in Redis's order. */
 enum { CONFIG_ACL_PUBSUB_ALLCHANNELS, CONFIG_ACL_PUBSUB_RESETCHANNELS };

@@ -243,7 +243,10 @@ void client_process_input(client *c)
     s->current_client = c;
     c->parser.lim.max_bulk = config_max_bulk(&s->cfg);   /* CONFIG SET applies to live clients */
     uint64_t clock = stats_ticks();
-    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_CLOSE_ASAP | CLIENT_BLOCKED | CLIENT_HELD)) &&
+    /* An unblocked client waits for block_run_unblocked: a postponed
+     * command of its (CLIENT PAUSE) runs first there, then the rest. */
+    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_CLOSE_ASAP | CLIENT_BLOCKED |
+                         CLIENT_UNBLOCKED | CLIENT_HELD)) &&
            c->qpos < c->query.len) {
         size_t consumed = 0;
         resp_status st = resp_parse(&c->parser, c->query.data + c->qpos, c->query.len - c->qpos, &consumed);

@@ -560,7 +560,7 @@ void net_release(server *s, uint64_t ticket)
             unhold(c);
             flush_client(c);   /* now: what it runs next may be held again */
             /* what it sent meanwhile runs now (its replies wait for the next ticket) */
-            if (c->qpos < c->query.len && !(c->flags & CLIENT_BLOCKED)) client_process_input(c);
+            if (c->qpos < c->query.len && !(c->flags & (CLIENT_BLOCKED | CLIENT_UNBLOCKED))) client_process_input(c);
         }
         c = next;
     }

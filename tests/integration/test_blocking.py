@@ -300,6 +300,30 @@ def test_client_pause_write_holds_writers_not_readers(server, conn):
     assert conn.call("GET", "k") == b"v2"   # in the order they arrived
 
 
+def test_client_pause_postponed_command_runs_before_the_rest_of_its_pipeline(server, conn):
+    """A command held by CLIENT PAUSE runs first when the pause ends, even
+    when its client's next bytes are read in the same loop iteration as
+    the UNPAUSE (both sent while DEBUG SLEEP keeps the server busy)."""
+    conn.call("DEL", "pp")
+    conn.call("CLIENT", "PAUSE", "100000", "WRITE")
+    try:
+        a = park(server, conn, "MULTI")
+        a.send(encode_command("INCR", "pp") + encode_command("GET", "pp") + encode_command("EXEC"))
+        wait_blocked(conn, 1)
+        sleeper, unpauser = server.raw(), server.raw()
+        sleeper.send(encode_command("DEBUG", "SLEEP", "0.3"))
+        time.sleep(0.1)
+        unpauser.send(encode_command("CLIENT", "UNPAUSE"))
+        time.sleep(0.05)
+        a.send(encode_command("PING"))
+        assert sleeper.read_reply() == b"+OK\r\n"
+        assert unpauser.read_reply() == b"+OK\r\n"
+    finally:
+        conn.call("CLIENT", "UNPAUSE")
+    assert a.read_replies(5) == [b"+OK\r\n", b"+QUEUED\r\n", b"+QUEUED\r\n",
+                                 b"*2\r\n:1\r\n$1\r\n1\r\n", b"+PONG\r\n"]
+
+
 def test_client_pause_ends_by_itself(server, conn):
     conn.call("CLIENT", "PAUSE", "150", "ALL")
     t0 = time.monotonic()

@@ -149,6 +149,29 @@ def test_info_dump_payload_sanitizations_per_packed_blob(conn):
         conn.cmd("CONFIG", "SET", "sanitize-dump-payload", "no")
 
 
+def test_info_dump_payload_sanitizations_follow_the_setting(server, conn):
+    """Counted only where Redis checks deeply: never under "no" (the
+    default), under "clients" not for a user with skip-sanitize-payload."""
+    conn.call("HSET", "san2:h", "f", "v")
+    blob = conn.call("DUMP", "san2:h")
+
+    def restored_counts(c):
+        start = int(info(conn, "stats")["dump_payload_sanitizations"])
+        assert c.cmd("RESTORE", "san2:h", 0, blob, "REPLACE") == b"+OK\r\n"
+        return int(info(conn, "stats")["dump_payload_sanitizations"]) - start
+
+    assert conn.cmd("ACL", "SETUSER", "san-skip", "on", "nopass", "+@all", "~*", "skip-sanitize-payload") == b"+OK\r\n"
+    try:
+        with RawConn(server.host, server.port) as skipper:
+            assert skipper.cmd("AUTH", "san-skip", "x") == b"+OK\r\n"
+            for mode, by_default_user, by_skipper in (("no", 0, 0), ("yes", 1, 1), ("clients", 1, 0)):
+                assert conn.cmd("CONFIG", "SET", "sanitize-dump-payload", mode) == b"+OK\r\n"
+                assert (restored_counts(conn), restored_counts(skipper)) == (by_default_user, by_skipper), mode
+    finally:
+        conn.cmd("CONFIG", "SET", "sanitize-dump-payload", "no")
+        conn.cmd("ACL", "DELUSER", "san-skip")
+
+
 def test_info_script_flush_gives_the_lua_memory_back(conn):
     assert conn.cmd("FUNCTION", "FLUSH") == b"+OK\r\n"
     assert conn.cmd("SCRIPT", "FLUSH") == b"+OK\r\n"
