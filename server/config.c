@@ -235,6 +235,7 @@ static const param params[] = {
     ROW("port-file", NULL, P_STRING, PF_HIDDEN | IMM, port_file, char *, 0, 0, NULL),
     ROW("enable-clock-control", NULL, P_BOOL, PF_HIDDEN | IMM, enable_clock_control, int, 0, 0, NULL),
     ROW("tls-handshake-timeout", NULL, P_INT64, PF_HIDDEN, tls_handshake_timeout, long long, 1, INT_MAX, NULL),
+    ROW("busy-poll-usecs", NULL, P_INT64, PF_HIDDEN, busy_poll_usecs, long long, 0, 1000000, NULL),
     /* Replication on Raft (server/repl/): fixed at start, raft-id 0 is off. */
     ROW("raft-id", NULL, P_INT64, PF_HIDDEN | IMM, raft_id, long long, 0, LLONG_MAX, NULL),
     ROW("raft-address", NULL, P_STRING, PF_HIDDEN | IMM, raft_address, char *, 0, 0, NULL),

@@ -114,6 +114,7 @@ typedef struct latchd_config {
     int tls_prefer_server_ciphers, tls_session_caching;
     long long tls_session_cache_size, tls_session_cache_timeout;
     long long tls_handshake_timeout;   /* latchd: ms a handshake may take (hidden) */
+    long long busy_poll_usecs;    /* latchd: µs the loop polls before it sleeps, while requests come that fast (0: never) */
     /* Replication on Raft (server/repl/repl.h); raft_id 0: a single server */
     long long raft_id;
     char *raft_address;           /* host:port of this node's Raft transport */

@@ -89,7 +89,7 @@ static int serve(latchd_server *srv, uv_loop_t *loop)
     announce_supervisor(&srv->s);
     if (srv->s.cfg.pidfile[0] && write_pidfile(srv->s.cfg.pidfile) != 0)
         log_msg(&srv->s, LOG_WARNING, "Failed to write PID file: %s", srv->s.cfg.pidfile);
-    uv_run(loop, UV_RUN_DEFAULT);
+    server_serve(&srv->s);
     /* read again: CONFIG SET replaces the configuration, strings and all
      * (pidfile itself is immutable, so this is the file written above) */
     if (srv->s.cfg.pidfile[0]) unlink(srv->s.cfg.pidfile);

@@ -418,6 +418,9 @@ struct server {
 /* server.c */
 /* The server takes ownership of cfg's strings. */
 int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg);
+/* Run s's loop until it has nothing left (main's uv_run), polling before
+ * it sleeps as busy-poll-usecs says. */
+void server_serve(server *s);
 /* Raises the fd limit for maxclients first (see server_fit_maxclients). */
 int server_listen(server *s);
 /* CONFIG SET port / bind: the TCP listeners closed and opened again on
