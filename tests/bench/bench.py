@@ -45,7 +45,8 @@ noisy machine hits both alike. Sections (--sections, default all):
   tls         both servers with TLS (certificates made with openssl, mutual
               TLS as Redis's default tls-auth-clients asks): EVALSHA lock and
               GET at -P16 and -P1 through redis-benchmark --tls (rps, server
-              CPU per request); on fresh servers, new handshakes per second
+              CPU per request; the -P1 rows also with latchd's
+              busy-poll-usecs 50); on fresh servers, new handshakes per second
               (openssl s_time -new) and server CPU per handshake, and RSS
               per idle TLS connection (1000 of them)
   raft        3 latchd nodes on Raft (raft-id, each fsyncing its log) beside
@@ -394,10 +395,18 @@ def section_throughput(servers, opt, res):
 TLS_WORKLOADS = ("EVALSHA lock", "GET")
 
 
+# The -P1 TLS rows again with latchd polling before it sleeps (its own
+# busy-poll-usecs, off by default; README: "The TLS rows").
+TLS_POLL_US = 50
+TLS_POLLING = "latchd, busy-poll-usecs %d" % TLS_POLL_US
+
+
 def tls_server(kind, opt, certs):
-    """A server with a tls-port beside the plain one (for set-up)."""
+    """A server with a tls-port beside the plain one (for set-up); the kind
+    TLS_POLLING is latchd with busy-poll-usecs."""
     port = free_port()
-    s = Server(kind, opt, certs.server_args(port))
+    extra = ["--busy-poll-usecs", str(TLS_POLL_US)] if kind == TLS_POLLING else []
+    s = Server("latchd" if kind == TLS_POLLING else kind, opt, certs.server_args(port) + extra)
     s.tls_port = port
     return s
 
@@ -449,9 +458,10 @@ def section_tls(opt, res):
         work = [w for w in workloads()[0] if w[0] in TLS_WORKLOADS]
         for name, args in work:
             for pipeline in (16, 1):
-                got = {k: [] for k in KINDS}
+                kinds = list(KINDS) + ([TLS_POLLING] if pipeline == 1 else [])
+                got = {k: [] for k in kinds}
                 for _ in range(opt.rounds):
-                    for kind in KINDS:
+                    for kind in kinds:
                         # a fresh server per run: a round does not inherit the
                         # heap and connections the runs before it left
                         s = tls_server(kind, opt, certs)
@@ -468,6 +478,11 @@ def section_tls(opt, res):
                         "µs server CPU")
                 res.add("tls", "TLS %s -P%d load CPU/req" % (name, pipeline), med["latchd"][2], med["redis"][2],
                         "µs redis-benchmark CPU")
+                if TLS_POLLING in med:
+                    p = med[TLS_POLLING]
+                    res.add("tls", "TLS %s -P1 %s rps" % (name, TLS_POLLING), p[0], med["redis"][0], "requests/s")
+                    res.add("tls", "TLS %s -P1 %s CPU/req" % (name, TLS_POLLING), p[1], med["redis"][1],
+                            "µs server CPU")
         idle, hs = {}, {}
         for kind in KINDS:   # fresh servers: a heap the throughput runs churned slows malloc
             for what in ("handshakes", "idle"):
@@ -1163,7 +1178,8 @@ def target_rows(res, opt, labels):
     l, rr = res.get("start to first PING (median of %d)" % opt.startup_runs)
     row("start to first PING", None if l is None else "%.2f ms (redis %.2f ms)" % (l, rr),
         "≤ 3 ms", None if l is None else l <= 3)
-    for name in ("TLS %s -P%d" % (w, p) for w in TLS_WORKLOADS for p in (16, 1)):
+    for name in ["TLS %s -P%d" % (w, p) for w in TLS_WORKLOADS for p in (16, 1)] + \
+            ["TLS %s -P1 %s" % (w, TLS_POLLING) for w in TLS_WORKLOADS]:
         r, c = rps(name), cpu(name)
         row(name + " c=%d" % opt.clients, None if r is None else "%.2f× rps, %.2f× CPU/req" % (r, c),
             "≥ 1.0× rps and ≤ 1.0× CPU/req", None if r is None else r >= 1.0 and c <= 1.0)
