@@ -394,6 +394,22 @@ void server_serve(server *s)
     }
 }
 
+/* Redis's rule: "yes" always; "clients" for a connected client's RESTORE
+ * (not a load, not the AOF loader or the Raft applier: Redis's loading and
+ * master link) whose user lacks skip-sanitize-payload; a script's RESTORE
+ * is its caller's. */
+void server_count_deep_checks(server *s, const client *c, size_t checks)
+{
+    int mode = s->cfg.sanitize_dump_payload;
+    if (mode == CONFIG_SANITIZE_CLIENTS && c) {
+        const client *who = s->current_client ? s->current_client : c;
+        if ((who->flags & CLIENT_DETACHED) || (who->user && (who->user->flags & ACL_USER_SKIP_SANITIZE))) return;
+    } else if (mode != CONFIG_SANITIZE_YES) {
+        return;
+    }
+    s->stat_dump_payload_sanitizations += checks;
+}
+
 static void make_run_id(char *dst)
 {
     static const char hex[] = "0123456789abcdef";

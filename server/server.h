@@ -421,6 +421,10 @@ int server_init(server *s, uv_loop_t *loop, const latchd_config *cfg);
 /* Run s's loop until it has nothing left (main's uv_run), polling before
  * it sleeps as busy-poll-usecs says. */
 void server_serve(server *s);
+/* INFO dump_payload_sanitizations: add checks (listpacks and intsets latchd
+ * validated entry by entry, as it always does) where Redis would have
+ * validated deeply too; c is the RESTORE's client, NULL for a load. */
+void server_count_deep_checks(server *s, const client *c, size_t checks);
 /* Raises the fd limit for maxclients first (see server_fit_maxclients). */
 int server_listen(server *s);
 /* CONFIG SET port / bind: the TCP listeners closed and opened again on

@@ -2,7 +2,6 @@
  * payload and back (the codec is persist/persist.h's). */
 #include <stdlib.h>
 
-#include "acl.h"
 #include "commands.h"
 #include "persist/persist.h"
 
@@ -55,21 +54,6 @@ static int restore_options(client *c, int *replace, int *absttl, long long *idle
     return 1;
 }
 
-/* Whether Redis would have checked this RESTORE's payload deeply, which
- * is what INFO's dump_payload_sanitizations counts (latchd always does):
- * under "yes" always; under "clients" for a connected client (not the AOF
- * loader nor the Raft applier, Redis's loading and master link) whose
- * user lacks skip-sanitize-payload. A script's RESTORE is its caller's. */
-static int restore_counts_checks(const client *c)
-{
-    const server *s = c->srv;
-    if (s->cfg.sanitize_dump_payload != CONFIG_SANITIZE_CLIENTS)
-        return s->cfg.sanitize_dump_payload == CONFIG_SANITIZE_YES;
-    const client *who = s->current_client ? s->current_client : c;
-    if (who->flags & CLIENT_DETACHED) return 0;
-    return !(who->user && (who->user->flags & ACL_USER_SKIP_SANITIZE));
-}
-
 void cmd_restore(client *c)
 {
     int replace = 0, absttl = 0;
@@ -95,7 +79,7 @@ void cmd_restore(client *c)
     persist_value *v;
     size_t checks;
     int rc = persist_value_decode(p, payload->len, &v, &checks);
-    if (restore_counts_checks(c)) c->srv->stat_dump_payload_sanitizations += checks;   /* failed ones too */
+    server_count_deep_checks(c->srv, c, checks);   /* failed ones too, as in Redis */
     if (rc != PERSIST_OK) {
         reply_error(c, "ERR Bad data format");
         return;

@@ -322,9 +322,7 @@ typedef struct load_ctx {
 static int load_key(int db, const char *key, size_t klen, persist_value *v, int64_t deadline, void *ctx)
 {
     load_ctx *lc = ctx;
-    /* Redis checks a load deeply only under "yes" ("clients" spares loads) */
-    if (lc->s->cfg.sanitize_dump_payload == CONFIG_SANITIZE_YES)
-        lc->s->stat_dump_payload_sanitizations += persist_value_deep_checks(v);
+    server_count_deep_checks(lc->s, NULL, persist_value_deep_checks(v));
     store *st = server_db(lc->s, db);
     if (!st) {
         persist_value_free(v);
