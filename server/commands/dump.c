@@ -91,8 +91,9 @@ void cmd_restore(client *c)
     }
     /* relative TTLs wrap as Redis's ttl += mstime() does: a wrapped one is
      * in the past, so the key is not made */
-    if (ttl && !absttl) ttl = (long long)((unsigned long long)ttl + store_now(db));
-    if (ttl && ttl <= (long long)store_now(db)) {
+    uint64_t now = store_now(db);   /* read once: a positive relative TTL is never past */
+    if (ttl && !absttl) ttl = (long long)((unsigned long long)ttl + now);
+    if (ttl && ttl <= (long long)now) {
         persist_value_free(v);
         if (deleted) db_notify(c, STORE_EV_GENERIC, "del", key);
         reply_ok(c);

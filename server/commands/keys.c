@@ -359,7 +359,8 @@ static int expire_allowed(int flags, int64_t cur, long long when)
 static void expire_generic(client *c, int seconds, int relative)
 {
     store *db = client_db(c);
-    long long when, base = relative ? (long long)store_now(db) : 0;
+    /* one reading of the clock: a relative deadline is never already past */
+    long long now = (long long)store_now(db), when, base = relative ? now : 0;
     int flags;
     if (!parse_expire_flags(c, &flags) || !parse_deadline(c, seconds, base, &when)) return;
     store_key *k = db_lookup_write(c, &c->argv[1]);
@@ -368,7 +369,7 @@ static void expire_generic(client *c, int seconds, int relative)
         return;
     }
     /* a deadline already past deletes the key, and says so */
-    if (when <= (long long)store_now(db)) {
+    if (when <= now) {
         db_release_key(c, k, &c->argv[1], STORE_RELEASE_EXPIRED);
     } else {
         store_key_set_deadline(db, k, when);

@@ -163,3 +163,24 @@ def test_latchd_clock_refused_when_disabled(latchd_factory):
         b"can't set immutable config\r\n")
     c.call("SET", "k", "v", "PX", HOUR)
     assert 0 < parse(c.cmd("PTTL", "k")) <= HOUR
+
+
+def test_latchd_relative_expiry_reads_the_clock_once(latchd_factory):
+    """A relative deadline of 1 ms is never already past when set: PEXPIRE
+    and RESTORE read the clock once per command (Redis 7.0 reads it twice,
+    so a millisecond that ticks between the readings deletes the key).
+    With active expiry off every key stays counted by DBSIZE."""
+    r = latchd_factory().client()
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    payload = r.set("src", "v") and r.dump("src")
+    r.delete("src")
+    n = 20000
+    p = r.pipeline(transaction=False)
+    for i in range(n):
+        p.set("e%d" % i, "v")
+        p.pexpire("e%d" % i, 1)
+        p.restore("r%d" % i, 1, payload)
+    p.execute()
+    assert r.dbsize() == 2 * n
+    assert r.info("stats")["expired_keys"] == 0
+    r.close()
