@@ -537,10 +537,12 @@ static void flush_client(client *c)
 
 void net_flush_pending(server *s) { net_flush_pending_except(s, NULL); }
 
-void net_hold_pending(server *s, uint64_t ticket)
+size_t net_hold_pending(server *s, uint64_t ticket)
 {
+    size_t n = 0;
     for (client *c = s->pending; c; c = c->pending_next) {
         if (c->flags & (CLIENT_CLOSING | CLIENT_DETACHED)) continue;
+        n += c->hold_ticket != ticket || !(c->flags & CLIENT_HELD);
         c->hold_ticket = ticket;
         if (c->flags & CLIENT_HELD) continue;
         c->flags |= CLIENT_HELD;
@@ -549,21 +551,25 @@ void net_hold_pending(server *s, uint64_t ticket)
         if (s->held) s->held->held_prev = c;
         s->held = c;
     }
+    return n;
 }
 
-void net_release(server *s, uint64_t ticket)
+size_t net_release(server *s, uint64_t ticket)
 {
+    size_t n = 0;
     client *c = s->held;
     while (c) {
         client *next = c->held_next;
         if (c->hold_ticket <= ticket) {
             unhold(c);
+            n++;
             flush_client(c);   /* now: what it runs next may be held again */
             /* what it sent meanwhile runs now (its replies wait for the next ticket) */
             if (c->qpos < c->query.len && !(c->flags & (CLIENT_BLOCKED | CLIENT_UNBLOCKED))) client_process_input(c);
         }
         c = next;
     }
+    return n;
 }
 
 void net_fail_held(server *s, const char *err)
@@ -586,7 +592,7 @@ void net_flush_pending_except(server *s, client *keep)
     /* Redis's beforeSleep: the AOF written (and with appendfsync always
      * synced) before any reply of this iteration leaves */
     if (s->repl) repl_before_sleep(s, keep);   /* the leader's entry proposed, its replies held */
-    if (s->aof_on) aof_before_sleep(s);
+    if (s->aof) aof_before_sleep(s, keep != NULL);   /* once on: replies it held may wait for their release */
     /* BCAST messages for what changed, before writing (not while a script
      * is busy: Redis's beforeSleep does only the AOF and writes then) */
     if (s->tracking_clients && !keep) tracking_before_sleep(s);

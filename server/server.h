@@ -602,14 +602,16 @@ void server_shrink_watch(server *s);
  * mid-command) and no BCAST is sent: a script past busy-reply-threshold
  * flushes the others. */
 void net_flush_pending_except(server *s, client *keep);
-/* Output held until a durability ticket (replication's commit): every
- * client with output pending now is held, its bytes and further input
- * waiting, until net_release of a ticket >= ticket (tickets are released
- * in order). A client held again takes the later ticket. */
-void net_hold_pending(server *s, uint64_t ticket);
+/* Output held until a durability ticket (replication's commit, the AOF's
+ * fsync): every client with output pending now is held, its bytes and
+ * further input waiting, until net_release of a ticket >= ticket (tickets
+ * are released in order). A client held again takes the later ticket.
+ * Returns how many clients took this ticket now. */
+size_t net_hold_pending(server *s, uint64_t ticket);
 /* Tickets up to ticket are durable: their clients' output goes at the
- * next flush and their waiting input runs now. */
-void net_release(server *s, uint64_t ticket);
+ * next flush and their waiting input runs now. Returns how many clients
+ * it let go. */
+size_t net_release(server *s, uint64_t ticket);
 /* The held outcomes will never be known (leadership lost): each held
  * client gets err (a whole error line, "-..." without CRLF) instead of
  * what it was owed, and is closed after it. */

@@ -29,6 +29,7 @@ typedef struct aof_file {
 } aof_file;
 
 struct aof_state {
+    server *srv;
     int state;                 /* AOF_OFF / AOF_ON / AOF_WAIT_REWRITE */
     int repl;                  /* the records feed replication (aof_replicate), never a file */
     /* propagation */
@@ -50,9 +51,23 @@ struct aof_state {
     uint64_t last_fsync_s, flush_postponed_s, last_error_log_s;
     int write_ok, write_errno;
     unsigned long delayed_fsync;
-    /* everysec: one fdatasync at a time on libuv's thread pool */
+    /* one fdatasync at a time on libuv's thread pool, of a dup of fd (the
+     * file may be switched meanwhile): everysec's, and always's, whose
+     * replies it holds (ticketed as replication's commits) */
     uv_work_t fsync_req;
     int fsync_fd, fsync_running, fsync_failed;
+    uint64_t sync_seq;         /* the last ticket given out */
+    uint64_t inflight_ticket;  /* the running sync's (0: everysec's, nobody waits) */
+    uint64_t want_ticket;      /* clients wait for a sync not started yet (0: none) */
+    uint64_t synced_ticket, released_ticket;   /* durable up to; replies let go up to */
+    long long inflight_size;   /* incr_size it covers */
+    unsigned file_gen, inflight_gen;   /* which incr file (open_incr counts) */
+    /* clients waiting for the running sync, for the next one, and let go
+     * by the last: the next waits (briefly) for as many as the last freed */
+    size_t inflight_n, waiting_n, released_n;
+    uv_idle_t linger;          /* while waiting for them: the loop polls, never sleeps */
+    int linger_init;
+    uint64_t linger_in, linger_since_ns, linger_start_ns;   /* input seen so far; since when none came; since when */
     /* the manifest */
     aof_file base;             /* name NULL: none */
     int base_is_rdb;
@@ -83,6 +98,7 @@ static aof_state *state(server *s)
 {
     if (!s->aof) {
         aof_state *a = s->aof = mem_calloc(1, sizeof(*a));
+        a->srv = s;
         a->fd = -1;
         a->cow_fd = -1;
         a->selected_db = -1;
@@ -574,24 +590,147 @@ static void fsync_work(uv_work_t *req)
     a->fsync_failed = fdatasync(a->fsync_fd) != 0 ? errno : 0;
 }
 
+static void sync_exit(server *s, int err)
+{
+    log_msg(s, LOG_WARNING, "Can't persist AOF for fsync error when the AOF fsync policy is 'always': %s. "
+                            "Exiting...", strerror(err));
+    _exit(1);
+}
+
+static void start_sync(server *s, uint64_t ticket);
+static void flush_file(server *s, int force);
+static void sync_now(server *s, uint64_t now_s);
+static void linger_stop(aof_state *a);
+
+/* Back on the loop: a sync that clients queued for meanwhile starts at
+ * once (group commit: all that was written while this one ran); the
+ * replies this one covered go from aof_before_sleep, in this iteration's
+ * check phase. */
 static void fsync_done(uv_work_t *req, int status)
 {
     (void)status;
     aof_state *a = req->data;
+    server *s = a->srv;
+    close(a->fsync_fd);
     a->fsync_running = 0;
+    if (a->inflight_ticket) {   /* else everysec's: the cron reports a failure */
+        if (a->fsync_failed) sync_exit(s, a->fsync_failed);
+        if (a->inflight_gen == a->file_gen && a->inflight_size > a->fsynced_size) a->fsynced_size = a->inflight_size;
+        if (a->inflight_ticket > a->synced_ticket) a->synced_ticket = a->inflight_ticket;
+        a->released_n = a->inflight_n;   /* let go in this iteration's check phase */
+    }
+    if (!a->want_ticket) return;
+    if (s->cfg.appendfsync == CONFIG_FSYNC_ALWAYS) {
+        flush_file(s, 0);
+    } else {   /* the policy changed while they waited: they still get their sync */
+        flush_file(s, 1);
+        sync_now(s, server_real_ms(s) / 1000);
+    }
+}
+
+/* A synchronous fdatasync of what is written: every ticket given out is
+ * covered (one still running finds nothing left to cover). */
+static void sync_now(server *s, uint64_t now_s)
+{
+    aof_state *a = s->aof;
+    /* no file: it was synced when it closed (appendonly no) */
+    if (a->fd >= 0 && fdatasync(a->fd) == -1) sync_exit(s, errno);
+    a->fsynced_size = a->incr_size;
+    a->last_fsync_s = now_s;
+    a->want_ticket = 0;
+    a->waiting_n = 0;
+    a->synced_ticket = a->sync_seq;
+    linger_stop(a);
+}
+
+/* ticket 0: everysec's, which holds nobody and is taken as done at once. */
+static void start_sync(server *s, uint64_t ticket)
+{
+    aof_state *a = s->aof;
+    a->want_ticket = 0;
+    a->fsync_fd = dup(a->fd);
+    if (a->fsync_fd >= 0) {
+        a->fsync_running = 1;
+        a->inflight_ticket = ticket;
+        a->inflight_size = a->incr_size;
+        a->inflight_gen = a->file_gen;
+        a->inflight_n = ticket ? a->waiting_n : 0;
+        a->waiting_n = 0;
+        a->fsync_req.data = a;
+        if (uv_queue_work(s->loop, &a->fsync_req, fsync_work, fsync_done) == 0) return;
+        a->fsync_running = 0;
+        close(a->fsync_fd);
+    }
+    if (ticket) sync_now(s, server_real_ms(s) / 1000);
+    else fdatasync(a->fd);
 }
 
 static void background_fsync(server *s)
 {
+    if (!s->aof->fsync_running) start_sync(s, 0);
+}
+
+/* appendfsync always off the loop: the loop goes on reading and running
+ * commands while the disk syncs, and every reply it has made since the
+ * last covered write (readers of unsynced data too) waits for the sync
+ * that covers that write, as in Redis no reply leaves before its fsync.
+ *
+ * Group commit across iterations: the clients a sync lets go answer
+ * within a round trip, and a sync started before they do would split
+ * them from the rest into two groups taking turns on the disk (half the
+ * batch, twice the syncs). So the next sync starts once as many clients
+ * wait for it as the last one let go, or once no input has come for
+ * SYNC_LINGER_NS (those clients had nothing more to send). */
+#define SYNC_LINGER_NS 50000
+#define SYNC_LINGER_MAX_NS 1000000   /* and never longer: input that makes no reply (a slow upload) */
+
+static void on_linger(uv_idle_t *h) { (void)h; }   /* only keeps the loop polling */
+
+static void linger_stop(aof_state *a)
+{
+    if (a->linger_init && uv_is_active((uv_handle_t *)&a->linger)) uv_idle_stop(&a->linger);
+}
+
+/* Whether to wait longer for the clients the last sync let go. */
+static int lingering(server *s)
+{
     aof_state *a = s->aof;
-    if (a->fsync_running) return;
-    a->fsync_running = 1;
-    a->fsync_fd = a->fd;
-    a->fsync_req.data = a;
-    if (uv_queue_work(s->loop, &a->fsync_req, fsync_work, fsync_done) != 0) {
-        a->fsync_running = 0;
-        fdatasync(a->fd);
+    if (a->waiting_n >= a->released_n) return 0;
+    uint64_t now = uv_hrtime();
+    if (!a->linger_init) {
+        if (uv_idle_init(s->loop, &a->linger) != 0) return 0;
+        a->linger_init = 1;
     }
+    if (!uv_is_active((uv_handle_t *)&a->linger)) {
+        uv_idle_start(&a->linger, on_linger);
+        a->linger_in = s->stat_net_in;
+        a->linger_since_ns = a->linger_start_ns = now;
+        return 1;
+    }
+    if (now - a->linger_start_ns >= SYNC_LINGER_MAX_NS) return 0;
+    if (s->stat_net_in != a->linger_in) {
+        a->linger_in = s->stat_net_in;
+        a->linger_since_ns = now;
+    }
+    return now - a->linger_since_ns < SYNC_LINGER_NS;
+}
+
+/* The clients with replies pending now wait for the sync that covers what
+ * they saw; 1: keep the records buffered (a sync runs, or the next one
+ * lingers), 0: write them and start the sync, for which all now wait. */
+static int sync_wait(server *s)
+{
+    aof_state *a = s->aof;
+    if (a->fsync_running && !a->buf.len && a->incr_size <= a->inflight_size && a->inflight_gen == a->file_gen &&
+        a->inflight_ticket) {
+        a->inflight_n += net_hold_pending(s, a->inflight_ticket);
+        return 1;
+    }
+    if (!a->want_ticket) a->want_ticket = ++a->sync_seq;
+    a->waiting_n += net_hold_pending(s, a->want_ticket);
+    if (a->fsync_running || lingering(s)) return 1;
+    linger_stop(a);
+    return 0;
 }
 
 static ssize_t write_all(int fd, const char *p, size_t n)
@@ -627,9 +766,10 @@ static void flush_file(server *s, int force)
     /* from inside a command (a rewrite started by one), its records stay:
      * a second one may still put MULTI before them */
     size_t len = a->depth && a->nops ? a->pending_start : a->buf.len;
+    if (policy == CONFIG_FSYNC_ALWAYS && !force && !a->depth && sync_wait(s)) return;
     if (len == 0) {
-        if (a->fsynced_size == a->incr_size) return;
-        if (policy == CONFIG_FSYNC_ALWAYS) goto do_fsync;
+        if (a->fsynced_size == a->incr_size && !a->want_ticket) return;
+        if (policy == CONFIG_FSYNC_ALWAYS || a->want_ticket) goto do_fsync;
         if (policy == CONFIG_FSYNC_EVERYSEC && now_s > a->last_fsync_s && !a->fsync_running) goto do_fsync;
         return;
     }
@@ -683,14 +823,12 @@ static void flush_file(server *s, int force)
     }
     written(a, len);
 do_fsync:
-    if (policy == CONFIG_FSYNC_ALWAYS) {
-        if (fdatasync(a->fd) == -1) {
-            log_msg(s, LOG_WARNING, "Can't persist AOF for fsync error when the AOF fsync policy is 'always': %s. "
-                                    "Exiting...", strerror(errno));
-            _exit(1);
-        }
-        a->fsynced_size = a->incr_size;
-        a->last_fsync_s = now_s;
+    if (policy == CONFIG_FSYNC_ALWAYS || a->want_ticket) {
+        /* file switches and shutdown sync in place; so does a busy
+         * script's flush, whose caller's reply is not made yet, and one
+         * for clients that waited while appendfsync changed */
+        if (force || a->depth || policy != CONFIG_FSYNC_ALWAYS) sync_now(s, now_s);
+        else start_sync(s, a->want_ticket ? a->want_ticket : ++a->sync_seq);   /* sync_wait gave it out */
     } else if (policy == CONFIG_FSYNC_EVERYSEC && now_s > a->last_fsync_s) {
         if (!a->fsync_running) {
             background_fsync(s);
@@ -700,10 +838,19 @@ do_fsync:
     }
 }
 
-void aof_before_sleep(server *s)
+void aof_before_sleep(server *s, int mid_command)
 {
     aof_state *a = s->aof;
-    if (a->buf.len || (s->cfg.appendfsync == CONFIG_FSYNC_ALWAYS && a->fsynced_size != a->incr_size))
+    /* Synced replies go first, and what their clients sent meanwhile runs
+     * now: its records are written and its replies held just below. Only
+     * here, between commands (not from a busy script's flush), so no
+     * command runs inside another. */
+    if (a->synced_ticket != a->released_ticket && !mid_command && !a->depth) {
+        a->released_ticket = a->synced_ticket;
+        net_release(s, a->synced_ticket);
+    }
+    if (!s->aof_on) return;
+    if (a->buf.len || a->want_ticket || (s->cfg.appendfsync == CONFIG_FSYNC_ALWAYS && a->fsynced_size != a->incr_size))
         flush_file(s, 0);
 }
 
@@ -959,6 +1106,7 @@ static int open_incr(server *s, const char *name)
     a->selected_db = -1;   /* a loader reads each file with a client of its own, from db 0 */
     a->ts_s = 0;
     a->incr_size = a->fsynced_size = file_size(s, name);
+    a->file_gen++;
     return 0;
 }
 
@@ -1683,6 +1831,10 @@ void aof_close(server *s)
         server_close_handle(s, (uv_handle_t *)&a->cron);
         server_close_handle(s, (uv_handle_t *)&a->sigchld);
         a->handles = 0;
+    }
+    if (a->linger_init) {
+        server_close_handle(s, (uv_handle_t *)&a->linger);
+        a->linger_init = 0;
     }
 }
 

@@ -344,9 +344,13 @@ void aof_unit_begin(server *s);
 void aof_unit_end(server *s);
 /* FLUSHALL/FLUSHDB logged even when nothing was there (forced). */
 void aof_force(client *c);
-/* Before replies are written (net_flush_pending): the records of this loop
- * iteration go to the file, and with appendfsync always to the disk. */
-void aof_before_sleep(server *s);
+/* Before replies are written (net_flush_pending): replies whose records
+ * are on disk are let go (not mid_command: a busy script's flush), then
+ * the records of this loop iteration go to the file. With appendfsync
+ * always every reply pending now is held until the fdatasync that covers
+ * what was written so far, which runs on libuv's thread pool while the
+ * loop goes on (server.h: net_hold_pending). */
+void aof_before_sleep(server *s, int mid_command);
 /* Replication (repl/): the records are built as for the file (which is
  * then unavailable) and taken once per loop iteration: aof_records gives
  * the complete ones so far (len 0 inside a running command), which stay

@@ -130,3 +130,42 @@ def test_always_no_reply_leaves_before_its_fsync(faulty, tmp_path):
     assert writer.read_reply(timeout=10) == b"+OK\r\n"
     assert reader.read_reply(timeout=10) == b"$3\r\nnew\r\n"
     assert other.read_reply(timeout=10) == b"+PONG\r\n"
+
+
+def test_always_a_write_during_an_fsync_waits_for_the_next(faulty, monkeypatch):
+    """Each fdatasync of a slow disk takes 300 ms: a write that arrives while
+    one runs is not covered by it, so its reply waits for the next (Redis
+    blocks in the first; latchd runs the write meanwhile and syncs it as
+    soon as the first is done), and both replies come."""
+    monkeypatch.setenv("LATCHD_SYNC_DELAY_US", "300000")
+    srv, _ = faulty("--appendonly", "yes", "--appendfsync", "always")
+    first, second = srv.raw(), srv.raw()
+    first.send(b"*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n")
+    time.sleep(0.1)   # inside the first sync
+    second.send(b"*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$1\r\n2\r\n")
+    assert first.read_reply(timeout=10) == b"+OK\r\n"
+    assert second.read_available(0.1) == b""   # its sync has just begun
+    assert second.read_reply(timeout=10) == b"+OK\r\n"
+    assert srv.client().mget("a", "b") == [b"1", b"2"]
+
+
+def test_always_waiting_replies_survive_a_switch_to_everysec(faulty, tmp_path):
+    """Writes that wait for an fsync when appendfsync goes from always to
+    everysec are still synced before their replies leave, and every reply
+    comes."""
+    srv, _ = faulty("--appendonly", "yes", "--appendfsync", "always")
+    first, second, admin = srv.raw(), srv.raw(), srv.raw()
+    gate = tmp_path / "gate"
+    open(gate, "w").close()
+    first.send(b"*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n")
+    time.sleep(0.2)   # its sync waits at the gate
+    second.send(b"*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$1\r\n2\r\n")
+    time.sleep(0.2)
+    admin.send(b"*4\r\n$6\r\nCONFIG\r\n$3\r\nSET\r\n$11\r\nappendfsync\r\n$8\r\neverysec\r\n")
+    time.sleep(0.2)
+    assert first.read_available(0.1) == b"" and second.read_available(0.1) == b""
+    os.unlink(gate)
+    assert first.read_reply(timeout=10) == b"+OK\r\n"
+    assert second.read_reply(timeout=10) == b"+OK\r\n"
+    assert admin.read_reply(timeout=10) == b"+OK\r\n"
+    assert srv.client().mget("a", "b") == [b"1", b"2"]
