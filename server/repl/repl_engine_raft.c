@@ -119,7 +119,13 @@ repl_engine *repl_engine_open(uv_loop_t *loop, const repl_engine_opts *o, const 
     raft_set_pre_vote(&e->raft, true);   /* a node coming back does not depose a healthy leader */
     rv = raft_start(&e->raft);
     if (rv != 0) {
-        snprintf(err, errlen, "raft start: %s", raft_errmsg(&e->raft));
+        /* libraft 0.15 says nothing more when listening failed (the Raft
+         * address taken) or the disk log did: name both */
+        const char *why = raft_errmsg(&e->raft);
+        if (!*why) why = e->io.errmsg;
+        if (*why) snprintf(err, errlen, "raft start: %s", why);
+        else snprintf(err, errlen, "raft start: %s listening on %s or opening the log in %s", raft_strerror(rv),
+                      o->address, o->dir);
         goto fail;
     }
     return e;

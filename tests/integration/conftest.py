@@ -10,6 +10,7 @@ Fixtures for tests:
 """
 
 import os
+import random
 import re
 import shutil
 import signal
@@ -41,12 +42,28 @@ if not KINDS or set(KINDS) - {"redis", "latchd"}:
                             % os.environ.get("LATCHD_SERVERS"))
 
 
+_handed_out = set()
+
+
 def free_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    """A port free now, for a server to bind a moment later: below the
+    kernel's ephemeral range (32768 up), so no outgoing connection made
+    meanwhile (a Raft node dialling its peers) can take it, and never the
+    same twice in one run."""
+    rng = random.Random()
+    while True:
+        port = rng.randrange(20000, 32768)
+        if port in _handed_out:
+            continue
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        finally:
+            s.close()
+        _handed_out.add(port)
+        return port
 
 
 def announced_port(log):
