@@ -35,6 +35,7 @@ typedef struct repl_state {
     uint64_t serving_term;
     int barrier_pending;
     int rebuilding;          /* closing the engine to load snapshot + log again */
+    int close_pending;       /* the rebuild's close, not yet called (never from inside the engine) */
     int closing;
     client *applier;         /* runs other leaders' entries */
     persist_aof_args args;
@@ -114,12 +115,23 @@ static void rebuild_done(void *ctx)
 
 /* Own entries may never commit: the state holds effects the log may not,
  * so it is rebuilt from the snapshot and the log (the engine restarted,
- * under a new nonce: its old entries are applied like anyone's). */
+ * under a new nonce: its old entries are applied like anyone's). The node
+ * stops serving at once; the engine closes from poll_role, because the loss
+ * is mostly reported from inside libraft (a failed proposal's callback, in
+ * the middle of its step down), and libraft 0.15 goes on using its state
+ * and its disk log after such a callback returns: closing there crashed. */
 static void rebuild(repl_state *r)
 {
     if (r->rebuilding || r->closing || !r->e) return;
     log_msg(r->s, LOG_WARNING, "Raft: leadership lost with entries in flight: rebuilding the dataset from the log");
     r->rebuilding = 1;
+    r->close_pending = 1;
+}
+
+/* Outside the engine's callbacks only. */
+static void close_engine(repl_state *r)
+{
+    r->close_pending = 0;
     repl_engine_close(r->e, rebuild_done, r);
 }
 
@@ -144,9 +156,8 @@ static void lost_leadership(repl_state *r)
     if (ahead) rebuild(r);
 }
 
-static void poll_role(repl_state *r)
+static void check_role(repl_state *r)
 {
-    if (!r->e || r->rebuilding) return;
     int role = repl_engine_role(r->e);
     if (role != REPL_ROLE_LEADER) {
         if (r->serving || r->proposed != r->done) lost_leadership(r);
@@ -157,6 +168,14 @@ static void poll_role(repl_state *r)
         return;
     }
     if (!r->serving && !r->barrier_pending && repl_engine_barrier(r->e) == 0) r->barrier_pending = 1;
+}
+
+/* Each loop iteration, outside the engine: role changes, and a rebuild's
+ * close. */
+static void poll_role(repl_state *r)
+{
+    if (r->e && !r->rebuilding) check_role(r);
+    if (r->close_pending) close_engine(r);
 }
 
 /* ---- engine hooks ---- */
@@ -214,6 +233,7 @@ static int on_snapshot(void *ctx, void *(*alloc)(size_t), void **out, size_t *ou
 {
     repl_state *r = ctx;
     server *s = r->s;
+    if (r->rebuilding) return -1;   /* the dataset may hold what never commits, until reloaded */
     size_t pending;
     aof_records(s, &pending);
     /* the leader's state runs ahead of the log while own entries with
@@ -465,7 +485,7 @@ void repl_close(server *s)
     if (!r || r->closing) return;
     r->closing = 1;
     r->serving = 0;
-    if (r->e && !r->rebuilding) repl_engine_close(r->e, rebuild_done, r);
+    if (r->e && (!r->rebuilding || r->close_pending)) close_engine(r);
 }
 
 void repl_free(server *s)
