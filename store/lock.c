@@ -16,11 +16,14 @@ int store_lock_parse_ttl(const char *s, size_t len, long long *ms)
     return store_str2ll(s, len, ms) && *ms > 0 && *ms <= LOCK_MAX_TTL_MS;
 }
 
+int64_t store_lock_lease_deadline(const store *s) { return s->lock_deadline; }
+
 /* PEXPIRE key ms, for a live key and a validated positive ms. */
 static void lock_pexpire(store *s, store_key *k, const char *key, size_t klen,
                          long long ms)
 {
-    store_key_set_deadline(s, k, (int64_t)store_now(s) + ms);
+    s->lock_deadline = (int64_t)store_now(s) + ms;
+    store_key_set_deadline(s, k, s->lock_deadline);
     store_notify(s, STORE_EV_GENERIC, "expire", key, klen);
 }
 

@@ -19,6 +19,11 @@ enum { STORE_LOCK_FALLBACK = -100 };
  * cannot overflow a deadline. Anything else is left to Lua. 1 = ok. */
 int store_lock_parse_ttl(const char *s, size_t len, long long *ms);
 
+/* The deadline (ms, store clock) of the last lease one of these functions
+ * set in s: what the caller logs as the script's PEXPIRE, right after the
+ * call that renewed it, without looking the key up again. */
+int64_t store_lock_lease_deadline(const store *s);
+
 /* Reentrant hash lock (RLock lock): when the key is missing or owner
  * already holds it, count one more hold and set the lease; returns 1.
  * Otherwise returns 0 with *pttl = the holder's remaining ms (-1: none).

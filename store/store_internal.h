@@ -154,6 +154,7 @@ struct store {
     void *release_ctx;
     size_t used_memory;   /* malloc_usable_size of key/value allocations */
     size_t expires;       /* keys with a deadline */
+    int64_t lock_deadline; /* the last lease a store_lock_* function set (lock.h) */
     uint64_t zsl_rng;     /* skiplist levels: per store, so stores on two threads never share it */
     uint64_t lfu_rng;     /* the LFU counter's coin (Redis's rand()) */
     const store_env *env; /* NULL: Redis's defaults, the store's own clock */

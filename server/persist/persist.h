@@ -337,6 +337,9 @@ void aof_served(client *c, const resp_slice *key, size_t len_before, uint64_t ch
 /* A command that logs its own effects (SPOP) says so, then adds them. */
 void aof_handled(client *c);
 void aof_add(client *c, int argc, const resp_slice *argv);
+/* aof_add of PEXPIREAT key deadline (a script's pexpire, as Redis
+ * rewrites it). */
+void aof_add_pexpireat(client *c, const resp_slice *key, long long deadline);
 /* The records added between these (a served XREADGROUP's claims) are one
  * unit: MULTI/EXEC around them when more than one, as Redis's afterCommand
  * propagates a served client's. */

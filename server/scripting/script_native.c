@@ -33,14 +33,11 @@ static int logging(const script_call *call) { return call->c->srv->aof_on; }
 
 static void log_cmd(const script_call *call, int argc, const resp_slice *argv) { aof_add(call->c, argc, argv); }
 
-/* redis.call('pexpire', key, ms), logged as Redis rewrites it. */
+/* redis.call('pexpire', key, ms), logged as Redis rewrites it: called
+ * right after the store_lock_* call that set that lease. */
 static void log_pexpire(const script_call *call, const resp_slice *key)
 {
-    store_key *k = store_lookup(db(call), key->ptr, key->len);
-    char n[24];
-    size_t nl = store_ll2str(n, k ? (long long)store_key_deadline(k) : 0LL);
-    resp_slice r[3] = {{"PEXPIREAT", 9}, *key, {n, nl}};
-    log_cmd(call, 3, r);
+    aof_add_pexpireat(call->c, key, (long long)store_lock_lease_deadline(db(call)));
 }
 
 static void log_del(const script_call *call, const resp_slice *key)

@@ -179,6 +179,23 @@ static void test_renew_only_for_the_holder(void **state)
     assert_int_equal(ttl_of(f, "L"), 9000);
 }
 
+/* What the caller logs as PEXPIREAT: the deadline the last lease set. */
+static void test_lease_deadline_is_the_last_lease_set(void **state)
+{
+    fixture *f = *state;
+    long long pttl;
+    assert_int_equal(acquire(f, "L", "a", 100, &pttl), 1);
+    assert_int_equal(store_lock_lease_deadline(f->s), (int64_t)T0 + 100);
+    f->now += 7;
+    assert_int_equal(acquire(f, "M", "b", 300, &pttl), 1);
+    assert_int_equal(store_lock_lease_deadline(f->s), (int64_t)T0 + 307);
+    assert_int_equal(store_key_deadline(store_lookup(f->s, S("M"))), (int64_t)T0 + 307);
+    assert_int_equal(acquire(f, "L", "b", 500, &pttl), 0);   /* refused: no lease set */
+    assert_int_equal(store_lock_lease_deadline(f->s), (int64_t)T0 + 307);
+    assert_int_equal(store_lock_renew(f->s, S("L"), S("a"), 9000), 1);
+    assert_int_equal(store_lock_lease_deadline(f->s), (int64_t)T0 + 9007);
+}
+
 static void test_expired_lock_is_free(void **state)
 {
     fixture *f = *state;
@@ -331,6 +348,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_release_counts_down_then_deletes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_holds_reads_without_changing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_renew_only_for_the_holder, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lease_deadline_is_the_last_lease_set, setup, teardown),
         cmocka_unit_test_setup_teardown(test_expired_lock_is_free, setup, teardown),
         cmocka_unit_test_setup_teardown(test_latch_records_result, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),
