@@ -250,7 +250,7 @@ static const param params[] = {
     BOOL_("io-threads-do-reads", NULL, IMM, "no"),
     ROW("rdbcompression", NULL, P_BOOL, 0, rdbcompression, int, 0, 0, NULL),
     BOOL_("rdb-del-sync-files", NULL, 0, "no"),
-    BOOL_("activerehashing", NULL, 0, "yes"),
+    ROW("activerehashing", NULL, P_BOOL, 0, activerehashing, int, 0, 0, NULL),
     BOOL_("stop-writes-on-bgsave-error", NULL, 0, "yes"),
     BOOL_("set-proc-title", NULL, IMM, "yes"),
     BOOL_("dynamic-hz", NULL, 0, "yes"),
@@ -448,6 +448,7 @@ void config_defaults(latchd_config *cfg)
     cfg->auto_aof_rewrite_percentage = 100;
     cfg->auto_aof_rewrite_min_size = 64LL * 1024 * 1024;
     cfg->rdbcompression = 1;
+    cfg->activerehashing = 1;
     cfg->rdbchecksum = 1;
     cfg->dir = mem_strdup(".");
     cfg->hz = 10;

@@ -69,6 +69,7 @@ typedef struct latchd_config {
     char *save;              /* save points, "<seconds> <changes>" pairs; "" = none */
     char *dbfilename;
     int rdbcompression, rdbchecksum;
+    int activerehashing;
     long long rdb_key_save_delay;   /* µs slept per key saved: tests widen the BGSAVE window */
     int appendonly;
     int appendfsync;         /* CONFIG_FSYNC_* */

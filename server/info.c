@@ -245,11 +245,15 @@ static void section_cluster(server *s, resp_buf *b)
 }
 
 /* latchd's own counters: how scripts ran, so a test can tell the native
- * path from Lua. */
+ * path from Lua; databases whose keyspace table is mid-rehash. */
 static void section_latchd(server *s, resp_buf *b)
 {
-    resp_buf_appendf(b, "# Latchd\r\nlatchd_native_script_runs:%llu\r\nlatchd_lua_script_runs:%llu\r\n",
-        (unsigned long long)s->scripts->native_runs, (unsigned long long)s->scripts->engine_runs);
+    int rehashing = 0;
+    for (int id = 0; id < s->cfg.databases; id++)
+        rehashing += server_db_if_used(s, id) && store_rehashing(server_db_if_used(s, id));
+    resp_buf_appendf(b, "# Latchd\r\nlatchd_native_script_runs:%llu\r\nlatchd_lua_script_runs:%llu\r\n"
+        "latchd_rehashing_dbs:%d\r\n",
+        (unsigned long long)s->scripts->native_runs, (unsigned long long)s->scripts->engine_runs, rehashing);
 }
 
 enum { IN_NAMED, IN_ALL, IN_DEFAULT };

@@ -432,6 +432,19 @@ static void seed_hashing(void)
 
 static pthread_once_t seed_once = PTHREAD_ONCE_INIT;
 
+int server_rehash_some(server *s, uint64_t budget_ns)
+{
+    if (!s->cfg.activerehashing) return 0;
+    uint64_t start = uv_hrtime();
+    for (int id = 0; id < s->cfg.databases; id++) {
+        store *st = server_db_if_used(s, id);
+        /* 100 buckets between clock reads, as Redis's dictRehashMilliseconds */
+        while (st && store_rehash(st, 100))
+            if (uv_hrtime() - start >= budget_ns) return 1;
+    }
+    return 0;
+}
+
 /* splitmix64: cheap, and every seed gives a full-period sequence. */
 uint64_t server_random(server *s)
 {

@@ -813,6 +813,10 @@ store *server_db(server *s, long long id);
 static inline store *server_db_if_used(const server *s, int id) { return s->dbs[id].st; }
 /* Exchange two databases' contents (SWAPDB): clients stay on their numbers. */
 void server_db_swap(server *s, int a, int b);
+/* activerehashing: the keyspace tables' pending rehash steps, for about
+ * budget_ns, where the loop would otherwise wait (on the disk). 1 while
+ * some are left. */
+int server_rehash_some(server *s, uint64_t budget_ns);
 /* The database c's commands run in (SELECT): c->db's store always exists,
  * because selecting a database makes it. */
 static inline store *client_db(const client *c) { return c->srv->dbs[c->db].st; }

@@ -142,6 +142,11 @@ void store_flush(store *s);
  * RESIZEDB): its table sized once, instead of grown through every power
  * of two on the way. No-op if s holds keys. */
 void store_reserve(store *s, size_t n);
+/* Up to `buckets` steps of the keyspace table's incremental rehash, as
+ * Redis's activerehashing does between commands: 1 while more is left. */
+int store_rehash(store *s, int buckets);
+/* 1 while the keyspace table is between two sizes (a rehash pending). */
+int store_rehashing(const store *s);
 
 /* Expiry driving: reclaim every key whose deadline <= now; returns count.
  * store_next_due: absolute ms of the next wheel work, UINT64_MAX if none. */

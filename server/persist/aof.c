@@ -70,6 +70,8 @@ struct aof_state {
     size_t inflight_n, waiting_n, released_n;
     uv_idle_t linger;          /* while waiting for them: the loop polls, never sleeps */
     int linger_init;
+    uv_idle_t rehash;          /* while clients wait on a sync: activerehashing's steps */
+    int rehash_init;
     uint64_t linger_in, linger_since_ns, linger_start_ns;   /* input seen so far; since when none came; since when */
     /* the manifest */
     aof_file base;             /* name NULL: none */
@@ -624,6 +626,31 @@ static void flush_file(server *s, int force);
 static void sync_now(server *s, uint64_t now_s);
 static void linger_stop(aof_state *a);
 
+/* While every client waits on the disk the loop has nothing to run: the
+ * keyspace's pending rehash steps run then, in slices short enough that
+ * input arriving meanwhile waits little, instead of one bucket per
+ * lookup inside commands (a growing keyspace's steady cost). */
+#define REHASH_SLICE_NS 20000
+
+static void on_rehash(uv_idle_t *h)
+{
+    aof_state *a = h->data;
+    if (!a->fsync_running || !server_rehash_some(a->srv, REHASH_SLICE_NS)) uv_idle_stop(h);
+}
+
+/* From the next loop iteration on: this one's released replies go first. */
+static void rehash_while_syncing(server *s)
+{
+    aof_state *a = s->aof;
+    if (!s->cfg.activerehashing) return;
+    if (!a->rehash_init) {
+        if (uv_idle_init(s->loop, &a->rehash) != 0) return;
+        a->rehash.data = a;
+        a->rehash_init = 1;
+    }
+    uv_idle_start(&a->rehash, on_rehash);
+}
+
 /* Back on the loop: a sync that clients queued for meanwhile starts at
  * once (group commit: all that was written while this one ran); the
  * replies this one covered go from aof_before_sleep, in this iteration's
@@ -679,7 +706,10 @@ static void start_sync(server *s, uint64_t ticket)
         a->inflight_n = ticket ? a->waiting_n : 0;
         a->waiting_n = 0;
         a->fsync_req.data = a;
-        if (uv_queue_work(s->loop, &a->fsync_req, fsync_work, fsync_done) == 0) return;
+        if (uv_queue_work(s->loop, &a->fsync_req, fsync_work, fsync_done) == 0) {
+            if (ticket) rehash_while_syncing(s);
+            return;
+        }
         a->fsync_running = 0;
         close(a->fsync_fd);
     }
@@ -706,7 +736,13 @@ static void background_fsync(server *s)
 #define SYNC_LINGER_NS 50000
 #define SYNC_LINGER_MAX_NS 1000000   /* and never longer: input that makes no reply (a slow upload) */
 
-static void on_linger(uv_idle_t *h) { (void)h; }   /* only keeps the loop polling */
+/* Keeps the loop polling; between polls, the rehash steps that would
+ * otherwise wait (slices a quarter as long: input is what it waits for). */
+static void on_linger(uv_idle_t *h)
+{
+    aof_state *a = h->data;
+    server_rehash_some(a->srv, REHASH_SLICE_NS / 4);
+}
 
 static void linger_stop(aof_state *a)
 {
@@ -721,6 +757,7 @@ static int lingering(server *s)
     uint64_t now = uv_hrtime();
     if (!a->linger_init) {
         if (uv_idle_init(s->loop, &a->linger) != 0) return 0;
+        a->linger.data = a;
         a->linger_init = 1;
     }
     if (!uv_is_active((uv_handle_t *)&a->linger)) {
@@ -1857,6 +1894,10 @@ void aof_close(server *s)
     if (a->linger_init) {
         server_close_handle(s, (uv_handle_t *)&a->linger);
         a->linger_init = 0;
+    }
+    if (a->rehash_init) {
+        server_close_handle(s, (uv_handle_t *)&a->rehash);
+        a->rehash_init = 0;
     }
 }
 

@@ -712,3 +712,32 @@ def test_consumer_group_effects_are_logged_as_redis_propagates_them(server_facto
         for p in x[1]:
             p.pop("time_since_delivered", None)
     assert after == before
+
+
+def test_latchd_only_activerehashing_runs_while_clients_wait_on_fsync(latchd_factory):
+    """With appendfsync always a write's client waits for the disk, and the
+    loop has nothing to run meanwhile: the keyspace table's pending rehash
+    goes on then (activerehashing yes), not only one bucket per command.
+    latchd_rehashing_dbs (INFO latchd) tells whether a table is mid-rehash."""
+    srv = latchd_factory("--appendonly", "yes", "--appendfsync", "no", "--activerehashing", "no")
+    r = srv.client()
+    rehashing = lambda: r.info("latchd")["latchd_rehashing_dbs"]
+    # 2^16 keys fill the table; the next one starts its move to 2^17 buckets
+    p = r.pipeline(transaction=False)
+    for i in range(0, 1 << 16, 1024):
+        p.mset({"k:%d" % j: "v" for j in range(i, i + 1024)})
+    p.execute()
+    assert rehashing() == 0
+    r.set("k:last", "v")
+    assert rehashing() == 1
+    r.config_set("appendfsync", "always")
+    for i in range(20):   # a bucket per command: far from the 65536
+        r.set("probe", i)
+    assert rehashing() == 1
+    r.config_set("activerehashing", "yes")
+    for i in range(20):
+        r.set("probe", i)
+        if rehashing() == 0:
+            break
+    assert rehashing() == 0
+    assert r.dbsize() == (1 << 16) + 2
