@@ -72,6 +72,7 @@ struct aof_state {
     int linger_init;
     uv_idle_t rehash;          /* while clients wait on a sync: activerehashing's steps */
     int rehash_init;
+    int stopping;              /* shutting down: no rewrite starts (aof_shutdown) */
     uint64_t linger_in, linger_since_ns, linger_start_ns;   /* input seen so far; since when none came; since when */
     /* the manifest */
     aof_file base;             /* name NULL: none */
@@ -1626,7 +1627,7 @@ static void on_cron(uv_timer_t *t)
             s->aof_write_err = 0;
         }
     }
-    if (a->child || s->rdb_child || s->cron_paused) return;
+    if (a->child || s->rdb_child || s->cron_paused || a->stopping) return;
     if (a->scheduled) {
         start_rewrite(s);
         return;
@@ -1831,6 +1832,9 @@ void aof_shutdown(server *s)
 {
     aof_state *a = s->aof;
     if (!a) return;
+    /* the exit comes an iteration later (latchd_stop): the cron, overdue
+     * after the fsync below, would start the rewrite killed here again */
+    a->stopping = 1;
     if (a->child) log_msg(s, LOG_WARNING, "There is a child rewriting the AOF. Killing it!");
     kill_child(s);
     if (a->state != AOF_OFF && a->fd >= 0) {
@@ -1882,10 +1886,16 @@ void aof_info(server *s, resp_buf *b)
             a->current_size, a->base_size, a->scheduled, a->buf.len, a->fsync_running, a->delayed_fsync);
 }
 
+void aof_shutdown_aborted(server *s)
+{
+    if (s->aof) s->aof->stopping = 0;
+}
+
 void aof_close(server *s)
 {
     aof_state *a = s->aof;
     if (!a) return;
+    kill_child(s);   /* none outlives the server (it holds the listeners) */
     if (a->handles) {
         server_close_handle(s, (uv_handle_t *)&a->cron);
         server_close_handle(s, (uv_handle_t *)&a->sigchld);

@@ -370,15 +370,19 @@ int aof_set_enabled(server *s, int on);
 int aof_rewriting(const server *s);
 /* The write error that stops writes (MISCONF), or NULL. */
 const char *aof_write_error(const server *s);
-/* SHUTDOWN: the buffer written and synced, a rewrite child stopped. */
+/* SHUTDOWN: the buffer written and synced, a rewrite child stopped, and
+ * none started again until the exit, or aof_shutdown_aborted (the final
+ * save failed: the server goes on). */
 void aof_shutdown(server *s);
+void aof_shutdown_aborted(server *s);
 /* DEBUG LOADAOF: flush, empty the databases, load the files again. 0 or -1. */
 int aof_reload(server *s);
 void aof_info(server *s, resp_buf *b);
 /* INFO's mem_aof_buffer: what the buffer of the iteration's records holds
  * allocated while the AOF is on (Redis's sdsZmallocSize(aof_buf)), else 0. */
 size_t aof_buffer_memory(const server *s);
-/* The server's handles closed (shutdown); then, after the loop, freed. */
+/* The server's handles closed and a rewrite child killed (shutdown);
+ * then, after the loop, freed. */
 void aof_close(server *s);
 void aof_free(server *s);
 /* While s->aof_write_err: 1 after Redis's MISCONF error when c's command

@@ -453,5 +453,6 @@ int rdb_shutdown_save(server *s, int save, int nosave, int force)
     }
     log_msg(s, LOG_WARNING, "Error trying to save the DB, can't exit.");
     log_msg(s, LOG_WARNING, "Errors trying to shut down the server. Check the logs for more information.");
+    aof_shutdown_aborted(s);
     return -1;
 }

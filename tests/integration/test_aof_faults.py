@@ -6,6 +6,8 @@ and writes are taken again: nothing acknowledged is lost. With always, the
 server exits before a reply whose record is not on disk leaves."""
 
 import os
+import re
+import signal
 import time
 
 import pytest
@@ -169,3 +171,30 @@ def test_always_waiting_replies_survive_a_switch_to_everysec(faulty, tmp_path):
     assert second.read_reply(timeout=10) == b"+OK\r\n"
     assert admin.read_reply(timeout=10) == b"+OK\r\n"
     assert srv.client().mget("a", "b") == [b"1", b"2"]
+
+
+def test_shutdown_kills_the_rewrite_child_and_starts_none(faulty, tmp_path):
+    """SIGTERM while an automatic rewrite runs: the child is killed, the
+    file synced, and the server exits with no rewrite child left behind,
+    even when the final sync is slow enough for the rewrite's timer to come
+    due again before the exit (latchd's exit is an iteration after the sync)."""
+    srv, _ = faulty("--appendonly", "yes", "--appendfsync", "everysec", "--auto-aof-rewrite-percentage", "100",
+                    "--auto-aof-rewrite-min-size", "1mb")
+    r = srv.client()
+    r.config_set("rdb-key-save-delay", 100000)   # 0.1 s a key: the rewrite outlasts the test
+    for i in range(40):
+        r.set("big:%d" % i, "x" * 60000)
+    assert wait_for(lambda: r.info("persistence")["aof_rewrite_in_progress"] == 1, timeout=10)
+    gate = tmp_path / "gate"
+    gate.touch()   # the shutdown's fsync waits: the rewrite's timer comes due meanwhile
+    srv.proc.send_signal(signal.SIGTERM)
+    time.sleep(0.5)
+    gate.unlink()
+    srv.proc.wait(timeout=20)
+    log = srv.log()
+    pids = [int(p) for p in re.findall(r"rewriting started by pid (\d+)", log)]
+    assert pids, log[-2000:]
+    killed_at = log.index("Killing it!")
+    assert "rewriting started" not in log[killed_at:], log[killed_at:]
+    for pid in pids:   # the killed child is gone, and no other was made
+        assert wait_for(lambda: not os.path.exists("/proc/%d" % pid), timeout=5), pid
