@@ -174,12 +174,21 @@ FILLS = {"GEOSEARCH": geo_fill}
 
 # ---- servers ----
 
+_ports_given = set()
+
+
 def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    """A port free now and not handed out before in this run: the kernel
+    can give the same free port to two binds in a row (a TLS server's
+    tls-port and its plain port once came out equal)."""
+    while True:
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        s.close()
+        if port not in _ports_given:
+            _ports_given.add(port)
+            return port
 
 
 def server_argv(kind, opt, port, extra=()):
