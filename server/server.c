@@ -434,7 +434,9 @@ static pthread_once_t seed_once = PTHREAD_ONCE_INIT;
 
 int server_rehash_some(server *s, uint64_t budget_ns)
 {
-    if (!s->cfg.activerehashing) return 0;
+    /* a fork child shares the pages: moving every key's node would copy
+     * them all (Redis's databasesCron skips it too) */
+    if (!s->cfg.activerehashing || s->rdb_child || aof_rewriting(s)) return 0;
     uint64_t start = uv_hrtime();
     for (int id = 0; id < s->cfg.databases; id++) {
         store *st = server_db_if_used(s, id);

@@ -814,8 +814,8 @@ static inline store *server_db_if_used(const server *s, int id) { return s->dbs[
 /* Exchange two databases' contents (SWAPDB): clients stay on their numbers. */
 void server_db_swap(server *s, int a, int b);
 /* activerehashing: the keyspace tables' pending rehash steps, for about
- * budget_ns, where the loop would otherwise wait (on the disk). 1 while
- * some are left. */
+ * budget_ns, where the loop would otherwise wait (on the disk); none while
+ * a fork child runs. 1 while some are left. */
 int server_rehash_some(server *s, uint64_t budget_ns);
 /* The database c's commands run in (SELECT): c->db's store always exists,
  * because selecting a database makes it. */

@@ -717,8 +717,9 @@ def test_consumer_group_effects_are_logged_as_redis_propagates_them(server_facto
 def test_latchd_only_activerehashing_runs_while_clients_wait_on_fsync(latchd_factory):
     """With appendfsync always a write's client waits for the disk, and the
     loop has nothing to run meanwhile: the keyspace table's pending rehash
-    goes on then (activerehashing yes), not only one bucket per command.
-    latchd_rehashing_dbs (INFO latchd) tells whether a table is mid-rehash."""
+    goes on then (activerehashing yes), not only one bucket per command,
+    and not while a fork child runs. latchd_rehashing_dbs (INFO latchd)
+    tells whether a table is mid-rehash."""
     srv = latchd_factory("--appendonly", "yes", "--appendfsync", "no", "--activerehashing", "no")
     r = srv.client()
     rehashing = lambda: r.info("latchd")["latchd_rehashing_dbs"]
@@ -735,6 +736,15 @@ def test_latchd_only_activerehashing_runs_while_clients_wait_on_fsync(latchd_fac
         r.set("probe", i)
     assert rehashing() == 1
     r.config_set("activerehashing", "yes")
+    # not while a fork child shares the pages (Redis's cron skips it too)
+    r.config_set("rdb-key-save-delay", 30)   # about 2 s for these keys
+    r.bgsave()
+    assert r.info("persistence")["rdb_bgsave_in_progress"] == 1
+    for i in range(20):
+        r.set("probe", i)
+    assert r.info("persistence")["rdb_bgsave_in_progress"] == 1, "the child ended too soon to tell"
+    assert rehashing() == 1
+    assert wait_for(lambda: r.info("persistence")["rdb_bgsave_in_progress"] == 0, timeout=60)
     for i in range(20):
         r.set("probe", i)
         if rehashing() == 0:
