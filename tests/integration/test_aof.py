@@ -745,9 +745,12 @@ def test_latchd_only_activerehashing_runs_while_clients_wait_on_fsync(latchd_fac
     assert r.info("persistence")["rdb_bgsave_in_progress"] == 1, "the child ended too soon to tell"
     assert rehashing() == 1
     assert wait_for(lambda: r.info("persistence")["rdb_bgsave_in_progress"] == 0, timeout=60)
-    for i in range(20):
+    # a command moves a bucket or two: 3000 of them alone would leave
+    # 60000 of the 65536 to move (the disk's waits are short, a sanitized
+    # build slow: as many syncs as it takes, up to that)
+    for i in range(3000):
         r.set("probe", i)
         if rehashing() == 0:
             break
-    assert rehashing() == 0
+    assert rehashing() == 0, "still rehashing after %d synced writes" % (i + 1)
     assert r.dbsize() == (1 << 16) + 2
