@@ -249,8 +249,10 @@ static void section_cluster(server *s, resp_buf *b)
 static void section_latchd(server *s, resp_buf *b)
 {
     int rehashing = 0;
-    for (int id = 0; id < s->cfg.databases; id++)
-        rehashing += server_db_if_used(s, id) && store_rehashing(server_db_if_used(s, id));
+    for (int id = 0; id < s->cfg.databases; id++) {
+        const store *st = server_db_if_used(s, id);
+        rehashing += st && store_rehashing(st);
+    }
     resp_buf_appendf(b, "# Latchd\r\nlatchd_native_script_runs:%llu\r\nlatchd_lua_script_runs:%llu\r\n"
         "latchd_rehashing_dbs:%d\r\n",
         (unsigned long long)s->scripts->native_runs, (unsigned long long)s->scripts->engine_runs, rehashing);

@@ -20,7 +20,6 @@ uint32_t store_dict_keylen(size_t len)
     return (uint32_t)len;
 }
 
-static int rehashing(const store_dict *d) { return d->rehash_idx != -1; }
 
 static void table_reset(store_dict_table *t)
 {
@@ -67,7 +66,7 @@ static size_t next_pow2(size_t n)
 static void resize(store_dict *d, size_t want)
 {
     size_t size = next_pow2(want);
-    if (rehashing(d) || size == d->t[0].size) return;
+    if (store_dict_rehashing(d) || size == d->t[0].size) return;
     store_dict_table t = { store_xcalloc(size, sizeof(store_dict_node *)), size, 0 };
     if (!d->t[0].buckets) {
         d->t[0] = t;
@@ -79,7 +78,7 @@ static void resize(store_dict *d, size_t want)
 
 void store_dict_expand(store_dict *d, size_t n)
 {
-    if (store_dict_size(d) || rehashing(d) || next_pow2(n) <= d->t[0].size) return;
+    if (store_dict_size(d) || store_dict_rehashing(d) || next_pow2(n) <= d->t[0].size) return;
     free(d->t[0].buckets);
     table_reset(&d->t[0]);
     resize(d, n);
@@ -88,7 +87,7 @@ void store_dict_expand(store_dict *d, size_t n)
 static void grow_if_needed(store_dict *d)
 {
     const store_dict_table *t0 = &d->t[0];
-    if (rehashing(d)) return;
+    if (store_dict_rehashing(d)) return;
     if (t0->size == 0) {
         resize(d, DICT_MIN_SIZE);
         return;
@@ -103,7 +102,7 @@ static void grow_if_needed(store_dict *d)
 static void shrink_if_needed(store_dict *d)
 {
     const store_dict_table *t0 = &d->t[0];
-    if (rehashing(d) || d->iterators || t0->size <= DICT_MIN_SIZE) return;
+    if (store_dict_rehashing(d) || d->iterators || t0->size <= DICT_MIN_SIZE) return;
     if (t0->used * 100 / t0->size >= DICT_MIN_FILL) return;
     resize(d, t0->used);
 }
@@ -132,7 +131,7 @@ static void finish_rehash(store_dict *d)
 
 int store_dict_rehash(store_dict *d, int n)
 {
-    if (!rehashing(d)) return 0;
+    if (!store_dict_rehashing(d)) return 0;
     if (d->iterators) return 1;   /* would move nodes under a running walk */
     size_t empty_visits = (size_t)(n > 0 ? n : 0) * 10;
     store_dict_table *t0 = &d->t[0];
@@ -152,7 +151,7 @@ int store_dict_rehash(store_dict *d, int n)
 
 static void rehash_step(store_dict *d)
 {
-    if (rehashing(d) && d->iterators == 0) store_dict_rehash(d, 1);
+    if (store_dict_rehashing(d) && d->iterators == 0) store_dict_rehash(d, 1);
 }
 
 static int node_matches(const store_dict *d, const store_dict_node *n, const char *key,
@@ -170,7 +169,7 @@ static store_dict_node *lookup(const store_dict *d, const char *key, size_t len,
             for (store_dict_node *n = t->buckets[(uint32_t)h & (t->size - 1)]; n; n = n->next)
                 if (node_matches(d, n, key, len, h)) return n;
         }
-        if (!rehashing(d)) break;
+        if (!store_dict_rehashing(d)) break;
     }
     return NULL;
 }
@@ -200,7 +199,7 @@ void store_dict_insert_hashed(store_dict *d, store_dict_node *n)
     rehash_step(d);
     grow_if_needed(d);
     /* While rehashing, new nodes go to the new table so t[0] only drains. */
-    store_dict_table *t = rehashing(d) ? &d->t[1] : &d->t[0];
+    store_dict_table *t = store_dict_rehashing(d) ? &d->t[1] : &d->t[0];
     size_t idx = n->hash & (t->size - 1);
     n->next = t->buckets[idx];
     t->buckets[idx] = n;
@@ -229,7 +228,7 @@ static store_dict_node *unlink_from(store_dict *d, const char *key, size_t len,
                 return n;
             }
         }
-        if (!rehashing(d)) break;
+        if (!store_dict_rehashing(d)) break;
     }
     return NULL;
 }
@@ -307,7 +306,7 @@ uint64_t store_dict_scan(store_dict *d, uint64_t v, store_dict_visit_fn fn, void
 {
     if (store_dict_size(d) == 0) return 0;
     d->iterators++;
-    if (!rehashing(d)) {
+    if (!store_dict_rehashing(d)) {
         scan_bucket(&d->t[0], v, fn, ctx);
         v = rev_incr(v, d->t[0].size - 1);
     } else {
@@ -340,7 +339,7 @@ static uint64_t mix_next(uint64_t *x)
 static store_dict_node *random_bucket(const store_dict *d, uint64_t *st)
 {
     const store_dict_table *t0 = &d->t[0], *t1 = &d->t[1];
-    if (!rehashing(d)) return t0->buckets[mix_next(st) & (t0->size - 1)];
+    if (!store_dict_rehashing(d)) return t0->buckets[mix_next(st) & (t0->size - 1)];
     /* Buckets below rehash_idx are already empty: draw from the rest. */
     size_t lo = (size_t)d->rehash_idx, span = t0->size + t1->size - lo;
     size_t i = lo + (size_t)(mix_next(st) % span);

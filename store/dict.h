@@ -84,6 +84,8 @@ uint64_t store_dict_scan(store_dict *d, uint64_t cursor, store_dict_visit_fn fn,
 void store_dict_expand(store_dict *d, size_t n);
 /* Do up to n buckets of pending rehash work; returns 1 if more remains. */
 int store_dict_rehash(store_dict *d, int n);
+/* 1 while d is between two tables (a rehash pending). */
+static inline int store_dict_rehashing(const store_dict *d) { return d->rehash_idx != -1; }
 /* A node picked at random, for sampling (NULL when empty). */
 store_dict_node *store_dict_random(store_dict *d, uint64_t rnd);
 
