@@ -92,7 +92,9 @@ uint64_t repl_engine_leader(repl_engine *e);   /* its id, 0 when none is known *
 uint64_t repl_engine_term(repl_engine *e);
 uint64_t repl_engine_applied(repl_engine *e);
 /* Close; done(ctx) once every handle is closed and e is freed. Pending
- * proposals are reported failed first. */
+ * proposals are reported failed first. The close first waits for the log's
+ * pending disk writes (repl_engine_raft.c says why), for as long as the disk
+ * takes: until then the engine runs on and its hooks are called as before. */
 void repl_engine_close(repl_engine *e, void (*done)(void *ctx), void *ctx);
 
 #endif

@@ -18,6 +18,8 @@ struct repl_engine {
     repl_engine_hooks h;
     struct raft_barrier barrier_req;
     int barrier_busy;
+    uv_loop_t *loop;
+    raft_index close_target;   /* the last index when the close was asked for */
     void (*done)(void *ctx);
     void *done_ctx;
     int io_init, transport_init, raft_init;
@@ -74,6 +76,7 @@ repl_engine *repl_engine_open(uv_loop_t *loop, const repl_engine_opts *o, const 
 {
     repl_engine *e = mem_calloc(1, sizeof(*e));
     e->h = *h;
+    e->loop = loop;
     e->fsm = (struct raft_fsm){.version = 1, .data = e, .apply = fsm_apply, .snapshot = fsm_snapshot,
                                .restore = fsm_restore};
     int rv = raft_uv_tcp_init(&e->transport, loop);
@@ -210,9 +213,49 @@ static void on_raft_closed(struct raft *r)
     if (done) done(ctx);
 }
 
+/* libraft 0.15 crashes closing while two or more of its own disk writes
+ * of entries it appended as leader are queued: closing cancels them, and
+ * each cancelled write's callback truncates the in-memory log from its
+ * first index; the first one empties what the next one starts at, whose
+ * truncation then walks off the end of the entries' reference table
+ * (appendLeaderCb -> logTruncate, a NULL read). So the close waits until
+ * the log's entries are on disk up to the last index it had when the close
+ * was asked for (or up to its last, if entries were truncated since, the
+ * follower's writes after a truncation queueing behind the older ones):
+ * then no write of the leader's is pending. */
+static int close_is_safe(repl_engine *e)
+{
+    raft_index last = raft_last_index(&e->raft);
+    raft_index need = e->close_target < last ? e->close_target : last;
+    return e->raft.last_stored >= need;
+}
+
+static void start_close(repl_engine *e) { raft_close(&e->raft, on_raft_closed); }
+
+static void on_close_wait_closed(uv_handle_t *h) { free(h); }
+
+/* Each loop iteration until closing is safe: the pending disk writes'
+ * completions wake the loop. The handle is its own allocation because e
+ * may be freed before the handle's close completes. */
+static void on_close_wait(uv_check_t *h)
+{
+    repl_engine *e = h->data;
+    if (!close_is_safe(e)) return;
+    uv_close((uv_handle_t *)h, on_close_wait_closed);
+    start_close(e);
+}
+
 void repl_engine_close(repl_engine *e, void (*done)(void *ctx), void *ctx)
 {
     e->done = done;
     e->done_ctx = ctx;
-    raft_close(&e->raft, on_raft_closed);
+    e->close_target = raft_last_index(&e->raft);
+    if (close_is_safe(e)) {
+        start_close(e);
+        return;
+    }
+    uv_check_t *wait = mem_alloc(sizeof(*wait));
+    uv_check_init(e->loop, wait);
+    wait->data = e;
+    uv_check_start(wait, on_close_wait);
 }

@@ -8,13 +8,14 @@ a snapshot); a minority cannot commit; expiry is the leader's DEL."""
 import os
 import random
 import signal
+import socket
 import threading
 import time
 
 import pytest
 import redis
 
-from conftest import free_port
+from conftest import LATCHD_BIN, free_port
 from script_util import Script
 # the kill -9 test's clients: Redisson lock/unlock and INCR, each remembering what was acknowledged
 from test_aof_crash_latchd import LEASE_MS, LOCK, UNLOCK, Worker
@@ -347,4 +348,54 @@ def test_raft_latchd_leader_paused_with_writes_in_flight_steps_down_and_rebuilds
             f = cl.client(i)
             for key, value in acked.items():
                 assert int(f.get(key) or 0) >= value, (i, key, value)   # acknowledged: never lost
+    assert cl.alive() == [1, 2, 3]
+
+
+DISK_SHIM = os.path.join(os.path.dirname(LATCHD_BIN), "disk_fault.so")
+
+
+@pytest.mark.skipif(not os.path.exists(DISK_SHIM), reason="build/disk_fault.so is built with latchd")
+def test_raft_latchd_deposed_leader_with_stalled_disk_rebuilds_once_its_writes_end(latchd_factory, monkeypatch):
+    """The leader's disk stalls (the shim holds its log writes) and its
+    followers are stopped, so it logs entries no one else has; then it is
+    stopped, the others elect, it resumes: the new leader's entries replace
+    its own in its log while its writes of them still wait. The rebuild's
+    close waits for those writes (libraft 0.15, closed then, cancels them
+    and its cancelled-write path truncates the log past its end: a NULL
+    read). The node stays up, rebuilds once the disk answers, catches up."""
+    monkeypatch.setenv("LD_PRELOAD", DISK_SHIM)
+    monkeypatch.setenv("LATCHD_RAFT_WRITE_GATE", "write-gate")
+    monkeypatch.setenv("ASAN_OPTIONS", os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0")
+    cl = Cluster(latchd_factory)
+    monkeypatch.delenv("LD_PRELOAD")
+    incr = b"*2\r\n$4\r\nINCR\r\n$1\r\nn\r\n"
+    for rnd in range(3):
+        old = cl.leader()
+        others = [i for i in (1, 2, 3) if i != old]
+        gate = os.path.join(cl.nodes[old].dir, "raft-%d" % old, "write-gate")
+        open(gate, "w").close()
+        for i in others:
+            os.kill(cl.nodes[i].proc.pid, signal.SIGSTOP)
+        raws = []   # a connection each: one waiting for its reply sends nothing more
+        try:
+            for _ in range(15):   # an entry each, within the election timeout: it still leads
+                raws.append(socket.create_connection(("127.0.0.1", cl.ports[old])))
+                raws[-1].sendall(incr)
+                time.sleep(0.02)
+            os.kill(cl.nodes[old].proc.pid, signal.SIGSTOP)
+            for i in others:
+                os.kill(cl.nodes[i].proc.pid, signal.SIGCONT)
+            new = cl.leader(among=others)
+            assert cl.client(new).set("round", rnd)
+            os.kill(cl.nodes[old].proc.pid, signal.SIGCONT)
+            wait_for(lambda: cl.info(old).get("raft_state") == "rebuilding", "node %d to be deposed" % old)
+            time.sleep(0.5)   # deposed, its log replaced behind the writes that wait
+            assert cl.nodes[old].proc.poll() is None
+            assert cl.info(old)["raft_state"] == "rebuilding"
+        finally:
+            os.remove(gate)
+            for raw in raws:
+                raw.close()
+        for i in (1, 2, 3):
+            wait_for(lambda: cl.client(i).get("round") == str(rnd).encode(), "node %d to catch up" % i)
     assert cl.alive() == [1, 2, 3]
