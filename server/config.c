@@ -295,10 +295,10 @@ static const param params[] = {
     STR_("syslog-ident", NULL, IMM, "redis"),
     {"dbfilename", NULL, P_STRING, PF_PROTECTED, FIELD(dbfilename, char *), 0, 0, NULL, NULL, NULL,
      dbfilename_check},
-    STR_("server_cpulist", NULL, IMM, ""),
-    STR_("bio_cpulist", NULL, IMM, ""),
-    STR_("aof_rewrite_cpulist", NULL, IMM, ""),
-    STR_("bgsave_cpulist", NULL, IMM, ""),
+    ROW("server_cpulist", NULL, P_STRING, IMM, server_cpulist, char *, 0, 0, NULL),
+    ROW("bio_cpulist", NULL, P_STRING, IMM, bio_cpulist, char *, 0, 0, NULL),
+    ROW("aof_rewrite_cpulist", NULL, P_STRING, IMM, aof_rewrite_cpulist, char *, 0, 0, NULL),
+    ROW("bgsave_cpulist", NULL, P_STRING, IMM, bgsave_cpulist, char *, 0, 0, NULL),
     STR_("ignore-warnings", NULL, 0, ""),
     CHECKED_("proc-title-template", 0, proc_title_check, "{title} {listen-addr} {server-mode}"),
     STR_("bind-source-addr", NULL, 0, ""),
@@ -426,6 +426,10 @@ void config_defaults(latchd_config *cfg)
     cfg->loglevel = LOG_NOTICE;
     cfg->logfile = mem_strdup("");
     cfg->pidfile = mem_strdup("");
+    cfg->server_cpulist = mem_strdup("");
+    cfg->bio_cpulist = mem_strdup("");
+    cfg->aof_rewrite_cpulist = mem_strdup("");
+    cfg->bgsave_cpulist = mem_strdup("");
     set_binary(&cfg->requirepass, "", 0);
     cfg->aclfile = mem_strdup("");
     cfg->acl_pubsub_default = CONFIG_ACL_PUBSUB_RESETCHANNELS;

@@ -70,6 +70,8 @@ typedef struct latchd_config {
     char *dbfilename;
     int rdbcompression, rdbchecksum;
     int activerehashing;
+    char *server_cpulist, *bio_cpulist;           /* affinity.c's lists: "" = unpinned */
+    char *aof_rewrite_cpulist, *bgsave_cpulist;
     long long rdb_key_save_delay;   /* µs slept per key saved: tests widen the BGSAVE window */
     int appendonly;
     int appendfsync;         /* CONFIG_FSYNC_* */

@@ -43,6 +43,7 @@ struct lazyfree {
 static void *worker(void *arg)
 {
     lazyfree *lf = arg;
+    (void)affinity_apply(lf->srv->cfg.bio_cpulist);   /* as Redis's bio threads */
     pthread_mutex_lock(&lf->mu);
     for (;;) {
         while (!lf->head && !lf->stop) pthread_cond_wait(&lf->work, &lf->mu);

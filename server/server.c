@@ -375,6 +375,7 @@ static void on_check(uv_check_t *h)
 void server_serve(server *s)
 {
     uint64_t quiet_since = 0;
+    (void)affinity_apply(s->cfg.server_cpulist);   /* the loop's thread, as Redis's main thread */
     for (;;) {
         uint64_t in = s->stat_net_in;
         if (!uv_run(s->loop, UV_RUN_ONCE)) return;

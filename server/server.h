@@ -975,6 +975,11 @@ void latency_init(server *s);
 void latency_free(server *s);
 void latency_add_sample(server *s, const char *event, uint64_t ms);
 
+/* affinity.c: pin the calling thread to a Redis CPU list ("0-3,8,10-14:2");
+ * "" leaves it as it is. 0, or -1 for a list that does not parse or CPUs the
+ * machine lacks (the thread then stays as it was: Redis goes on too). */
+int affinity_apply(const char *list);
+
 /* glob.c: Redis's stringmatchlen */
 int glob_match(const char *pat, size_t plen, const char *str, size_t slen, int nocase);
 

@@ -612,6 +612,11 @@ void aof_unit_end(server *s)
 static void fsync_work(uv_work_t *req)
 {
     aof_state *a = req->data;
+    static __thread int pinned;   /* libuv's pool threads: each pinned once */
+    if (!pinned) {
+        pinned = 1;
+        (void)affinity_apply(a->srv->cfg.bio_cpulist);   /* immutable: safe to read from here */
+    }
     a->fsync_failed = fdatasync(a->fsync_fd) != 0 ? errno : 0;
 }
 
@@ -1567,7 +1572,7 @@ static int start_rewrite(server *s)
     }
     a->scheduled = 0;
     a->rewrite_start_ms = server_real_ms(s);
-    pid_t pid = persist_fork(s, &a->cow_fd);
+    pid_t pid = persist_fork(s, &a->cow_fd, s->cfg.aof_rewrite_cpulist);
     if (pid < 0) {
         log_msg(s, LOG_WARNING, "Can't rewrite append only file in background: fork: %s", strerror(errno));
         a->last_rewrite_ok = 0;

@@ -278,8 +278,9 @@ int rdb_save(server *s);
  * and the latency monitor's "fork" event. *report gets a pipe's end the
  * child tells its copy-on-write size through: the write end in the child,
  * which ends with persist_child_exit, the read end in the parent, which
- * reads it with persist_child_cow once the child has exited (-1: none). */
-pid_t persist_fork(server *s, int *report);
+ * reads it with persist_child_cow once the child has exited (-1: none).
+ * The child pins itself to cpulist (affinity.c; "" or NULL: unpinned). */
+pid_t persist_fork(server *s, int *report, const char *cpulist);
 void persist_child_exit(int report, int ok) __attribute__((noreturn));
 /* The exited child's copy-on-write bytes (0 if it said nothing); the pipe
  * is closed and *report set to -1. */

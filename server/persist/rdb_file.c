@@ -142,7 +142,7 @@ static uint64_t private_dirty(void)
     return kb * 1024;
 }
 
-pid_t persist_fork(server *s, int *report)
+pid_t persist_fork(server *s, int *report, const char *cpulist)
 {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) fds[0] = fds[1] = -1;
@@ -151,6 +151,7 @@ pid_t persist_fork(server *s, int *report)
     if (pid == 0) {
         if (fds[0] >= 0) close(fds[0]);
         *report = fds[1];
+        (void)affinity_apply(cpulist);   /* as Redis: a list that does not apply leaves the child unpinned */
         return 0;
     }
     uint64_t took = stats_ticks() - t0;
@@ -213,7 +214,7 @@ int rdb_bgsave(server *s)
 {
     if (s->rdb_child) return -1;
     s->rdb_last_try_s = server_now_ms(s) / 1000;
-    pid_t pid = persist_fork(s, &s->rdb_cow_fd);
+    pid_t pid = persist_fork(s, &s->rdb_cow_fd, s->cfg.bgsave_cpulist);
     if (pid < 0) {
         log_msg(s, LOG_WARNING, "Can't save in background: fork: %s", strerror(errno));
         s->rdb_last_ok = 0;
