@@ -20,7 +20,6 @@ uint32_t store_dict_keylen(size_t len)
     return (uint32_t)len;
 }
 
-
 static void table_reset(store_dict_table *t)
 {
     t->buckets = NULL;
