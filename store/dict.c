@@ -39,6 +39,7 @@ static void dict_reset(store_dict *d)
 void store_dict_init(store_dict *d, size_t key_off, int how)
 {
     dict_reset(d);
+    d->avoid_resize = 0;
     d->key_off = (uint32_t)key_off;
     d->key_by_pointer = how == STORE_DICT_KEY_POINTER;
 }
@@ -92,16 +93,17 @@ static void grow_if_needed(store_dict *d)
         return;
     }
     if (t0->used < t0->size) return;
-    /* Iterators stop rehash steps; only a badly overloaded table is worth
-     * starting a migration that cannot progress until they finish. */
-    if (d->iterators && t0->used / t0->size < DICT_FORCE_RATIO) return;
+    /* Iterators stop rehash steps, and a fork child makes each node moved
+     * a page copied: only a badly overloaded table is worth a migration
+     * then. */
+    if ((d->iterators || d->avoid_resize) && t0->used / t0->size < DICT_FORCE_RATIO) return;
     resize(d, t0->used + 1);
 }
 
 static void shrink_if_needed(store_dict *d)
 {
     const store_dict_table *t0 = &d->t[0];
-    if (store_dict_rehashing(d) || d->iterators || t0->size <= DICT_MIN_SIZE) return;
+    if (store_dict_rehashing(d) || d->iterators || d->avoid_resize || t0->size <= DICT_MIN_SIZE) return;
     if (t0->used * 100 / t0->size >= DICT_MIN_FILL) return;
     resize(d, t0->used);
 }
@@ -147,6 +149,8 @@ int store_dict_rehash(store_dict *d, int n)
     finish_rehash(d);
     return 0;
 }
+
+void store_dict_avoid_resize(store_dict *d, int avoid) { d->avoid_resize = avoid; }
 
 static void rehash_step(store_dict *d)
 {
@@ -268,12 +272,28 @@ void store_dict_clear(store_dict *d, store_dict_visit_fn free_node, void *ctx)
     dict_reset(d);
 }
 
+/* How many buckets ahead a walk asks for its nodes: a whole-table walk
+ * (a snapshot child's) is otherwise one cache miss after another, as the
+ * nodes lie wherever they were allocated. */
+#define WALK_PREFETCH 8
+
+static void prefetch_node(const store_dict_node *n)
+{
+    if (!n) return;
+    __builtin_prefetch(n);
+    __builtin_prefetch((const char *)n + 64);   /* a key entry's second line (a lock's is 88 bytes) */
+}
+
 void store_dict_foreach(store_dict *d, store_dict_visit_fn fn, void *ctx)
 {
     d->iterators++;   /* a rehash step inside fn (via find) would move nodes */
     for (int i = 0; i < 2; i++) {
         const store_dict_table *t = &d->t[i];
-        for (size_t b = 0; b < t->size; b++) visit_chain(t->buckets[b], fn, ctx);
+        for (size_t b = 0; b < t->size && b < WALK_PREFETCH; b++) prefetch_node(t->buckets[b]);
+        for (size_t b = 0; b < t->size; b++) {
+            if (b + WALK_PREFETCH < t->size) prefetch_node(t->buckets[b + WALK_PREFETCH]);
+            visit_chain(t->buckets[b], fn, ctx);
+        }
     }
     d->iterators--;
 }
