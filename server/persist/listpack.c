@@ -7,18 +7,14 @@
 #include "num.h"
 #include "persist.h"
 
-void persist_buf_put(persist_buf *b, const void *p, size_t n)
+void persist_buf_reserve(persist_buf *b, size_t n)
 {
-    if (n == 0) return;
     if (n > SIZE_MAX - b->len) mem_oom(0);
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n) cap = cap > SIZE_MAX / 2 ? b->len + n : cap * 2;
-        b->p = mem_realloc(b->p, cap);
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, p, n);
-    b->len += n;
+    if (b->len + n <= b->cap) return;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + n) cap = cap > SIZE_MAX / 2 ? b->len + n : cap * 2;
+    b->p = mem_realloc(b->p, cap);
+    b->cap = cap;
 }
 
 void persist_buf_free(persist_buf *b)

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "store.h"
 
@@ -54,7 +55,16 @@ typedef struct persist_buf {
     size_t len, cap;
 } persist_buf;
 
-void persist_buf_put(persist_buf *b, const void *p, size_t n);
+/* Room for n more bytes (grown by doubling; aborts as mem_realloc does). */
+void persist_buf_reserve(persist_buf *b, size_t n);
+/* Inline: a snapshot writes a few small pieces per key. */
+static inline void persist_buf_put(persist_buf *b, const void *p, size_t n)
+{
+    if (n == 0) return;   /* p may be NULL then */
+    if (b->cap - b->len < n) persist_buf_reserve(b, n);
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+}
 void persist_buf_free(persist_buf *b);
 
 /* ---- CRC64: Redis's crc64 (Jones polynomial, reflected, init 0, no
@@ -184,6 +194,7 @@ typedef struct persist_rdb_aux {
  * their way to the sink, so no file is held whole in memory. */
 typedef struct persist_rdb_writer {
     persist_buf buf, value;
+    persist_buf scratch[2];   /* reused by every value: a listpack, LZF output */
     persist_lzf_table *lzf;   /* made on the first string worth compressing */
     uint64_t crc;
     persist_opts opts;

@@ -27,11 +27,14 @@ enum {
  * (Redis 7.0's packed_threshold default, 1 GiB). */
 #define PERSIST_PLAIN_THRESHOLD ((size_t)1 << 30)
 
-/* One value's encoding: the options, and the LZF table every string of
- * it shares (made on the first string worth compressing). */
+/* One value's encoding: the options, the LZF table every string of it
+ * shares (made on the first string worth compressing), and buffers kept
+ * from value to value (a whole file's keys make no allocation each). */
 typedef struct saver {
     const persist_opts *o;
     persist_lzf_table *lzf;
+    persist_buf *lp;        /* a listpack being built */
+    persist_buf *lzf_out;   /* a string's compressed bytes */
 } saver;
 
 static void put_byte(persist_buf *b, unsigned v)
@@ -74,17 +77,18 @@ static void put_string(persist_buf *b, saver *sv, const void *p, size_t len)
         return;
     }
     if (sv->o->rdbcompression && len > 20) {
-        unsigned char *out = mem_alloc(len - 4);
+        persist_buf *out = sv->lzf_out;
+        out->len = 0;
+        persist_buf_reserve(out, len - 4);
         if (!sv->lzf) sv->lzf = persist_lzf_table_new();
-        size_t clen = persist_lzf_compress(sv->lzf, p, len, out, len - 4);
+        size_t clen = persist_lzf_compress(sv->lzf, p, len, out->p, len - 4);
         if (clen) {
             put_byte(b, RDB_ENC_LZF);
             put_len(b, clen);
             put_len(b, len);
-            persist_buf_put(b, out, clen);
+            persist_buf_put(b, out->p, clen);
+            return;
         }
-        free(out);
-        if (clen) return;
     }
     put_len(b, len);
     persist_buf_put(b, p, len);
@@ -121,11 +125,18 @@ static void hash_to_dict(const char *f, size_t flen, const char *v, size_t vlen,
     put_string(d->b, d->sv, v, vlen);
 }
 
-/* The listpack bytes of a value, then saved as one RDB string. */
-static void put_lp_string(persist_buf *b, saver *sv, persist_buf *lp)
+/* A listpack begun in sv's buffer for one value, then saved as one RDB
+ * string (put_lp_string). */
+static void begin_lp(saver *sv, persist_lp_writer *w)
 {
-    put_string(b, sv, lp->p, lp->len);
-    persist_buf_free(lp);
+    sv->lp->len = 0;
+    persist_lp_begin(w, sv->lp);
+}
+
+static void put_lp_string(persist_buf *b, saver *sv, persist_lp_writer *w)
+{
+    persist_lp_end(w);
+    put_string(b, sv, sv->lp->p, sv->lp->len);
 }
 
 static void encode_hash(const store_key *k, saver *sv, persist_buf *b)
@@ -135,13 +146,11 @@ static void encode_hash(const store_key *k, saver *sv, persist_buf *b)
     hash_scan h = {o->hash_max_listpack_value, (long long)n <= o->hash_max_listpack_entries};
     if (h.fits) store_hash_foreach(k, hash_fits, &h);
     if (h.fits) {
-        persist_buf lp = {0};
         persist_lp_writer w;
         put_byte(b, PERSIST_TYPE_HASH_LISTPACK);
-        persist_lp_begin(&w, &lp);
+        begin_lp(sv, &w);
         store_hash_foreach(k, hash_to_lp, &w);
-        persist_lp_end(&w);
-        put_lp_string(b, sv, &lp);
+        put_lp_string(b, sv, &w);
         return;
     }
     dict_out d = {b, sv};
@@ -204,14 +213,12 @@ static void encode_zset(const store_key *k, saver *sv, persist_buf *b)
     zset_scan z = {o->zset_max_listpack_value, (long long)n <= o->zset_max_listpack_entries, NULL, b, sv};
     if (z.fits) store_zset_visit(k, 0, n, 0, zset_fits, &z);
     if (z.fits) {
-        persist_buf lp = {0};
         persist_lp_writer w;
         z.w = &w;
         put_byte(b, PERSIST_TYPE_ZSET_LISTPACK);
-        persist_lp_begin(&w, &lp);
+        begin_lp(sv, &w);
         store_zset_visit(k, 0, n, 0, zset_to_lp, &z);
-        persist_lp_end(&w);
-        put_lp_string(b, sv, &lp);
+        put_lp_string(b, sv, &w);
         return;
     }
     /* highest first, as Redis walks its skiplist from the tail */
@@ -494,9 +501,12 @@ static void encode_value(const store_key *k, saver *sv, persist_buf *out)
 
 void persist_value_encode(const store_key *k, const persist_opts *o, persist_buf *out)
 {
-    saver sv = {o, NULL};
+    persist_buf scratch[2] = {{0}};
+    saver sv = {o, NULL, &scratch[0], &scratch[1]};
     encode_value(k, &sv, out);
     persist_lzf_table_free(sv.lzf);
+    persist_buf_free(&scratch[0]);
+    persist_buf_free(&scratch[1]);
 }
 
 /* The DUMP trailer over out[start..]: RDB version and CRC64. */
@@ -520,13 +530,16 @@ void persist_functions_dump(const persist_pstr *codes, size_t n, int rdbcompress
                             persist_buf *out)
 {
     persist_opts o = {.rdbcompression = rdbcompression};
-    saver sv = {&o, NULL};
+    persist_buf scratch[2] = {{0}};
+    saver sv = {&o, NULL, &scratch[0], &scratch[1]};
     size_t start = out->len;
     for (size_t i = 0; i < n; i++) {
         put_byte(out, PERSIST_OPCODE_FUNCTION2);
         put_string(out, &sv, codes[i].p, codes[i].len);
     }
     persist_lzf_table_free(sv.lzf);
+    persist_buf_free(&scratch[0]);
+    persist_buf_free(&scratch[1]);
     put_trailer(out, start);
 }
 
@@ -576,7 +589,7 @@ void persist_rdb_begin(persist_rdb_writer *w, const persist_opts *o, const persi
     char magic[16], num[32];
     snprintf(magic, sizeof magic, "REDIS%04d", PERSIST_RDB_VERSION);
     persist_buf_put(&w->buf, magic, strlen(magic));
-    saver sv = {&w->opts, NULL};   /* AUX values are short: never compressed */
+    saver sv = {&w->opts, NULL, &w->scratch[0], &w->scratch[1]};   /* AUX values are short: never compressed */
     put_aux(w, &sv, "redis-ver", aux->redis_ver);
     put_aux(w, &sv, "redis-bits", sizeof(void *) == 8 ? "64" : "32");
     snprintf(num, sizeof num, "%lld", aux->ctime);
@@ -597,7 +610,7 @@ static void put_key(store_key *k, void *ctx)
     }
     /* the value's type byte goes before the key, its body after; one LZF
      * table serves the whole file */
-    saver sv = {&w->opts, w->lzf};
+    saver sv = {&w->opts, w->lzf, &w->scratch[0], &w->scratch[1]};
     w->value.len = 0;
     encode_value(k, &sv, &w->value);
     size_t klen;
@@ -612,7 +625,7 @@ static void put_key(store_key *k, void *ctx)
 
 void persist_rdb_functions(persist_rdb_writer *w, const persist_pstr *codes, size_t n)
 {
-    saver sv = {&w->opts, w->lzf};
+    saver sv = {&w->opts, w->lzf, &w->scratch[0], &w->scratch[1]};
     for (size_t i = 0; i < n; i++) {
         put_byte(&w->buf, PERSIST_OPCODE_FUNCTION2);
         put_string(&w->buf, &sv, codes[i].p, codes[i].len);
@@ -642,6 +655,8 @@ int persist_rdb_end(persist_rdb_writer *w)
     if (!w->failed && w->sink(crc, sizeof crc, w->sink_ctx) != 0) w->failed = 1;
     persist_buf_free(&w->buf);
     persist_buf_free(&w->value);
+    persist_buf_free(&w->scratch[0]);
+    persist_buf_free(&w->scratch[1]);
     persist_lzf_table_free(w->lzf);
     w->lzf = NULL;
     return w->failed ? PERSIST_ERR_IO : PERSIST_OK;
