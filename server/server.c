@@ -187,6 +187,7 @@ store *server_db(server *s, long long id)
     if (!db->st) {
         db->st = store_create(store_clock, s);
         store_set_env(db->st, &s->env);
+        store_avoid_resize(db->st, s->resize_avoided);
         db_bind(db);
     }
     return db->st;
@@ -446,6 +447,17 @@ int server_rehash_some(server *s, uint64_t budget_ns)
             if (uv_hrtime() - start >= budget_ns) return 1;
     }
     return 0;
+}
+
+void server_children_changed(server *s)
+{
+    int avoid = s->rdb_child || aof_rewriting(s);
+    if (avoid == s->resize_avoided) return;
+    s->resize_avoided = avoid;
+    for (int id = 0; id < s->ndbs; id++) {
+        store *st = server_db_if_used(s, id);
+        if (st) store_avoid_resize(st, avoid);
+    }
 }
 
 /* splitmix64: cheap, and every seed gives a full-period sequence. */

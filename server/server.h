@@ -359,6 +359,7 @@ struct server {
     long long rdb_saves, rdb_loaded, rdb_load_expired;
     int rdb_last_ok;             /* rdb_last_bgsave_status */
     int rdb_child;               /* pid of the BGSAVE child, 0 when none */
+    int resize_avoided;          /* server_children_changed: a child shares the keyspaces' pages */
     int rdb_cow_fd;              /* its copy-on-write report's pipe (persist_fork), -1: none */
     size_t rdb_last_cow;         /* rdb_last_cow_size */
     int rdb_bgsave_scheduled;    /* BGSAVE SCHEDULE: after the running one */
@@ -817,6 +818,10 @@ void server_db_swap(server *s, int a, int b);
  * budget_ns, where the loop would otherwise wait (on the disk); none while
  * a fork child runs. 1 while some are left. */
 int server_rehash_some(server *s, uint64_t budget_ns);
+/* After a fork child (BGSAVE, BGREWRITEAOF) starts or is reaped: while one
+ * runs the keyspace tables do not resize (Redis's updateDictResizePolicy),
+ * so the parent copies fewer pages away from it. */
+void server_children_changed(server *s);
 /* The database c's commands run in (SELECT): c->db's store always exists,
  * because selecting a database makes it. */
 static inline store *client_db(const client *c) { return c->srv->dbs[c->db].st; }

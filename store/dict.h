@@ -30,6 +30,7 @@ typedef struct store_dict {
     store_dict_table t[2];
     long long rehash_idx;   /* -1: not rehashing */
     int iterators;          /* >0: rehash steps paused (foreach running) */
+    int avoid_resize;       /* store_dict_avoid_resize */
     uint32_t key_off;       /* where a node's key is: see store_dict_init */
     int key_by_pointer;
 } store_dict;
@@ -82,6 +83,10 @@ uint64_t store_dict_scan(store_dict *d, uint64_t cursor, store_dict_visit_fn fn,
 /* Room for n nodes in an empty dict (Redis's dictExpand before a load):
  * its inserts up to n then never start a rehash. No-op if d holds any. */
 void store_dict_expand(store_dict *d, size_t n);
+/* Redis 7.0's dictDisableResize, while a fork child shares the pages: no
+ * table grows (unless 5 times overloaded) or shrinks, as the rehash that
+ * follows would copy every node's page away from the child. */
+void store_dict_avoid_resize(store_dict *d, int avoid);
 /* Do up to n buckets of pending rehash work; returns 1 if more remains. */
 int store_dict_rehash(store_dict *d, int n);
 /* 1 while d is between two tables (a rehash pending). */

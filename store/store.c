@@ -58,6 +58,7 @@ size_t store_size(const store *s) { return store_dict_size(&s->keys); }
 void store_reserve(store *s, size_t n) { store_dict_expand(&s->keys, n); }
 int store_rehash(store *s, int buckets) { return store_dict_rehash(&s->keys, buckets); }
 int store_rehashing(const store *s) { return store_dict_rehashing(&s->keys); }
+void store_avoid_resize(store *s, int avoid) { store_dict_avoid_resize(&s->keys, avoid); }
 size_t store_expires_count(const store *s) { return s->expires; }
 
 /* Keys and values only, at malloc_usable_size: the keyspace's own bucket

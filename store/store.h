@@ -147,6 +147,9 @@ void store_reserve(store *s, size_t n);
 int store_rehash(store *s, int buckets);
 /* 1 while the keyspace table is between two sizes (a rehash pending). */
 int store_rehashing(const store *s);
+/* While a fork child shares the keyspace's pages (1), its table does not
+ * resize: store_dict_avoid_resize. */
+void store_avoid_resize(store *s, int avoid);
 
 /* Expiry driving: reclaim every key whose deadline <= now; returns count.
  * store_next_due: absolute ms of the next wheel work, UINT64_MAX if none. */

@@ -1434,6 +1434,7 @@ static void rewrite_done(server *s, int ok)
     uint64_t now = server_real_ms(s);
     a->last_rewrite_s = (long long)((now - a->rewrite_start_ms) / 1000);
     a->child = 0;
+    server_children_changed(s);
     a->last_cow = persist_child_cow(&a->cow_fd);
     if (!ok) {
         log_msg(s, LOG_WARNING, "Background AOF rewrite terminated with error");
@@ -1585,6 +1586,7 @@ static int start_rewrite(server *s)
     }
     log_msg(s, LOG_NOTICE, "Background append only file rewriting started by pid %d", (int)pid);
     a->child = pid;
+    server_children_changed(s);
     cron_start(s);
     uv_signal_start(&a->sigchld, on_child_exit, SIGCHLD);
     on_child_exit(&a->sigchld, SIGCHLD);
@@ -1787,6 +1789,7 @@ static void kill_child(server *s)
     snprintf(tmp, sizeof tmp, "temp-rewriteaof-bg-%d.aof", a->child);
     unlink(tmp);
     a->child = 0;
+    server_children_changed(s);
     persist_child_cow(&a->cow_fd);   /* stopped: no report */
     if (a->handles) uv_signal_stop(&a->sigchld);
 }

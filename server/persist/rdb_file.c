@@ -201,6 +201,7 @@ static void on_child_exit(uv_signal_t *h, int signum)
     else log_msg(s, LOG_WARNING, "Background saving error");
     saved(s, ok, 1, s->rdb_dirty_at_fork);
     s->rdb_child = 0;
+    server_children_changed(s);
     s->rdb_last_cow = persist_child_cow(&s->rdb_cow_fd);
     s->rdb_last_bgsave_s = (long long)((server_now_ms(s) - s->rdb_fork_ms) / 1000);
     uv_signal_stop(h);
@@ -224,6 +225,7 @@ int rdb_bgsave(server *s)
         persist_child_exit(s->rdb_cow_fd, write_file(s) == 0);
     log_msg(s, LOG_NOTICE, "Background saving started by pid %d", (int)pid);
     s->rdb_child = pid;
+    server_children_changed(s);
     s->rdb_fork_ms = server_now_ms(s);
     s->rdb_dirty_at_fork = s->dirty;
     if (!s->rdb_sigchld_init) {
@@ -247,6 +249,7 @@ void rdb_wait_child(server *s)
     snprintf(tmp, sizeof tmp, "temp-%d.rdb", (int)s->rdb_child);
     unlink(tmp);
     s->rdb_child = 0;
+    server_children_changed(s);
     persist_child_cow(&s->rdb_cow_fd);   /* stopped: no report */
 }
 

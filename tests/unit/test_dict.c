@@ -190,6 +190,35 @@ static void test_force_grow_while_paused(void **state)
     free(it);
 }
 
+/* While a fork child shares the pages (Redis 7.0's dictDisableResize): the
+ * table grows only 5 times overloaded and never shrinks; once allowed
+ * again the next insert or removal resizes. */
+static void test_avoid_resize(void **state)
+{
+    (void)state;
+    item *it = make_items(64);
+    store_dict d;
+    size_t n = 0;
+    store_dict_init(&d, ITEM_KEY_OFF, STORE_DICT_KEY_INLINE);
+    for (; n < 8; n++) store_dict_insert(&d, &it[n].n);
+    while (store_dict_rehash(&d, 100)) {}
+    assert_int_equal(d.t[0].size, 8);
+    store_dict_avoid_resize(&d, 1);
+    while (!rehashing(&d)) store_dict_insert(&d, &it[n++].n);
+    assert_int_equal(n, 41);   /* 40 nodes in 8 buckets before it grew */
+    while (store_dict_rehash(&d, 100)) {}
+    assert_int_equal(d.t[0].size, 64);
+    for (size_t i = 2; i < n; i++) assert_ptr_equal(store_dict_remove(&d, it[i].key, it[i].n.keylen), &it[i].n);
+    assert_false(rehashing(&d));   /* 2 in 64 buckets: no shrink yet */
+    assert_int_equal(d.t[0].size, 64);
+    store_dict_avoid_resize(&d, 0);
+    assert_ptr_equal(store_dict_remove(&d, it[1].key, it[1].n.keylen), &it[1].n);
+    assert_true(rehashing(&d));
+    assert_ptr_equal(store_dict_find(&d, it[0].key, it[0].n.keylen), &it[0].n);
+    store_dict_clear(&d, NULL, NULL);
+    free(it);
+}
+
 static void mark_seen(store_dict_node *n, void *ctx)
 {
     (void)ctx;
@@ -400,6 +429,7 @@ int main(void)
         cmocka_unit_test(test_grow_find_remove_shrink),
         cmocka_unit_test(test_both_tables_consulted),
         cmocka_unit_test(test_force_grow_while_paused),
+        cmocka_unit_test(test_avoid_resize),
         cmocka_unit_test(test_scan_across_grow),
         cmocka_unit_test(test_scan_across_shrink),
         cmocka_unit_test(test_scan_full_no_resize),
