@@ -65,15 +65,16 @@ struct aof_state {
     uint64_t synced_ticket, released_ticket;   /* durable up to; replies let go up to */
     long long inflight_size;   /* incr_size it covers */
     unsigned file_gen, inflight_gen;   /* which incr file (open_incr counts) */
-    /* clients waiting for the running sync, for the next one, and let go
-     * by the last: the next waits (briefly) for as many as the last freed */
-    size_t inflight_n, waiting_n, released_n;
+    /* clients waiting for the running sync, for the next one, and the
+     * next one's group: the next waits (briefly) for as many */
+    size_t inflight_n, waiting_n, expected_n;
     uv_idle_t linger;          /* while waiting for them: the loop polls, never sleeps */
     int linger_init;
     uv_idle_t rehash;          /* while clients wait on a sync: activerehashing's steps */
     int rehash_init;
     int stopping;              /* shutting down: no rewrite starts (aof_shutdown) */
     uint64_t linger_in, linger_since_ns, linger_start_ns;   /* input seen so far; since when none came; since when */
+    int linger_heard;          /* input came since the linger began */
     /* the manifest */
     aof_file base;             /* name NULL: none */
     int base_is_rdb;
@@ -672,7 +673,9 @@ static void fsync_done(uv_work_t *req, int status)
         if (a->fsync_failed) sync_exit(s, a->fsync_failed);
         if (a->inflight_gen == a->file_gen && a->inflight_size > a->fsynced_size) a->fsynced_size = a->inflight_size;
         if (a->inflight_ticket > a->synced_ticket) a->synced_ticket = a->inflight_ticket;
-        a->released_n = a->inflight_n;   /* let go in this iteration's check phase */
+        /* the next sync's group: those let go now (in this iteration's
+         * check phase) and those already waiting */
+        a->expected_n = a->inflight_n + a->waiting_n;
     }
     if (!a->want_ticket) return;
     if (s->cfg.appendfsync == CONFIG_FSYNC_ALWAYS) {
@@ -735,11 +738,15 @@ static void background_fsync(server *s)
  *
  * Group commit across iterations: the clients a sync lets go answer
  * within a round trip, and a sync started before they do would split
- * them from the rest into two groups taking turns on the disk (half the
- * batch, twice the syncs). So the next sync starts once as many clients
- * wait for it as the last one let go, or once no input has come for
- * SYNC_LINGER_NS (those clients had nothing more to send). */
+ * them from the rest (those that came while it ran) into two groups
+ * taking turns on the disk (half the batch, twice the syncs). So the next
+ * sync starts once as many clients wait for it as the last one let go
+ * plus those already waiting then, or once no input has come for
+ * SYNC_LINGER_NS (those clients had nothing more to send), or none at all
+ * for SYNC_LINGER_FIRST_NS: a client answers a batch of replies once it
+ * has read them all, and a load generator all its connections' at once. */
 #define SYNC_LINGER_NS 50000
+#define SYNC_LINGER_FIRST_NS 250000
 #define SYNC_LINGER_MAX_NS 1000000   /* and never longer: input that makes no reply (a slow upload) */
 
 /* Keeps the loop polling; between polls, the rehash steps that would
@@ -759,7 +766,7 @@ static void linger_stop(aof_state *a)
 static int lingering(server *s)
 {
     aof_state *a = s->aof;
-    if (a->waiting_n >= a->released_n) return 0;
+    if (a->waiting_n >= a->expected_n) return 0;
     uint64_t now = uv_hrtime();
     if (!a->linger_init) {
         if (uv_idle_init(s->loop, &a->linger) != 0) return 0;
@@ -770,13 +777,16 @@ static int lingering(server *s)
         uv_idle_start(&a->linger, on_linger);
         a->linger_in = s->stat_net_in;
         a->linger_since_ns = a->linger_start_ns = now;
+        a->linger_heard = 0;
         return 1;
     }
     if (now - a->linger_start_ns >= SYNC_LINGER_MAX_NS) return 0;
     if (s->stat_net_in != a->linger_in) {
         a->linger_in = s->stat_net_in;
         a->linger_since_ns = now;
+        a->linger_heard = 1;
     }
+    if (!a->linger_heard) return now - a->linger_start_ns < SYNC_LINGER_FIRST_NS;
     return now - a->linger_since_ns < SYNC_LINGER_NS;
 }
 
