@@ -44,9 +44,10 @@ noisy machine hits both alike. Sections (--sections, default all):
               used_memory growth per blocked client, fresh server each
   tls         both servers with TLS (certificates made with openssl, mutual
               TLS as Redis's default tls-auth-clients asks): EVALSHA lock and
-              GET at -P16 and -P1 through redis-benchmark --tls (rps, server
-              CPU per request; the -P1 rows also with latchd's
-              busy-poll-usecs 50); on fresh servers, new handshakes per second
+              GET at -P16 and -P1 through redis-benchmark --tls and through
+              build/bench_loadgen --tls (rps, server CPU per request; the
+              -P1 rows also with latchd's busy-poll-usecs 50); on fresh
+              servers, new handshakes per second
               (openssl s_time -new) and server CPU per handshake, and RSS
               per idle TLS connection (1000 of them)
   raft        3 latchd nodes on Raft (raft-id, each fsyncing its log) beside
@@ -402,6 +403,9 @@ def section_throughput(servers, opt, res):
 
 
 TLS_WORKLOADS = ("EVALSHA lock", "GET")
+# The same requests for build/bench_loadgen (redis-benchmark -t get's key)
+TLS_LOADGEN_COMMANDS = {"GET": ["GET", "key:__rand_int__"],
+                        "EVALSHA lock": ["evalsha", LOCK_SHA, "1", "lock:__rand_int__", "30000", "owner:1"]}
 
 
 # The -P1 TLS rows again with latchd polling before it sleeps (its own
@@ -469,6 +473,7 @@ def section_tls(opt, res):
             for pipeline in (16, 1):
                 kinds = list(KINDS) + ([TLS_POLLING] if pipeline == 1 else [])
                 got = {k: [] for k in kinds}
+                lean = {k: [] for k in KINDS}
                 for _ in range(opt.rounds):
                     for kind in kinds:
                         # a fresh server per run: a round does not inherit the
@@ -478,9 +483,19 @@ def section_tls(opt, res):
                             cli(s.port, "SCRIPT", "LOAD", lock)
                             conn = ["-p", str(s.tls_port)] + certs.cli_args()
                             got[kind].append(run_redis_benchmark(s, args, pipeline, opt, conn=conn))
+                            if kind in KINDS:
+                                lean[kind].append(run_loadgen(s, TLS_LOADGEN_COMMANDS[name], pipeline, opt,
+                                                              conn=conn))
                         finally:
                             Server.stop_all()
                 med = {k: [statistics.median(r[i] for r in v) for i in range(3)] for k, v in got.items()}
+                lmed = {k: [statistics.median(r[i] for r in v) for i in range(3)] for k, v in lean.items()}
+                res.add("tls", "TLS %s -P%d (bench_loadgen) rps" % (name, pipeline), lmed["latchd"][0],
+                        lmed["redis"][0], "requests/s, load from tests/bench/loadgen.c")
+                res.add("tls", "TLS %s -P%d (bench_loadgen) CPU/req" % (name, pipeline), lmed["latchd"][1],
+                        lmed["redis"][1], "µs server CPU")
+                res.add("tls", "TLS %s -P%d (bench_loadgen) load CPU/req" % (name, pipeline), lmed["latchd"][2],
+                        lmed["redis"][2], "µs bench_loadgen CPU")
                 res.add("tls", "TLS %s -P%d rps" % (name, pipeline), med["latchd"][0], med["redis"][0],
                         "requests/s")
                 res.add("tls", "TLS %s -P%d CPU/req" % (name, pipeline), med["latchd"][1], med["redis"][1],
@@ -842,15 +857,17 @@ AOF_WORKLOADS = [("SET", ["-t", "set"]),
 LOADGEN_COMMANDS = {"SET": ["SET", "key:__rand_int__", "xxx"], "EVALSHA lock": AOF_WORKLOADS[1][1]}
 
 
-def run_loadgen(server, command, pipeline, opt):
+def run_loadgen(server, command, pipeline, opt, conn=None):
     """(rps, server µs CPU per request, load µs CPU per request) from
     tests/bench/loadgen.c, the same shape of load as redis-benchmark's
     (-c clients, -P requests per batch, -r 1000000 keys) at less CPU per
-    request, for runs where redis-benchmark's own core is the limit."""
+    request, for runs where redis-benchmark's own core is the limit; conn:
+    how it reaches the server (default -p its port; redis-benchmark's TLS
+    flags work too)."""
     cli(server.port, "FLUSHALL")
     out, cpu, load_cpu = measured_load(
-        server, [os.path.join(opt.build, "bench_loadgen"), "-p", str(server.port), "-c", str(opt.clients), "-n",
-                 str(opt.requests), "-P", str(pipeline), "-r", "1000000", "--"] + command,
+        server, [os.path.join(opt.build, "bench_loadgen")] + (conn or ["-p", str(server.port)]) +
+        ["-c", str(opt.clients), "-n", str(opt.requests), "-P", str(pipeline), "-r", "1000000", "--"] + command,
         opt, "bench_loadgen %s -P%d on %s" % (command[0], pipeline, server.kind))
     m = re.search(r"^rps ([0-9.]+) errors 0$", out, re.M)
     if m is None:
@@ -1213,8 +1230,8 @@ def target_rows(res, opt, labels):
     l, rr = res.get("start to first PING (median of %d)" % opt.startup_runs)
     row("start to first PING", None if l is None else "%.2f ms (redis %.2f ms)" % (l, rr),
         "≤ 3 ms", None if l is None else l <= 3)
-    for name in ["TLS %s -P%d" % (w, p) for w in TLS_WORKLOADS for p in (16, 1)] + \
-            ["TLS %s -P1 %s" % (w, TLS_POLLING) for w in TLS_WORKLOADS]:
+    for name in ["TLS %s -P%d%s" % (w, p, by) for w in TLS_WORKLOADS for p in (16, 1)
+                 for by in ("", " (bench_loadgen)")] + ["TLS %s -P1 %s" % (w, TLS_POLLING) for w in TLS_WORKLOADS]:
         r, c = rps(name), cpu(name)
         row(name + " c=%d" % opt.clients, None if r is None else "%.2f× rps, %.2f× CPU/req" % (r, c),
             "≥ 1.0× rps and ≤ 1.0× CPU/req", None if r is None else r >= 1.0 and c <= 1.0)

@@ -3,7 +3,9 @@
  * caps the rate it can drive on one core below what the servers can do.
  *
  * loadgen -p PORT [-h HOST] [-c CLIENTS] [-P PIPELINE] [-n REQUESTS]
- *         [-r KEYSPACE] -- COMMAND ARG...
+ *         [-r KEYSPACE] [--tls --cacert F [--cert F --key F]] -- COMMAND ARG...
+ * --tls (a build with OpenSSL): every connection's handshake is done before
+ * the clock starts, then requests and replies go through OpenSSL.
  * Each client sends PIPELINE requests and waits for all their replies, as
  * redis-benchmark -P does; __rand_int__ in an argument becomes a random
  * 12-digit number below KEYSPACE, drawn once per request from a pool of
@@ -12,6 +14,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -22,6 +25,12 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef LOADGEN_TLS
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#else
+typedef struct ssl_st SSL;
+#endif
 
 #define POOL 65536             /* prepared requests (distinct random keys) */
 #define READ_BUF (1 << 20)
@@ -29,6 +38,7 @@
 
 typedef struct conn {
     int fd;
+    SSL *ssl;                  /* NULL: plain TCP */
     size_t due;                /* replies still owed for the batch sent */
     size_t sent_off, batch_len; /* unsent part of the batch being written */
     char *batch;
@@ -120,10 +130,41 @@ static void next_batch(conn *c, size_t pipeline)
     }
 }
 
+#ifdef LOADGEN_TLS
+/* An SSL_read / SSL_write result as read(2) / write(2) would give it. */
+static ssize_t tls_result(conn *c, int r)
+{
+    if (r > 0) return r;
+    int e = SSL_get_error(c->ssl, r);
+    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+        errno = EAGAIN;
+        return -1;
+    }
+    errno = EPIPE;
+    return e == SSL_ERROR_ZERO_RETURN ? 0 : -1;
+}
+#endif
+
+static ssize_t conn_read(conn *c, char *p, size_t n)
+{
+#ifdef LOADGEN_TLS
+    if (c->ssl) return tls_result(c, SSL_read(c->ssl, p, (int)(n > INT32_MAX ? INT32_MAX : n)));
+#endif
+    return read(c->fd, p, n);
+}
+
+static ssize_t conn_write(conn *c, const char *p, size_t n)
+{
+#ifdef LOADGEN_TLS
+    if (c->ssl) return tls_result(c, SSL_write(c->ssl, p, (int)(n > INT32_MAX ? INT32_MAX : n)));
+#endif
+    return write(c->fd, p, n);
+}
+
 static int flush_batch(conn *c)
 {
     while (c->sent_off < c->batch_len) {
-        ssize_t w = write(c->fd, c->batch + c->sent_off, c->batch_len - c->sent_off);
+        ssize_t w = conn_write(c, c->batch + c->sent_off, c->batch_len - c->sent_off);
         if (w < 0 && errno == EAGAIN) return 0;
         if (w <= 0) return -1;
         c->sent_off += (size_t)w;
@@ -135,7 +176,7 @@ static int flush_batch(conn *c)
 static int on_readable(conn *c, size_t pipeline)
 {
     for (;;) {
-        ssize_t r = read(c->fd, c->in + c->in_len, READ_BUF - c->in_len);
+        ssize_t r = conn_read(c, c->in + c->in_len, READ_BUF - c->in_len);
         if (r < 0 && errno == EAGAIN) return 0;
         if (r <= 0) return -1;
         c->in_len += (size_t)r;
@@ -159,7 +200,9 @@ static int on_readable(conn *c, size_t pipeline)
     }
 }
 
-static int connect_to(const char *host, const char *port)
+/* A connected socket, its TLS handshake done when ctx is given; then
+ * non-blocking. */
+static void connect_to(conn *c, const char *host, const char *port, void *ctx)
 {
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai;
     if (getaddrinfo(host, port, &hints, &ai) != 0) die("getaddrinfo");
@@ -168,8 +211,45 @@ static int connect_to(const char *host, const char *port)
     freeaddrinfo(ai);
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    c->fd = fd;
+    c->ssl = NULL;
+#ifdef LOADGEN_TLS
+    if (ctx) {
+        c->ssl = SSL_new(ctx);
+        if (!c->ssl || SSL_set_fd(c->ssl, fd) != 1 || SSL_connect(c->ssl) != 1) {
+            ERR_print_errors_fp(stderr);
+            fprintf(stderr, "loadgen: TLS handshake failed\n");
+            exit(2);
+        }
+    }
+#else
+    (void)ctx;
+#endif
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-    return fd;
+}
+
+/* The client context for --tls: the CA to verify the server with, and the
+ * certificate to show (mutual TLS), as redis-benchmark's flags name them. */
+static void *tls_context(const char *cacert, const char *cert, const char *key)
+{
+#ifdef LOADGEN_TLS
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    if (!ctx) die("SSL_CTX_new");
+    SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+    if ((cacert && SSL_CTX_load_verify_locations(ctx, cacert, NULL) != 1) ||
+        (cert && SSL_CTX_use_certificate_chain_file(ctx, cert) != 1) ||
+        (key && SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1)) {
+        ERR_print_errors_fp(stderr);
+        fprintf(stderr, "loadgen: cannot load the TLS files\n");
+        exit(2);
+    }
+    return ctx;
+#else
+    (void)cacert, (void)cert, (void)key;
+    fprintf(stderr, "loadgen: built without OpenSSL: no --tls\n");
+    exit(2);
+#endif
 }
 
 int main(int argc, char **argv)
@@ -179,9 +259,17 @@ int main(int argc, char **argv)
     size_t pipeline = 1;
     long long keyspace = 1000000;
     target = 100000;
-    int opt;
-    while ((opt = getopt(argc, argv, "h:p:c:P:n:r:")) != -1) {
-        if (opt == 'h') host = optarg;
+    int opt, tls = 0;
+    const char *cacert = NULL, *cert = NULL, *key = NULL;
+    static const struct option longs[] = {{"tls", no_argument, NULL, 'T'}, {"cacert", required_argument, NULL, 'A'},
+                                          {"cert", required_argument, NULL, 'C'}, {"key", required_argument, NULL, 'K'},
+                                          {NULL, 0, NULL, 0}};
+    while ((opt = getopt_long(argc, argv, "h:p:c:P:n:r:", longs, NULL)) != -1) {
+        if (opt == 'T') tls = 1;
+        else if (opt == 'A') cacert = optarg;
+        else if (opt == 'C') cert = optarg;
+        else if (opt == 'K') key = optarg;
+        else if (opt == 'h') host = optarg;
         else if (opt == 'p') port = optarg;
         else if (opt == 'c') clients = atoi(optarg);
         else if (opt == 'P') pipeline = (size_t)atoi(optarg);
@@ -190,7 +278,8 @@ int main(int argc, char **argv)
         else return 2;
     }
     if (!port || optind >= argc || clients < 1 || pipeline < 1 || keyspace < 1 || target < 1) {
-        fprintf(stderr, "usage: loadgen -p PORT [-h HOST] [-c N] [-P N] [-n N] [-r N] -- COMMAND ARG...\n");
+        fprintf(stderr, "usage: loadgen -p PORT [-h HOST] [-c N] [-P N] [-n N] [-r N] "
+                        "[--tls --cacert F [--cert F --key F]] -- COMMAND ARG...\n");
         return 2;
     }
     srandom(1);
@@ -202,16 +291,20 @@ int main(int argc, char **argv)
     if (ep < 0) die("epoll_create1");
     conn *cs = calloc((size_t)clients, sizeof *cs);
     if (!cs) die("calloc");
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    void *ctx = tls ? tls_context(cacert, cert, key) : NULL;
     for (int i = 0; i < clients; i++) {
         conn *c = &cs[i];
-        c->fd = connect_to(host, port);
+        connect_to(c, host, port, ctx);
         c->batch = malloc(widest * pipeline);
         c->in = malloc(READ_BUF);
         if (!c->batch || !c->in) die("malloc");
         struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLET, .data.ptr = c};
         if (epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev) != 0) die("epoll_ctl");
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < clients; i++) {
+        conn *c = &cs[i];
         next_batch(c, pipeline);
         if (flush_batch(c) != 0) die("write");
     }
