@@ -26,7 +26,8 @@ noisy machine hits both alike. Sections (--sections, default all):
               with appendfsync always (by redis-benchmark, and again by
               build/bench_loadgen, whose lower CPU per request leaves the
               servers as the limit), and with everysec beside latchd
-              without persistence (fresh servers in a temp dir each run)
+              without persistence (and redis-server's beside its own
+              without, for scale; fresh servers in a temp dir each run)
   expiry      tests/bench/expired_lateness.py: 100k keys expiring over 2 s,
               lateness of the "expired" events p50/p99/max
   startup     exec -> first PING reply, median of 20
@@ -881,7 +882,8 @@ def section_aof(opt, res):
     default automatic rewrites (the lock's 1M-request run makes ~170 MB of
     AOF: two rewrites, whose child shares the server's core), with the
     child on the other core (aof_rewrite_cpulist; the load generator's
-    here) and without rewrites (the logging's own cost)."""
+    here) and without rewrites (the logging's own cost), and for scale
+    redis-server's own everysec beside redis-server without persistence."""
     runs = [("always", 16), ("always", 1), ("everysec", 16)]
     for name, args in AOF_WORKLOADS:
         for fsync, pipeline in runs:
