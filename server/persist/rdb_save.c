@@ -27,6 +27,9 @@ enum {
  * (Redis 7.0's packed_threshold default, 1 GiB). */
 #define PERSIST_PLAIN_THRESHOLD ((size_t)1 << 30)
 
+/* The most a saver's buffers keep between values. */
+#define SCRATCH_KEPT ((size_t)1 << 20)
+
 /* One value's encoding: the options, the LZF table every string of it
  * shares (made on the first string worth compressing), and buffers kept
  * from value to value (a whole file's keys make no allocation each). */
@@ -87,8 +90,9 @@ static void put_string(persist_buf *b, saver *sv, const void *p, size_t len)
             put_len(b, clen);
             put_len(b, len);
             persist_buf_put(b, out->p, clen);
-            return;
         }
+        if (out->cap > SCRATCH_KEPT) persist_buf_free(out);   /* a big string's: not for the rest of the file */
+        if (clen) return;
     }
     put_len(b, len);
     persist_buf_put(b, p, len);
