@@ -289,7 +289,6 @@ void store_dict_foreach(store_dict *d, store_dict_visit_fn fn, void *ctx)
     d->iterators++;   /* a rehash step inside fn (via find) would move nodes */
     for (int i = 0; i < 2; i++) {
         const store_dict_table *t = &d->t[i];
-        for (size_t b = 0; b < t->size && b < WALK_PREFETCH; b++) prefetch_node(t->buckets[b]);
         for (size_t b = 0; b < t->size; b++) {
             if (b + WALK_PREFETCH < t->size) prefetch_node(t->buckets[b + WALK_PREFETCH]);
             visit_chain(t->buckets[b], fn, ctx);

@@ -40,6 +40,18 @@ typedef struct saver {
     persist_buf *lzf_out;   /* a string's compressed bytes */
 } saver;
 
+/* A saver over scratch[2], buffers its caller keeps (scratch_free). */
+static saver saver_over(const persist_opts *o, persist_lzf_table *lzf, persist_buf scratch[2])
+{
+    return (saver){o, lzf, &scratch[0], &scratch[1]};
+}
+
+static void scratch_free(persist_buf scratch[2])
+{
+    persist_buf_free(&scratch[0]);
+    persist_buf_free(&scratch[1]);
+}
+
 static void put_byte(persist_buf *b, unsigned v)
 {
     unsigned char c = (unsigned char)v;
@@ -506,11 +518,10 @@ static void encode_value(const store_key *k, saver *sv, persist_buf *out)
 void persist_value_encode(const store_key *k, const persist_opts *o, persist_buf *out)
 {
     persist_buf scratch[2] = {{0}};
-    saver sv = {o, NULL, &scratch[0], &scratch[1]};
+    saver sv = saver_over(o, NULL, scratch);
     encode_value(k, &sv, out);
     persist_lzf_table_free(sv.lzf);
-    persist_buf_free(&scratch[0]);
-    persist_buf_free(&scratch[1]);
+    scratch_free(scratch);
 }
 
 /* The DUMP trailer over out[start..]: RDB version and CRC64. */
@@ -535,15 +546,14 @@ void persist_functions_dump(const persist_pstr *codes, size_t n, int rdbcompress
 {
     persist_opts o = {.rdbcompression = rdbcompression};
     persist_buf scratch[2] = {{0}};
-    saver sv = {&o, NULL, &scratch[0], &scratch[1]};
+    saver sv = saver_over(&o, NULL, scratch);
     size_t start = out->len;
     for (size_t i = 0; i < n; i++) {
         put_byte(out, PERSIST_OPCODE_FUNCTION2);
         put_string(out, &sv, codes[i].p, codes[i].len);
     }
     persist_lzf_table_free(sv.lzf);
-    persist_buf_free(&scratch[0]);
-    persist_buf_free(&scratch[1]);
+    scratch_free(scratch);
     put_trailer(out, start);
 }
 
@@ -593,7 +603,7 @@ void persist_rdb_begin(persist_rdb_writer *w, const persist_opts *o, const persi
     char magic[16], num[32];
     snprintf(magic, sizeof magic, "REDIS%04d", PERSIST_RDB_VERSION);
     persist_buf_put(&w->buf, magic, strlen(magic));
-    saver sv = {&w->opts, NULL, &w->scratch[0], &w->scratch[1]};   /* AUX values are short: never compressed */
+    saver sv = saver_over(&w->opts, NULL, w->scratch);   /* AUX values are short: never compressed */
     put_aux(w, &sv, "redis-ver", aux->redis_ver);
     put_aux(w, &sv, "redis-bits", sizeof(void *) == 8 ? "64" : "32");
     snprintf(num, sizeof num, "%lld", aux->ctime);
@@ -614,7 +624,7 @@ static void put_key(store_key *k, void *ctx)
     }
     /* the value's type byte goes before the key, its body after; one LZF
      * table serves the whole file */
-    saver sv = {&w->opts, w->lzf, &w->scratch[0], &w->scratch[1]};
+    saver sv = saver_over(&w->opts, w->lzf, w->scratch);
     w->value.len = 0;
     encode_value(k, &sv, &w->value);
     size_t klen;
@@ -629,7 +639,7 @@ static void put_key(store_key *k, void *ctx)
 
 void persist_rdb_functions(persist_rdb_writer *w, const persist_pstr *codes, size_t n)
 {
-    saver sv = {&w->opts, w->lzf, &w->scratch[0], &w->scratch[1]};
+    saver sv = saver_over(&w->opts, w->lzf, w->scratch);
     for (size_t i = 0; i < n; i++) {
         put_byte(&w->buf, PERSIST_OPCODE_FUNCTION2);
         put_string(&w->buf, &sv, codes[i].p, codes[i].len);
@@ -659,8 +669,7 @@ int persist_rdb_end(persist_rdb_writer *w)
     if (!w->failed && w->sink(crc, sizeof crc, w->sink_ctx) != 0) w->failed = 1;
     persist_buf_free(&w->buf);
     persist_buf_free(&w->value);
-    persist_buf_free(&w->scratch[0]);
-    persist_buf_free(&w->scratch[1]);
+    scratch_free(w->scratch);
     persist_lzf_table_free(w->lzf);
     w->lzf = NULL;
     return w->failed ? PERSIST_ERR_IO : PERSIST_OK;
