@@ -140,23 +140,34 @@ static size_t header_at(char *p, char type, size_t n)
     return len;
 }
 
-/* A command as a RESP array of bulks: sized once, written in place (the
- * lock path writes two or three of these per script). */
+/* Room a bulk of n bytes takes at most: header, bytes, CRLF. */
+#define BULK_ROOM(n) ((n) + 24)
+
+/* "$<len>\r\n<bytes>\r\n" at p (BULK_ROOM(v->len) free); past it. */
+static inline __attribute__((always_inline)) char *put_bulk(char *p, const resp_slice *v)
+{
+    p += header_at(p, '$', v->len);
+    memcpy(p, v->ptr, v->len);
+    p += v->len;
+    *p++ = '\r';
+    *p++ = '\n';
+    return p;
+}
+
+/* A string literal's bytes at p; past them (a fixed-size copy the
+ * compiler turns into a few moves). */
+#define PUT_LITERAL(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+
+/* A command as a RESP array of bulks: sized once, written in place. */
 static void put_cmd(resp_buf *b, int argc, const resp_slice *argv)
 {
     size_t need = 24;
-    for (int i = 0; i < argc; i++) need += argv[i].len + 24;
+    for (int i = 0; i < argc; i++) need += BULK_ROOM(argv[i].len);
     resp_buf_reserve(b, need);
-    char *p = b->data + b->len, *start = p;
+    char *p = b->data + b->len;
     p += header_at(p, '*', (size_t)argc);
-    for (int i = 0; i < argc; i++) {
-        p += header_at(p, '$', argv[i].len);
-        memcpy(p, argv[i].ptr, argv[i].len);
-        p += argv[i].len;
-        *p++ = '\r';
-        *p++ = '\n';
-    }
-    b->len += (size_t)(p - start);
+    for (int i = 0; i < argc; i++) p = put_bulk(p, &argv[i]);
+    b->len = (size_t)(p - b->data);
 }
 
 /* ---- the records of one iteration ---- */
@@ -277,6 +288,40 @@ void aof_add_pexpireat(client *c, const resp_slice *key, long long deadline)
 {
     resp_slice r[3] = {S_PEXPIREAT, *key, deadline_digits(c->srv->aof, deadline)};
     add_record(c->srv, c->db, 3, r);
+}
+
+void aof_add_acquire(client *c, const resp_slice *hash_cmd, const resp_slice *key, const resp_slice *owner,
+                     long long deadline)
+{
+    server *s = c->srv;
+    aof_state *a = s->aof;
+    if (!taking(a)) return;
+    resp_slice digits = deadline_digits(a, deadline);
+    if (a->depth != 1 || a->nops) {   /* not the command's first records: add_record places MULTI */
+        resp_slice hash[4] = {*hash_cmd, *key, *owner, {"1", 1}}, pexpire[3] = {S_PEXPIREAT, *key, digits};
+        add_record(s, c->db, 4, hash);
+        add_record(s, c->db, 3, pexpire);
+        return;
+    }
+    /* The lock path's one record per acquire, in one pass: as add_record
+     * would leave it, but sized once and with no MULTI moved in front. */
+    resp_buf *b = &a->buf;
+    a->pending_start = b->len;
+    feed_prefix(s, c->db);
+    a->multi_at = b->len;
+    resp_buf_reserve(b, 64 + BULK_ROOM(hash_cmd->len) + 2 * BULK_ROOM(key->len) + BULK_ROOM(owner->len) +
+                            BULK_ROOM(digits.len));
+    char *p = b->data + b->len;
+    p = PUT_LITERAL(p, MULTI_REC);
+    p += header_at(p, '*', 4);
+    p = put_bulk(p, hash_cmd);
+    p = put_bulk(p, key);
+    p = put_bulk(p, owner);
+    p = PUT_LITERAL(p, "$1\r\n1\r\n*3\r\n$9\r\nPEXPIREAT\r\n");
+    p = put_bulk(p, key);
+    p = put_bulk(p, &digits);
+    b->len = (size_t)(p - b->data);
+    a->nops = 2;   /* commit adds EXEC */
 }
 
 /* The key as the command left it, without reclaiming it. */
