@@ -297,6 +297,91 @@ void store_dict_foreach(store_dict *d, store_dict_visit_fn fn, void *ctx)
     d->iterators--;
 }
 
+/* ---- a whole-table walk in memory order ---- */
+
+/* Buckets whose nodes one memory-order pass sorts and visits together: the
+ * two scratch arrays are 2 * 8 * WALK_WINDOW bytes (4 MiB). */
+#define WALK_WINDOW ((size_t)1 << 18)
+#define WALK_SORTED_MIN 65536   /* smaller tables stay in cache: bucket order */
+#define PAGE_SHIFT 12
+
+static uintptr_t page_of(const store_dict_node *n) { return (uintptr_t)n >> PAGE_SHIFT; }
+
+/* The n nodes of a sorted by page (LSD radix, 8 bits a pass, stable), with
+ * tmp as the other buffer; returns whichever of the two holds the result. */
+static store_dict_node **sort_by_page(store_dict_node **a, store_dict_node **tmp, size_t n)
+{
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        uintptr_t p = page_of(a[i]);
+        if (p < lo) lo = p;
+        if (p > hi) hi = p;
+    }
+    for (unsigned shift = 0; shift < sizeof(uintptr_t) * 8 && (hi - lo) >> shift; shift += 8) {
+        size_t at[256] = {0};
+        for (size_t i = 0; i < n; i++) at[((page_of(a[i]) - lo) >> shift) & 255]++;
+        for (size_t d = 0, sum = 0; d < 256; d++) {
+            size_t c = at[d];
+            at[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) tmp[at[((page_of(a[i]) - lo) >> shift) & 255]++] = a[i];
+        store_dict_node **t = a;
+        a = tmp;
+        tmp = t;
+    }
+    return a;
+}
+
+/* One window's nodes: chain heads first, then the nodes after them, each
+ * round sorted by page. */
+static void walk_window(const store_dict_table *t, size_t from, size_t to, store_dict_node **buf[2],
+                        store_dict_visit_fn fn, void *ctx)
+{
+    store_dict_node **cur = buf[0], **other = buf[1];
+    size_t n = 0;
+    for (size_t b = from; b < to; b++)
+        if (t->buckets[b]) cur[n++] = t->buckets[b];
+    while (n) {
+        store_dict_node **sorted = sort_by_page(cur, other, n);
+        store_dict_node **next_round = sorted == cur ? other : cur;
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (i + WALK_PREFETCH < n) prefetch_node(sorted[i + WALK_PREFETCH]);
+            store_dict_node *next = sorted[i]->next;   /* fn may free the node */
+            fn(sorted[i], ctx);
+            if (next) next_round[m++] = next;
+        }
+        cur = next_round;
+        other = sorted;
+        n = m;
+    }
+}
+
+void store_dict_walk(store_dict *d, store_dict_visit_fn fn, void *ctx)
+{
+    store_dict_node **buf[2] = {NULL, NULL};
+    if (store_dict_size(d) >= WALK_SORTED_MIN) {
+        buf[0] = malloc(WALK_WINDOW * sizeof(*buf[0]));
+        buf[1] = malloc(WALK_WINDOW * sizeof(*buf[1]));
+    }
+    if (!buf[0] || !buf[1]) {   /* small, or no scratch: bucket order */
+        free(buf[0]);
+        free(buf[1]);
+        store_dict_foreach(d, fn, ctx);
+        return;
+    }
+    d->iterators++;
+    for (int i = 0; i < 2; i++) {
+        const store_dict_table *t = &d->t[i];
+        for (size_t from = 0; from < t->size; from += WALK_WINDOW)
+            walk_window(t, from, t->size - from > WALK_WINDOW ? from + WALK_WINDOW : t->size, buf, fn, ctx);
+    }
+    d->iterators--;
+    free(buf[0]);
+    free(buf[1]);
+}
+
 static uint64_t rev64(uint64_t v)
 {
     v = ((v >> 1) & 0x5555555555555555ULL) | ((v & 0x5555555555555555ULL) << 1);

@@ -76,6 +76,12 @@ void store_dict_insert(store_dict *d, store_dict_node *n);
 store_dict_node *store_dict_remove(store_dict *d, const char *key, size_t len);
 /* Visit every node; fn must not insert or remove. */
 void store_dict_foreach(store_dict *d, store_dict_visit_fn fn, void *ctx);
+/* store_dict_foreach in no set order: a large table's nodes are visited a
+ * page at a time (sorted by address, a window of buckets at a time), not
+ * one cache and TLB miss after another as bucket order is. For whole-table
+ * walks (a snapshot); it allocates 4 MiB of scratch while it runs, and
+ * walks in bucket order when that allocation fails. */
+void store_dict_walk(store_dict *d, store_dict_visit_fn fn, void *ctx);
 /* Redis's SCAN cursor (reverse binary increment): every node present for
  * the whole scan is visited at least once, even across resizes. Visits one
  * bucket (both tables when rehashing); returns the next cursor, 0 = done. */

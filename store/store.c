@@ -446,6 +446,12 @@ void store_foreach(store *s, store_key_fn fn, void *ctx)
     store_dict_foreach(&s->keys, visit_live, &v);
 }
 
+void store_walk(store *s, store_key_fn fn, void *ctx)
+{
+    struct live_visit v = { store_now(s), fn, ctx };
+    store_dict_walk(&s->keys, visit_live, &v);
+}
+
 uint64_t store_scan(store *s, uint64_t cursor, store_key_fn fn, void *ctx)
 {
     struct live_visit v = { store_now(s), fn, ctx };

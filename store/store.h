@@ -269,6 +269,10 @@ void store_key_set_deadline(store *s, store_key *k, int64_t deadline_ms);
 /* Visit live keys. foreach: all of them (fn must not add/delete keys).
  * scan: Redis SCAN cursor semantics; returns the next cursor (0 = done). */
 void store_foreach(store *s, store_key_fn fn, void *ctx);
+/* store_foreach in no set order, faster over a large keyspace (memory
+ * order: store_dict_walk): for whole-keyspace walks whose order does not
+ * matter, as a snapshot's. */
+void store_walk(store *s, store_key_fn fn, void *ctx);
 uint64_t store_scan(store *s, uint64_t cursor, store_key_fn fn, void *ctx);
 
 /* ---- strings ---- */

@@ -202,7 +202,7 @@ static void debug_digest(client *c)
         store *db = server_db_if_used(c->srv, i);
         if (!db || !store_size(db)) continue;
         digest_mix_u32(final, (uint32_t)i);
-        store_foreach(db, digest_key, final);
+        store_walk(db, digest_key, final);
     }
     reply_digest(c, final);
 }

@@ -1450,7 +1450,7 @@ static int write_aof_base(server *s, int fd)
         int nl = snprintf(n, sizeof n, "%d", i);
         resp_slice sel[2] = {{"SELECT", 6}, {n, (size_t)nl}};
         put_cmd(&w.b, 2, sel);
-        store_foreach(st, base_key, &w);
+        store_walk(st, base_key, &w);
     }
     base_flush(&w, 0);
     resp_buf_free(&w.b);

@@ -656,7 +656,7 @@ void persist_rdb_db(persist_rdb_writer *w, int id, store *st)
     put_byte(&w->buf, RDB_OP_RESIZEDB);
     put_len(&w->buf, n);
     put_len(&w->buf, store_expires_count(st));
-    store_foreach(st, put_key, w);
+    store_walk(st, put_key, w);
 }
 
 int persist_rdb_end(persist_rdb_writer *w)

@@ -348,6 +348,51 @@ static void test_random(void **state)
     free(it);
 }
 
+struct walk_order {
+    uintptr_t last_page;
+    size_t visits, descents;   /* a visit on a lower page than the one before */
+};
+
+static void note_walk(store_dict_node *n, void *ctx)
+{
+    struct walk_order *w = ctx;
+    uintptr_t page = (uintptr_t)n >> 12;
+    if (w->visits++ && page < w->last_page) w->descents++;
+    w->last_page = page;
+    item_of(n)->seen++;
+}
+
+/* store_dict_walk visits every node once, across its windows, chains and
+ * both tables of a rehash, in ascending runs of pages: one run per window
+ * and chain depth, where bucket order descends at every other node. */
+static void walk_all(size_t count, int mid_rehash)
+{
+    item *it = make_items(count);
+    store_dict d;
+    store_dict_init(&d, ITEM_KEY_OFF, STORE_DICT_KEY_INLINE);
+    size_t n = 0;
+    while (n < count && !(mid_rehash && n > count / 2 && rehashing(&d))) store_dict_insert(&d, &it[n++].n);
+    if (mid_rehash) assert_true(rehashing(&d) && d.t[0].used > 0 && d.t[1].used > 0);
+    else while (store_dict_rehash(&d, 1000)) {}
+    struct walk_order w = {0, 0, 0};
+    store_dict_walk(&d, note_walk, &w);
+    assert_int_equal(w.visits, n);
+    for (size_t i = 0; i < count; i++)
+        if (it[i].seen != (i < n)) fail_msg("key %zu visited %u times", i, it[i].seen);
+    if (n >= 65536) assert_true(w.descents < 64);
+    assert_int_equal(d.iterators, 0);
+    store_dict_clear(&d, NULL, NULL);
+    free(it);
+}
+
+static void test_walk_visits_all_in_page_runs(void **state)
+{
+    (void)state;
+    walk_all(300000, 0);   /* 2^19 buckets: two windows, and chains */
+    walk_all(300000, 1);
+    walk_all(1000, 0);     /* small: bucket order */
+}
+
 static void count_free(store_dict_node *n, void *ctx)
 {
     (void)n;
@@ -436,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_foreach_pauses_rehash),
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_clear_visits_all),
+        cmocka_unit_test(test_walk_visits_all_in_page_runs),
         cmocka_unit_test(test_hashed_variants),
         cmocka_unit_test(test_key_by_pointer),
     };
