@@ -55,6 +55,43 @@ static void test_crc64(void **state)
     assert_int_equal(persist_payload_check(dump_s, 9), PERSIST_ERR_CHECKSUM);
 }
 
+/* Redis's CRC64 a bit at a time: the reference the table and carry-less
+ * multiply paths must both agree with. */
+static uint64_t crc64_bitwise(uint64_t crc, const unsigned char *s, size_t len)
+{
+    const uint64_t poly = UINT64_C(0x95ac9329ac4bc9b5);   /* 0xad93d23594c935a9 reflected */
+    for (size_t i = 0; i < len; i++) {
+        crc ^= s[i];
+        for (int b = 0; b < 8; b++) crc = crc & 1 ? (crc >> 1) ^ poly : crc >> 1;
+    }
+    return crc;
+}
+
+static void test_crc64_long_inputs(void **state)
+{
+    (void)state;
+    enum { MAX = 1200 };
+    unsigned char buf[MAX + 16];
+    uint64_t x = 88172645463325252ULL;
+    for (size_t i = 0; i < sizeof buf; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        buf[i] = (unsigned char)x;
+    }
+    /* every length across the 128-byte switch and the 64/16-byte steps, at
+     * odd alignments, from a nonzero running crc */
+    for (size_t len = 0; len <= MAX; len += len < 300 ? 1 : 37) {
+        for (size_t off = 0; off < 16; off += 5) {
+            uint64_t seed = len * 0x9e3779b97f4a7c15ULL;
+            if (persist_crc64(seed, buf + off, len) != crc64_bitwise(seed, buf + off, len))
+                fail_msg("crc64 differs at len %zu offset %zu", len, off);
+        }
+    }
+    /* a split anywhere chains to the same value */
+    uint64_t whole = crc64_bitwise(0, buf, MAX);
+    for (size_t cut = 0; cut <= MAX; cut += 61)
+        assert_true(persist_crc64(persist_crc64(0, buf, cut), buf + cut, MAX - cut) == whole);
+}
+
 static void test_lzf_matches_liblzf(void **state)
 {
     (void)state;
@@ -352,6 +389,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_crc64),
+        cmocka_unit_test(test_crc64_long_inputs),
         cmocka_unit_test(test_lzf_matches_liblzf),
         cmocka_unit_test(test_lzf_round_trips),
         cmocka_unit_test(test_lzf_refuses_bad_input),
