@@ -454,6 +454,7 @@ void server_children_changed(server *s)
     int avoid = s->rdb_child || aof_rewriting(s);
     if (avoid == s->resize_avoided) return;
     s->resize_avoided = avoid;
+    s->env.no_touch = avoid;
     for (int id = 0; id < s->ndbs; id++) {
         store *st = server_db_if_used(s, id);
         if (st) store_avoid_resize(st, avoid);

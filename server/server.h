@@ -819,8 +819,9 @@ void server_db_swap(server *s, int a, int b);
  * a fork child runs. 1 while some are left. */
 int server_rehash_some(server *s, uint64_t budget_ns);
 /* After a fork child (BGSAVE, BGREWRITEAOF) starts or is reaped: while one
- * runs the keyspace tables do not resize (Redis's updateDictResizePolicy),
- * so the parent copies fewer pages away from it. */
+ * runs the keyspace tables do not resize (Redis's updateDictResizePolicy)
+ * and lookups stamp no access clock (its lookupKey), so the parent copies
+ * fewer pages away from it. */
 void server_children_changed(server *s);
 /* The database c's commands run in (SELECT): c->db's store always exists,
  * because selecting a database makes it. */

@@ -107,6 +107,7 @@ static unsigned lfu_incr(store *s, const store_env *env, unsigned counter)
 void store_key_touch(store *s, store_key *k)
 {
     const store_env *env = s->env;
+    if (env && env->no_touch) return;
     if (env && !env->lfu) {   /* every lookup (the lock path): a copy and no more */
         clock_put(k, env->lru_clock);
         return;

@@ -113,6 +113,9 @@ typedef struct store_env {
      * STORE_SEE_EXPIRED: deadlines are not looked at (a replica applying
      * its leader's effects: only the leader's DEL removes a key). */
     int hold_expired;
+    /* 1 while a fork child shares the pages: lookups leave access clocks
+     * alone (Redis's lookupKey), as each stamp would copy a page. */
+    int no_touch;
 } store_env;
 /* The coarse clock is now ms (absolute, as store_clock_fn). */
 void store_env_set_clock(store_env *env, uint64_t ms);

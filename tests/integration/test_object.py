@@ -222,6 +222,31 @@ def test_idletime_moves_on_access_only(r):
     assert r.object("idletime", "notouch") >= 2
 
 
+def _bgsave_running(r):
+    return r.info("persistence")["rdb_bgsave_in_progress"] == 1
+
+
+def test_idletime_kept_while_a_snapshot_child_runs(r, cfg):
+    """Redis's lookupKey leaves access clocks alone while a fork child
+    shares the pages: each stamp would copy a page away from it."""
+    r.mset({"idle": "v", "pad1": "v", "pad2": "v"})
+    time.sleep(2.2)
+    cfg("rdb-key-save-delay", 500000)   # half a second a key: the child outlasts the reads
+    r.bgsave()
+    deadline = time.time() + 5
+    while not _bgsave_running(r) and time.time() < deadline:
+        time.sleep(0.01)
+    assert _bgsave_running(r)
+    r.get("idle")
+    r.touch("idle")
+    assert r.object("idletime", "idle") >= 2
+    while _bgsave_running(r) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not _bgsave_running(r)
+    r.get("idle")
+    assert r.object("idletime", "idle") < 2
+
+
 def test_idletime_and_encoding_inside_scripts(r):
     r.hset("h", "f", "v")
     assert r.eval("return redis.call('object', 'encoding', KEYS[1])", 1, "h") == b"listpack"
