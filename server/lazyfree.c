@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "mem.h"
 #include "server.h"
@@ -14,7 +15,8 @@
 typedef struct lazy_job {
     struct lazy_job *next;
     store_orphan *orphan;   /* one value, or */
-    store *whole;           /* a whole keyspace, destroyed */
+    store *whole;           /* a whole keyspace, destroyed, or */
+    int fd, is_file;        /* a file to close (lazyfree_close_file) */
     store *origin;          /* the orphan's store, until that goes away whole (NULL) */
     size_t whole_bytes;     /* whole's used_memory when handed over */
     size_t objects;         /* lazyfree_pending_objects it stands for */
@@ -53,7 +55,8 @@ static void *worker(void *arg)
         if (!lf->head) lf->tail = NULL;
         lf->busy = j;
         pthread_mutex_unlock(&lf->mu);
-        if (j->orphan) j->freed = store_orphan_free(lf->freer, j->orphan);
+        if (j->is_file) close(j->fd);
+        else if (j->orphan) j->freed = store_orphan_free(lf->freer, j->orphan);
         else store_destroy(j->whole);
         pthread_mutex_lock(&lf->mu);
         /* under the lock: lazyfree_flush_db may clear origin meanwhile */
@@ -79,7 +82,9 @@ static void settle(lazyfree *lf)
     pthread_mutex_unlock(&lf->mu);
     while (j) {
         lazy_job *next = j->next;
-        if (j->whole) {
+        if (j->is_file) {
+            /* nothing was charged for it */
+        } else if (j->whole) {
             lf->whole_bytes -= j->whole_bytes;
         } else if (j->origin) {
             store_orphan_settle(j->origin, j->orphan);
@@ -231,6 +236,15 @@ size_t lazyfree_freed_objects(const server *s)
 void lazyfree_reset_stats(server *s)
 {
     if (s->lazy) atomic_store(&s->lazy->freed_objects, 0);
+}
+
+void lazyfree_close_file(server *s, int fd)
+{
+    lazyfree *lf = lazyfree_get(s);
+    lazy_job *j = mem_calloc(1, sizeof(*j));
+    j->fd = fd;
+    j->is_file = 1;
+    enqueue(lf, j);
 }
 
 void lazyfree_shutdown(server *s)

@@ -511,6 +511,10 @@ size_t lazyfree_charged(const server *s);
 size_t lazyfree_pending_objects(const server *s);   /* INFO lazyfree_pending_objects */
 size_t lazyfree_freed_objects(const server *s);     /* INFO lazyfreed_objects */
 void lazyfree_reset_stats(server *s);
+/* fd closed by the worker (taken over): the last close of an unlinked file
+ * frees its blocks, tens of milliseconds for a big one (Redis's bg_unlink
+ * and BIO_CLOSE_FILE). */
+void lazyfree_close_file(server *s, int fd);
 /* server_shutdown: the queue finished, the thread joined, its handle closed. */
 void lazyfree_shutdown(server *s);
 /* server_close: the rest released. */

@@ -1190,6 +1190,22 @@ static int read_manifest(server *s)
 }
 
 /* Redis's aofDelHistoryFiles: the manifest stops naming them, then they go. */
+/* Redis's bg_unlink: the name goes now, the blocks when the lazyfree
+ * worker closes the last descriptor. */
+static void unlink_in_background(server *s, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {   /* cannot hold it open: unlinked here */
+        unlink(path);
+        return;
+    }
+    if (unlink(path) != 0) {
+        close(fd);
+        return;
+    }
+    lazyfree_close_file(s, fd);
+}
+
 static void delete_history(server *s)
 {
     aof_state *a = s->aof;
@@ -1204,7 +1220,7 @@ static void delete_history(server *s)
     for (size_t i = 0; i < a->nhist; i++) {
         char *path = path_in_dir(s, a->hist[i].name);
         log_msg(s, LOG_NOTICE, "Removing the history file %s in the background", a->hist[i].name);
-        unlink(path);
+        unlink_in_background(s, path);
         free(path);
         free(a->hist[i].name);
     }
