@@ -307,7 +307,7 @@ void store_dict_foreach(store_dict *d, store_dict_visit_fn fn, void *ctx)
 
 static uintptr_t page_of(const store_dict_node *n) { return (uintptr_t)n >> PAGE_SHIFT; }
 
-/* The n nodes of a sorted by page (LSD radix, 8 bits a pass, stable), with
+/* Sorts the n nodes in a by page (LSD radix, 8 bits a pass, stable) with
  * tmp as the other buffer; returns whichever of the two holds the result. */
 static store_dict_node **sort_by_page(store_dict_node **a, store_dict_node **tmp, size_t n)
 {

@@ -1189,7 +1189,6 @@ static int read_manifest(server *s)
     return 1;
 }
 
-/* Redis's aofDelHistoryFiles: the manifest stops naming them, then they go. */
 /* Redis's bg_unlink: the name goes now, the blocks when the lazyfree
  * worker closes the last descriptor. */
 static void unlink_in_background(server *s, const char *path)
@@ -1206,6 +1205,7 @@ static void unlink_in_background(server *s, const char *path)
     lazyfree_close_file(s, fd);
 }
 
+/* Redis's aofDelHistoryFiles: the manifest stops naming them, then they go. */
 static void delete_history(server *s)
 {
     aof_state *a = s->aof;
