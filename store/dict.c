@@ -185,6 +185,15 @@ store_dict_node *store_dict_find_hashed(store_dict *d, const char *key, size_t l
     return lookup(d, key, len, hash);
 }
 
+void store_dict_prefetch(const store_dict *d, const char *key, size_t len)
+{
+    uint64_t h = store_dict_hash(key, len);
+    for (int i = 0; i < 2; i++) {
+        const store_dict_table *t = &d->t[i];
+        if (t->size) __builtin_prefetch(&t->buckets[(uint32_t)h & (t->size - 1)]);
+    }
+}
+
 store_dict_node *store_dict_find(store_dict *d, const char *key, size_t len)
 {
     if (store_dict_size(d) == 0) return NULL;

@@ -102,6 +102,9 @@ store_dict_node *store_dict_random(store_dict *d, uint64_t rnd);
 
 /* ---- additions (store/ internals): hash a key once per operation, unlink
  * a known node, read without mutating, and report table memory. ---- */
+/* Fetch into cache the bucket a lookup of key will read first (an
+ * out-of-cache table's costliest miss), while the caller does other work. */
+void store_dict_prefetch(const store_dict *d, const char *key, size_t len);
 /* store_dict_find with hash == store_dict_hash(key, len) precomputed. */
 store_dict_node *store_dict_find_hashed(store_dict *d, const char *key, size_t len,
                                         uint64_t hash);

@@ -145,6 +145,9 @@ void store_flush(store *s);
  * RESIZEDB): its table sized once, instead of grown through every power
  * of two on the way. No-op if s holds keys. */
 void store_reserve(store *s, size_t n);
+/* A hint that key is looked up or added soon (a loader about to parse its
+ * value): its table bucket is fetched into cache meanwhile. */
+void store_prefetch(const store *s, const char *key, size_t len);
 /* Up to `buckets` steps of the keyspace table's incremental rehash, as
  * Redis's activerehashing does between commands: 1 while more is left. */
 int store_rehash(store *s, int buckets);

@@ -235,14 +235,20 @@ typedef int (*persist_rdb_lib_fn)(const char *code, size_t len, void *ctx);
  * an error have been handed on. */
 int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_rdb_key_fn fn,
                      persist_rdb_lib_fn lib, void *ctx);
-/* A database's RESIZEDB: how many keys (and of them with a deadline) the
- * file says follow; never more than the file's length. */
-typedef void (*persist_rdb_resize_fn)(int db, uint64_t keys, uint64_t expires, void *ctx);
-/* The same, with RESIZEDB handed to resize (may be NULL), for an RDB that
- * bytes may follow (a pre-7.0 AOF's RDB preamble, its commands after it):
- * *used, on PERSIST_OK, is where the RDB ended. */
+/* What a loader may take besides keys and libraries; either may be NULL. */
+typedef struct persist_rdb_hooks {
+    /* A database's RESIZEDB: how many keys (and of them with a deadline)
+     * the file says follow; never more than the file's length. */
+    void (*resize)(int db, uint64_t keys, uint64_t expires, void *ctx);
+    /* The next key's name (valid only during the call), before its value
+     * is read: what storing it will touch can be fetched meanwhile. */
+    void (*next_key)(int db, const char *key, size_t klen, void *ctx);
+} persist_rdb_hooks;
+/* The same, with hooks (may be NULL), for an RDB that bytes may follow (a
+ * pre-7.0 AOF's RDB preamble, its commands after it): *used, on
+ * PERSIST_OK, is where the RDB ended. */
 int persist_rdb_load_prefix(const unsigned char *p, size_t len, int check_crc, persist_rdb_key_fn fn,
-                            persist_rdb_lib_fn lib, persist_rdb_resize_fn resize, void *ctx, size_t *used);
+                            persist_rdb_lib_fn lib, const persist_rdb_hooks *hooks, void *ctx, size_t *used);
 
 /* ---- append-only file text (aof_read.c) ---- */
 

@@ -359,6 +359,15 @@ static void load_resize(int db, uint64_t keys, uint64_t expires, void *ctx)
     if (st) store_reserve(st, (size_t)keys);
 }
 
+static void load_next_key(int db, const char *key, size_t klen, void *ctx)
+{
+    load_ctx *lc = ctx;
+    store *st = server_db(lc->s, db);
+    if (st) store_prefetch(st, key, klen);
+}
+
+static const persist_rdb_hooks load_hooks = {load_resize, load_next_key};
+
 static int load_lib(const char *code, size_t len, void *ctx)
 {
     load_ctx *lc = ctx;
@@ -371,7 +380,7 @@ static int load_lib(const char *code, size_t len, void *ctx)
 int rdb_load_mem(server *s, const unsigned char *p, size_t len, size_t *used)
 {
     load_ctx lc = {s, server_now_ms(s), 0, 0, -1, 0};
-    int rc = persist_rdb_load_prefix(p, len, s->cfg.rdbchecksum, load_key, load_lib, load_resize, &lc, used);
+    int rc = persist_rdb_load_prefix(p, len, s->cfg.rdbchecksum, load_key, load_lib, &load_hooks, &lc, used);
     s->rdb_loaded = lc.loaded;
     s->rdb_load_expired = lc.expired;
     if (lc.bad_db >= 0)
@@ -394,7 +403,7 @@ int rdb_load(server *s, int merge)
     if (st.st_size && p == MAP_FAILED) return -1;
     load_ctx lc = {s, start, 0, 0, -1, merge};
     size_t used;
-    int rc = persist_rdb_load_prefix(p, (size_t)st.st_size, s->cfg.rdbchecksum, load_key, load_lib, load_resize,
+    int rc = persist_rdb_load_prefix(p, (size_t)st.st_size, s->cfg.rdbchecksum, load_key, load_lib, &load_hooks,
                                      &lc, &used);
     if (p) munmap(p, (size_t)st.st_size);
     s->rdb_loaded = lc.loaded;

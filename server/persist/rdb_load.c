@@ -917,12 +917,15 @@ enum {
 };
 
 /* One key: its name and value read into a new persist_value, handed on. */
-static int load_key(reader *r, unsigned type, int db, int64_t deadline, persist_rdb_key_fn fn, void *ctx)
+static int load_key(reader *r, unsigned type, int db, int64_t deadline, persist_rdb_key_fn fn,
+                    const persist_rdb_hooks *hooks, void *ctx)
 {
     persist_value *v = mem_calloc(1, sizeof *v);
     pstr key;
     r->v = v;
-    int rc = rd_string(r, &key) ? FAIL : value_check(v, load_body(r, type) ? FAIL : PERSIST_OK);
+    int rc = rd_string(r, &key) ? FAIL : PERSIST_OK;
+    if (rc == PERSIST_OK && hooks && hooks->next_key) hooks->next_key(db, key.p, key.len, ctx);
+    if (rc == PERSIST_OK) rc = value_check(v, load_body(r, type) ? FAIL : PERSIST_OK);
     r->v = NULL;
     if (rc != PERSIST_OK) {
         persist_value_free(v);
@@ -952,7 +955,7 @@ int persist_rdb_load(const unsigned char *p, size_t len, int check_crc, persist_
 }
 
 int persist_rdb_load_prefix(const unsigned char *p, size_t len, int check_crc, persist_rdb_key_fn fn,
-                            persist_rdb_lib_fn lib, persist_rdb_resize_fn resize, void *ctx, size_t *used)
+                            persist_rdb_lib_fn lib, const persist_rdb_hooks *hooks, void *ctx, size_t *used)
 {
     reader r = {p, len, 0, NULL};
     persist_value scratch = {0};   /* where AUX strings that need memory go */
@@ -984,7 +987,8 @@ int persist_rdb_load_prefix(const unsigned char *p, size_t len, int check_crc, p
         case RDB_OP_RESIZEDB: {
             uint64_t keys;
             rc = rd_count(&r, &keys) || rd_count(&r, &n) ? FAIL : PERSIST_OK;
-            if (rc == PERSIST_OK && resize && keys <= len && n <= keys) resize(db, keys, n, ctx);
+            if (rc == PERSIST_OK && hooks && hooks->resize && keys <= len && n <= keys)
+                hooks->resize(db, keys, n, ctx);
             break;
         }
         case RDB_OP_AUX:
@@ -1014,7 +1018,7 @@ int persist_rdb_load_prefix(const unsigned char *p, size_t len, int check_crc, p
             rc = FAIL;
             break;
         default:
-            rc = load_key(&r, b[0], db, deadline, fn, ctx);
+            rc = load_key(&r, b[0], db, deadline, fn, hooks, ctx);
         }
         deadline = STORE_NO_DEADLINE;
     }

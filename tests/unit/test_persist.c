@@ -339,6 +339,42 @@ static int load_into(int db, const char *key, size_t klen, persist_value *v, int
     return PERSIST_OK;
 }
 
+/* The hooks' view of a load: each key named to next_key just before fn
+ * gets it, RESIZEDB's counts as written. */
+typedef struct hooked {
+    loaded l;
+    char hint[16];
+    size_t hint_len;
+    int hints, hint_mismatches;
+    uint64_t resize_keys, resize_expires;
+} hooked;
+
+static void hook_resize(int db, uint64_t keys, uint64_t expires, void *ctx)
+{
+    hooked *h = ctx;
+    assert_int_equal(db, 5);
+    h->resize_keys = keys;
+    h->resize_expires = expires;
+}
+
+static void hook_next_key(int db, const char *key, size_t klen, void *ctx)
+{
+    hooked *h = ctx;
+    assert_int_equal(db, 5);
+    assert_true(klen < sizeof h->hint);
+    memcpy(h->hint, key, klen);
+    h->hint_len = klen;
+    h->hints++;
+}
+
+static int load_hooked(int db, const char *key, size_t klen, persist_value *v, int64_t deadline, void *ctx)
+{
+    hooked *h = ctx;
+    if (klen != h->hint_len || memcmp(key, h->hint, klen) != 0) h->hint_mismatches++;
+    h->hint_len = 0;
+    return load_into(db, key, klen, v, deadline, &h->l);
+}
+
 static void test_file_round_trip(void **state)
 {
     (void)state;
@@ -363,6 +399,19 @@ static void test_file_round_trip(void **state)
     size_t len;
     assert_memory_equal(store_string_get(store_lookup(l.st, "long", 4), &len), "xxxxxxxx", 8);
     assert_int_equal(len, 40);
+
+    /* with hooks: RESIZEDB's counts, and each key named before it is stored */
+    static const persist_rdb_hooks hooks = {hook_resize, hook_next_key};
+    hooked h = {{store_create(clock_fn, NULL), -1, 0, 0}, {0}, 0, 0, 0, 0, 0};
+    size_t used;
+    assert_int_equal(persist_rdb_load_prefix(file.p, file.len, 1, load_hooked, NULL, &hooks, &h, &used), PERSIST_OK);
+    assert_int_equal(used, file.len);
+    assert_int_equal(h.l.keys, 2);
+    assert_int_equal(h.hints, 2);
+    assert_int_equal(h.hint_mismatches, 0);
+    assert_int_equal(h.resize_keys, 2);
+    assert_int_equal(h.resize_expires, 1);
+    store_destroy(h.l.st);
 
     /* a flipped CRC byte: refused when checked, loaded when not */
     file.p[file.len - 1] ^= 1;
