@@ -56,7 +56,6 @@ void store_notify(store *s, int cls, const char *event, const char *key,
 uint64_t store_now(store *s) { return s->clock(s->clock_ctx); }
 size_t store_size(const store *s) { return store_dict_size(&s->keys); }
 void store_reserve(store *s, size_t n) { store_dict_expand(&s->keys, n); }
-
 void store_prefetch(const store *s, const char *key, size_t len) { store_dict_prefetch(&s->keys, key, len); }
 int store_rehash(store *s, int buckets) { return store_dict_rehash(&s->keys, buckets); }
 int store_rehashing(const store *s) { return store_dict_rehashing(&s->keys); }

@@ -296,13 +296,13 @@ void aof_add_acquire(client *c, const resp_slice *hash_cmd, const resp_slice *ke
     server *s = c->srv;
     aof_state *a = s->aof;
     if (!taking(a)) return;
-    resp_slice digits = deadline_digits(a, deadline);
     if (a->depth != 1 || a->nops) {   /* not the command's first records: add_record places MULTI */
-        resp_slice hash[4] = {*hash_cmd, *key, *owner, {"1", 1}}, pexpire[3] = {S_PEXPIREAT, *key, digits};
+        resp_slice hash[4] = {*hash_cmd, *key, *owner, {"1", 1}};
         add_record(s, c->db, 4, hash);
-        add_record(s, c->db, 3, pexpire);
+        aof_add_pexpireat(c, key, deadline);
         return;
     }
+    resp_slice digits = deadline_digits(a, deadline);
     /* The lock path's one record per acquire, in one pass: as add_record
      * would leave it, but sized once and with no MULTI moved in front. */
     resp_buf *b = &a->buf;
