@@ -87,6 +87,18 @@ static size_t lp_backlen(size_t l, unsigned char b[5])
     return n;
 }
 
+/* One entry at p (room for it checked by the caller); past it. */
+static unsigned char *lp_put_entry(unsigned char *p, const char *s, size_t len)
+{
+    unsigned char h[9];
+    int is_int;
+    size_t hl = lp_encode_head(s, len, h, &is_int);
+    memcpy(p, h, hl);
+    if (!is_int) memcpy(p + hl, s, len);
+    size_t body = hl + (is_int ? 0 : len);
+    return p + body + lp_backlen(body, p + body);
+}
+
 void persist_lp_begin(persist_lp_writer *w, persist_buf *b)
 {
     static const unsigned char hdr[LP_HDR] = {0};
@@ -98,12 +110,9 @@ void persist_lp_begin(persist_lp_writer *w, persist_buf *b)
 
 void persist_lp_append(persist_lp_writer *w, const char *s, size_t len)
 {
-    unsigned char h[9], b[5];
-    int is_int;
-    size_t hl = lp_encode_head(s, len, h, &is_int);
-    persist_buf_put(w->b, h, hl);
-    if (!is_int) persist_buf_put(w->b, s, len);
-    persist_buf_put(w->b, b, lp_backlen(hl + (is_int ? 0 : len), b));
+    persist_buf_reserve(w->b, 9 + len + 5);   /* head, bytes, backlen */
+    unsigned char *end = lp_put_entry(w->b->p + w->b->len, s, len);
+    w->b->len = (size_t)(end - w->b->p);
     w->count++;
 }
 
@@ -117,6 +126,19 @@ void persist_lp_end(persist_lp_writer *w)
     for (int i = 0; i < 4; i++) hdr[i] = (unsigned char)((uint64_t)total >> (8 * i));
     hdr[4] = (unsigned char)(count & 0xff);
     hdr[5] = (unsigned char)(count >> 8);
+}
+
+size_t persist_lp_pair(unsigned char out[PERSIST_LP_PAIR_ROOM], const char *a, size_t alen, const char *b,
+                       size_t blen)
+{
+    unsigned char *p = lp_put_entry(out + LP_HDR, a, alen);
+    p = lp_put_entry(p, b, blen);
+    *p++ = LP_EOF;
+    size_t total = (size_t)(p - out);
+    for (int i = 0; i < 4; i++) out[i] = (unsigned char)(total >> (8 * i));
+    out[4] = 2;
+    out[5] = 0;
+    return total;
 }
 
 static uint64_t le(const unsigned char *p, int n)

@@ -100,6 +100,15 @@ typedef struct persist_lp_writer {
 void persist_lp_begin(persist_lp_writer *w, persist_buf *b);
 void persist_lp_append(persist_lp_writer *w, const char *s, size_t len);
 void persist_lp_end(persist_lp_writer *w);
+/* Room persist_lp_pair needs for two entries of at most PERSIST_LP_PAIR_MAX
+ * bytes each: header, two entries (head, bytes, backlen), terminator. */
+#define PERSIST_LP_PAIR_MAX 64
+#define PERSIST_LP_PAIR_ROOM (6 + 2 * (2 + PERSIST_LP_PAIR_MAX + 1) + 1)
+/* The whole listpack of a and b (each at most PERSIST_LP_PAIR_MAX bytes)
+ * at out, in one pass, as begin/append/append/end would write it; its
+ * length. A one-field hash's value: a held lock's, in every snapshot. */
+size_t persist_lp_pair(unsigned char out[PERSIST_LP_PAIR_ROOM], const char *a, size_t alen, const char *b,
+                       size_t blen);
 
 /* One decoded listpack / ziplist entry: a string (s, len) or an integer. */
 typedef struct persist_elem {

@@ -155,10 +155,37 @@ static void put_lp_string(persist_buf *b, saver *sv, persist_lp_writer *w)
     put_string(b, sv, sv->lp->p, sv->lp->len);
 }
 
+/* A one-field hash (every held lock) whose field and value fit a listpack:
+ * its listpack made in one visit, with no scan before it. */
+typedef struct pair_lp {
+    long long max_value;
+    size_t len;   /* 0: does not fit */
+    unsigned char lp[PERSIST_LP_PAIR_ROOM];
+} pair_lp;
+
+static void pair_to_lp(const char *f, size_t flen, const char *v, size_t vlen, void *ctx)
+{
+    pair_lp *p = ctx;
+    if ((long long)flen > p->max_value || (long long)vlen > p->max_value) return;
+    p->len = persist_lp_pair(p->lp, f, flen, v, vlen);
+}
+
 static void encode_hash(const store_key *k, saver *sv, persist_buf *b)
 {
     const persist_opts *o = sv->o;
     size_t n = store_hash_len(k);
+    if (n == 1 && o->hash_max_listpack_entries >= 1) {
+        pair_lp p;   /* no initializer: lp is written, not zeroed, per key */
+        p.max_value = o->hash_max_listpack_value < PERSIST_LP_PAIR_MAX ? o->hash_max_listpack_value
+                                                                       : PERSIST_LP_PAIR_MAX;
+        p.len = 0;
+        store_hash_foreach(k, pair_to_lp, &p);
+        if (p.len) {
+            put_byte(b, PERSIST_TYPE_HASH_LISTPACK);
+            put_string(b, sv, p.lp, p.len);
+            return;
+        }
+    }
     hash_scan h = {o->hash_max_listpack_value, (long long)n <= o->hash_max_listpack_entries};
     if (h.fits) store_hash_foreach(k, hash_fits, &h);
     if (h.fits) {

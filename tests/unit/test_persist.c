@@ -232,6 +232,37 @@ static void test_listpack_long_strings_and_validation(void **state)
     free(s);
 }
 
+/* persist_lp_pair writes the bytes begin/append/append/end write, for
+ * every pair of encodings, lengths up to PERSIST_LP_PAIR_MAX included. */
+static void test_listpack_pair_matches_the_writer(void **state)
+{
+    (void)state;
+    char longest[PERSIST_LP_PAIR_MAX];
+    memset(longest, 'k', sizeof longest);
+    const struct {
+        const char *s;
+        size_t len;
+    } items[] = {{"", 0},       {"1", 1},         {"127", 3},  {"-4096", 5}, {"32768", 5},
+                 {"9223372036854775807", 19},    {"01", 2},   {"owner:1", 7},
+                 {"0b9a7f0e-3d4c-4a5b-9c8d-7e6f5a4b3c2d:57", 39}, {longest, 63}, {longest, 64}};
+    size_t n = sizeof items / sizeof items[0];
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < n; j++) {
+            persist_buf b = {0};
+            persist_lp_writer w;
+            persist_lp_begin(&w, &b);
+            persist_lp_append(&w, items[i].s, items[i].len);
+            persist_lp_append(&w, items[j].s, items[j].len);
+            persist_lp_end(&w);
+            unsigned char pair[PERSIST_LP_PAIR_ROOM];
+            size_t len = persist_lp_pair(pair, items[i].s, items[i].len, items[j].s, items[j].len);
+            assert_int_equal(len, b.len);
+            assert_memory_equal(pair, b.p, len);
+            persist_buf_free(&b);
+        }
+    }
+}
+
 static uint64_t clock_fn(void *ctx)
 {
     (void)ctx;
@@ -444,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_lzf_refuses_bad_input),
         cmocka_unit_test(test_listpack_encodings),
         cmocka_unit_test(test_listpack_long_strings_and_validation),
+        cmocka_unit_test(test_listpack_pair_matches_the_writer),
         cmocka_unit_test(test_redis_payloads_restore_and_dump_back),
         cmocka_unit_test(test_value_round_trip),
         cmocka_unit_test(test_file_round_trip),
