@@ -38,6 +38,7 @@ struct aof_state {
     size_t nops;               /* records of the running command so far (Redis's also_propagate) */
     size_t pending_start;      /* where they start in buf */
     size_t multi_at;           /* where MULTI goes when a second one comes: after the first's SELECT */
+    int exec_written;          /* the command's EXEC is in buf already (aof_add_acquire's) */
     resp_slice *scratch;       /* argv of a rewritten record */
     size_t scratch_cap;
     char num[4][24];           /* digits of rewritten arguments */
@@ -207,8 +208,9 @@ static const char MULTI_REC[] = "*1\r\n$5\r\nMULTI\r\n", EXEC_REC[] = "*1\r\n$4\
 static void commit(server *s)
 {
     aof_state *a = s->aof;
-    if (a->nops > 1) resp_buf_append(&a->buf, EXEC_REC, sizeof EXEC_REC - 1);
+    if (a->nops > 1 && !a->exec_written) resp_buf_append(&a->buf, EXEC_REC, sizeof EXEC_REC - 1);
     a->nops = 0;
+    a->exec_written = 0;
 }
 
 static void add_record(server *s, int db, int argc, const resp_slice *argv)
@@ -226,6 +228,10 @@ static void add_record(server *s, int db, int argc, const resp_slice *argv)
         feed_prefix(s, db);
         a->multi_at = b->len;
     } else {
+        if (a->exec_written) {   /* more records inside the same transaction */
+            b->len -= sizeof EXEC_REC - 1;
+            a->exec_written = 0;
+        }
         if (a->nops == 1) {   /* a transaction after all */
             size_t n = sizeof MULTI_REC - 1;
             resp_buf_reserve(b, n);
@@ -304,7 +310,8 @@ void aof_add_acquire(client *c, const resp_slice *hash_cmd, const resp_slice *ke
     }
     resp_slice digits = deadline_digits(a, deadline);
     /* The lock path's one record per acquire, in one pass: as add_record
-     * would leave it, but sized once and with no MULTI moved in front. */
+     * and commit would leave it, but sized once, with no MULTI moved in
+     * front, the key's bulk copied for its second use, and EXEC in place. */
     resp_buf *b = &a->buf;
     a->pending_start = b->len;
     feed_prefix(s, c->db);
@@ -313,15 +320,20 @@ void aof_add_acquire(client *c, const resp_slice *hash_cmd, const resp_slice *ke
                             BULK_ROOM(digits.len));
     char *p = b->data + b->len;
     p = PUT_LITERAL(p, MULTI_REC);
-    p += header_at(p, '*', 4);
+    p = PUT_LITERAL(p, "*4\r\n");
     p = put_bulk(p, hash_cmd);
+    const char *key_bulk = p;
     p = put_bulk(p, key);
+    size_t key_bulk_len = (size_t)(p - key_bulk);
     p = put_bulk(p, owner);
     p = PUT_LITERAL(p, "$1\r\n1\r\n*3\r\n$9\r\nPEXPIREAT\r\n");
-    p = put_bulk(p, key);
+    memcpy(p, key_bulk, key_bulk_len);
+    p += key_bulk_len;
     p = put_bulk(p, &digits);
+    p = PUT_LITERAL(p, EXEC_REC);
     b->len = (size_t)(p - b->data);
-    a->nops = 2;   /* commit adds EXEC */
+    a->nops = 2;
+    a->exec_written = 1;
 }
 
 /* The key as the command left it, without reclaiming it. */
