@@ -42,9 +42,10 @@ struct aof_state {
     resp_slice *scratch;       /* argv of a rewritten record */
     size_t scratch_cap;
     char num[4][24];           /* digits of rewritten arguments */
-    long long deadline;        /* the last deadline written, in deadline_digits */
-    char deadline_digits[24];
-    size_t deadline_len;       /* 0: none yet */
+    long long deadline;        /* the last deadline written (deadline_cached) */
+    char deadline_bulk[32];    /* as a bulk, "$<n>\r\n<digits>\r\n"; copied whole */
+    size_t deadline_bulk_len;  /* 0: none yet */
+    resp_slice deadline_digits;   /* the digits, in deadline_bulk */
     int selected_db;           /* the file's current SELECT, -1: none yet */
     uint64_t ts_s;             /* the last #TS: annotation's second */
     resp_buf buf;              /* records of this loop iteration (Redis's aof_buf) */
@@ -278,16 +279,25 @@ static resp_slice number(aof_state *a, int slot, long long v)
     return (resp_slice){a->num[slot], store_ll2str(a->num[slot], v)};
 }
 
-/* An absolute deadline's digits. Leases set in one loop iteration mostly
- * share their millisecond: the last one's digits are kept (13 digits are
- * a sixth of a lock's logging work). */
+/* An absolute deadline, kept as its bulk for the next record: leases set in
+ * one loop iteration mostly share their millisecond (13 digits were a sixth
+ * of a lock's logging work). */
+static void deadline_cached(aof_state *a, long long v)
+{
+    if (v == a->deadline && a->deadline_bulk_len) return;
+    char digits[24];
+    resp_slice d = {digits, store_ll2str(digits, v)};
+    _Static_assert(sizeof a->deadline_bulk >= sizeof "$20\r\n-9223372036854775808\r\n" - 1,
+                   "a long long's bulk no longer fits");
+    a->deadline_bulk_len = (size_t)(put_bulk(a->deadline_bulk, &d) - a->deadline_bulk);
+    a->deadline_digits = (resp_slice){a->deadline_bulk + a->deadline_bulk_len - 2 - d.len, d.len};
+    a->deadline = v;
+}
+
 static resp_slice deadline_digits(aof_state *a, long long v)
 {
-    if (v != a->deadline || !a->deadline_len) {
-        a->deadline = v;
-        a->deadline_len = store_ll2str(a->deadline_digits, v);
-    }
-    return (resp_slice){a->deadline_digits, a->deadline_len};
+    deadline_cached(a, v);
+    return a->deadline_digits;
 }
 
 void aof_add_pexpireat(client *c, const resp_slice *key, long long deadline)
@@ -296,32 +306,33 @@ void aof_add_pexpireat(client *c, const resp_slice *key, long long deadline)
     add_record(c->srv, c->db, 3, r);
 }
 
-void aof_add_acquire(client *c, const resp_slice *hash_cmd, const resp_slice *key, const resp_slice *owner,
-                     long long deadline)
+void aof_add_acquire(client *c, int by_hset, const resp_slice *key, const resp_slice *owner, long long deadline)
 {
+    static const resp_slice hash_cmds[2] = {{"hincrby", 7}, {"hset", 4}};
     server *s = c->srv;
     aof_state *a = s->aof;
     if (!taking(a)) return;
     if (a->depth != 1 || a->nops) {   /* not the command's first records: add_record places MULTI */
-        resp_slice hash[4] = {*hash_cmd, *key, *owner, {"1", 1}};
+        resp_slice hash[4] = {hash_cmds[by_hset], *key, *owner, {"1", 1}};
         add_record(s, c->db, 4, hash);
         aof_add_pexpireat(c, key, deadline);
         return;
     }
-    resp_slice digits = deadline_digits(a, deadline);
+    deadline_cached(a, deadline);
     /* The lock path's one record per acquire, in one pass: as add_record
      * and commit would leave it, but sized once, with no MULTI moved in
-     * front, the key's bulk copied for its second use, and EXEC in place. */
+     * front, the key's bulk copied for its second use, the deadline's bulk
+     * whole from its cache, and EXEC in place. */
     resp_buf *b = &a->buf;
     a->pending_start = b->len;
     feed_prefix(s, c->db);
     a->multi_at = b->len;
-    resp_buf_reserve(b, 64 + BULK_ROOM(hash_cmd->len) + 2 * BULK_ROOM(key->len) + BULK_ROOM(owner->len) +
-                            BULK_ROOM(digits.len));
+    resp_buf_reserve(b, 96 + 2 * BULK_ROOM(key->len) + BULK_ROOM(owner->len) + sizeof a->deadline_bulk);
     char *p = b->data + b->len;
-    p = PUT_LITERAL(p, MULTI_REC);
-    p = PUT_LITERAL(p, "*4\r\n");
-    p = put_bulk(p, hash_cmd);
+    if (by_hset)
+        p = PUT_LITERAL(p, "*1\r\n$5\r\nMULTI\r\n*4\r\n$4\r\nhset\r\n");
+    else
+        p = PUT_LITERAL(p, "*1\r\n$5\r\nMULTI\r\n*4\r\n$7\r\nhincrby\r\n");
     const char *key_bulk = p;
     p = put_bulk(p, key);
     size_t key_bulk_len = (size_t)(p - key_bulk);
@@ -329,7 +340,8 @@ void aof_add_acquire(client *c, const resp_slice *hash_cmd, const resp_slice *ke
     p = PUT_LITERAL(p, "$1\r\n1\r\n*3\r\n$9\r\nPEXPIREAT\r\n");
     memcpy(p, key_bulk, key_bulk_len);
     p += key_bulk_len;
-    p = put_bulk(p, &digits);
+    memcpy(p, a->deadline_bulk, sizeof a->deadline_bulk);   /* whole: a fixed-size copy */
+    p += a->deadline_bulk_len;
     p = PUT_LITERAL(p, EXEC_REC);
     b->len = (size_t)(p - b->data);
     a->nops = 2;

@@ -367,10 +367,9 @@ void aof_add(client *c, int argc, const resp_slice *argv);
 /* aof_add of PEXPIREAT key deadline (a script's pexpire, as Redis
  * rewrites it). */
 void aof_add_pexpireat(client *c, const resp_slice *key, long long deadline);
-/* A lock acquire as its Lua text logs it: hash_cmd (hincrby or hset) key
+/* A lock acquire as its Lua text logs it: hincrby (hset when by_hset) key
  * owner 1, then aof_add_pexpireat of key deadline. */
-void aof_add_acquire(client *c, const resp_slice *hash_cmd, const resp_slice *key, const resp_slice *owner,
-                     long long deadline);
+void aof_add_acquire(client *c, int by_hset, const resp_slice *key, const resp_slice *owner, long long deadline);
 /* The records added between these (a served XREADGROUP's claims) are one
  * unit: MULTI/EXEC around them when more than one, as Redis's afterCommand
  * propagates a served client's. */

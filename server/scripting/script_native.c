@@ -57,15 +57,14 @@ static void log_hash(const script_call *call, const char *cmd, const resp_slice 
  * count is 1, a new lock) and pexpire. */
 static void log_acquire(const script_call *call, const char *create_event)
 {
-    static const resp_slice hincrby = {"hincrby", 7}, hset = {"hset", 4};
-    const resp_slice *cmd = &hincrby;
+    int by_hset = 0;
     if (create_event[1] == 's') {   /* "hset" */
         store_key *k = store_lookup(db(call), KEY(0)->ptr, KEY(0)->len);
         size_t vlen;
         const char *v = k ? store_hash_get(k, ARG(1)->ptr, ARG(1)->len, &vlen) : NULL;
-        if (v && vlen == 1 && v[0] == '1') cmd = &hset;
+        by_hset = v && vlen == 1 && v[0] == '1';
     }
-    aof_add_acquire(call->c, cmd, KEY(0), ARG(1), (long long)store_lock_lease_deadline(db(call)));
+    aof_add_acquire(call->c, by_hset, KEY(0), ARG(1), (long long)store_lock_lease_deadline(db(call)));
 }
 
 /* ---- Redisson RLock and node-redisson: reentrant hash locks ---- */
