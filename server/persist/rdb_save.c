@@ -52,20 +52,18 @@ static void scratch_free(persist_buf scratch[2])
     persist_buf_free(&scratch[1]);
 }
 
-static void put_byte(persist_buf *b, unsigned v)
+static inline void put_byte(persist_buf *b, unsigned v)
 {
     unsigned char c = (unsigned char)v;
     persist_buf_put(b, &c, 1);
 }
 
 /* rdbSaveLen: 6 bits, 14 bits, then 32 or 64 bits big-endian. */
-static void put_len(persist_buf *b, uint64_t len)
+static void put_long_len(persist_buf *b, uint64_t len)
 {
     unsigned char h[9];
     size_t n;
-    if (len < 64) {
-        h[0] = (unsigned char)len, n = 1;
-    } else if (len < 16384) {
+    if (len < 16384) {
         h[0] = (unsigned char)(0x40 | (len >> 8)), h[1] = (unsigned char)len, n = 2;
     } else if (len <= UINT32_MAX) {
         h[0] = 0x80, n = 5;
@@ -75,6 +73,17 @@ static void put_len(persist_buf *b, uint64_t len)
         for (int i = 0; i < 8; i++) h[1 + i] = (unsigned char)(len >> (56 - 8 * i));
     }
     persist_buf_put(b, h, n);
+}
+
+/* Inline for the one-byte form: most lengths of a file of locks (each
+ * key's and each listpack's) are under 64. */
+static inline void put_len(persist_buf *b, uint64_t len)
+{
+    if (len < 64) {
+        put_byte(b, (unsigned)len);
+        return;
+    }
+    put_long_len(b, len);
 }
 
 /* rdbSaveRawString: short canonical integers that fit 32 bits as
@@ -170,21 +179,26 @@ static void pair_to_lp(const char *f, size_t flen, const char *v, size_t vlen, v
     p->len = persist_lp_pair(p->lp, f, flen, v, vlen);
 }
 
+/* 1 with p holding k's listpack when k is a one-field hash that fits one. */
+static int pair_of(const store_key *k, const persist_opts *o, pair_lp *p)
+{
+    if (store_key_type(k) != STORE_HASH || store_hash_len(k) != 1 || o->hash_max_listpack_entries < 1) return 0;
+    /* no initializer: lp is written, not zeroed, per key */
+    p->max_value = o->hash_max_listpack_value < PERSIST_LP_PAIR_MAX ? o->hash_max_listpack_value : PERSIST_LP_PAIR_MAX;
+    p->len = 0;
+    store_hash_foreach(k, pair_to_lp, p);
+    return p->len != 0;
+}
+
 static void encode_hash(const store_key *k, saver *sv, persist_buf *b)
 {
     const persist_opts *o = sv->o;
     size_t n = store_hash_len(k);
-    if (n == 1 && o->hash_max_listpack_entries >= 1) {
-        pair_lp p;   /* no initializer: lp is written, not zeroed, per key */
-        p.max_value = o->hash_max_listpack_value < PERSIST_LP_PAIR_MAX ? o->hash_max_listpack_value
-                                                                       : PERSIST_LP_PAIR_MAX;
-        p.len = 0;
-        store_hash_foreach(k, pair_to_lp, &p);
-        if (p.len) {
-            put_byte(b, PERSIST_TYPE_HASH_LISTPACK);
-            put_string(b, sv, p.lp, p.len);
-            return;
-        }
+    pair_lp p;
+    if (pair_of(k, o, &p)) {
+        put_byte(b, PERSIST_TYPE_HASH_LISTPACK);
+        put_string(b, sv, p.lp, p.len);
+        return;
     }
     hash_scan h = {o->hash_max_listpack_value, (long long)n <= o->hash_max_listpack_entries};
     if (h.fits) store_hash_foreach(k, hash_fits, &h);
@@ -652,14 +666,21 @@ static void put_key(store_key *k, void *ctx)
     /* the value's type byte goes before the key, its body after; one LZF
      * table serves the whole file */
     saver sv = saver_over(&w->opts, w->lzf, w->scratch);
-    w->value.len = 0;
-    encode_value(k, &sv, &w->value);
     size_t klen;
     const char *name = store_key_name(k, &klen);
-    put_byte(&w->buf, w->value.p[0]);
-    put_string(&w->buf, &sv, name, klen);
+    pair_lp p;
+    if (pair_of(k, &w->opts, &p)) {   /* a held lock: its type is known, so straight into buf */
+        put_byte(&w->buf, PERSIST_TYPE_HASH_LISTPACK);
+        put_string(&w->buf, &sv, name, klen);
+        put_string(&w->buf, &sv, p.lp, p.len);
+    } else {
+        w->value.len = 0;
+        encode_value(k, &sv, &w->value);
+        put_byte(&w->buf, w->value.p[0]);
+        put_string(&w->buf, &sv, name, klen);
+        persist_buf_put(&w->buf, w->value.p + 1, w->value.len - 1);
+    }
     w->lzf = sv.lzf;
-    persist_buf_put(&w->buf, w->value.p + 1, w->value.len - 1);
     if (w->buf.len >= RDB_FLUSH_AT) rdb_flush(w);
     if (w->after_key) w->after_key(w->sink_ctx);
 }
