@@ -280,8 +280,8 @@ static resp_slice number(aof_state *a, int slot, long long v)
 }
 
 /* An absolute deadline, kept as its bulk for the next record: leases set in
- * one loop iteration mostly share their millisecond (13 digits were a sixth
- * of a lock's logging work). */
+ * one loop iteration mostly share their millisecond, and formatting 13
+ * digits for each would be a sixth of a lock's logging work. */
 static void deadline_cached(aof_state *a, long long v)
 {
     if (v == a->deadline && a->deadline_bulk_len) return;

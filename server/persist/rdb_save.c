@@ -58,7 +58,7 @@ static inline void put_byte(persist_buf *b, unsigned v)
     persist_buf_put(b, &c, 1);
 }
 
-/* rdbSaveLen: 6 bits, 14 bits, then 32 or 64 bits big-endian. */
+/* rdbSaveLen's longer forms: 14 bits, then 32 or 64 bits big-endian. */
 static void put_long_len(persist_buf *b, uint64_t len)
 {
     unsigned char h[9];
@@ -75,8 +75,8 @@ static void put_long_len(persist_buf *b, uint64_t len)
     persist_buf_put(b, h, n);
 }
 
-/* Inline for the one-byte form: most lengths of a file of locks (each
- * key's and each listpack's) are under 64. */
+/* rdbSaveLen: 6 bits in one byte, inline, as most lengths in a file of
+ * locks (each key's and each listpack's) are under 64; put_long_len else. */
 static inline void put_len(persist_buf *b, uint64_t len)
 {
     if (len < 64) {
