@@ -38,7 +38,6 @@ struct aof_state {
     size_t nops;               /* records of the running command so far (Redis's also_propagate) */
     size_t pending_start;      /* where they start in buf */
     size_t multi_at;           /* where MULTI goes when a second one comes: after the first's SELECT */
-    int exec_written;          /* the command's EXEC is in buf already (aof_add_acquire's) */
     resp_slice *scratch;       /* argv of a rewritten record */
     size_t scratch_cap;
     char num[4][24];           /* digits of rewritten arguments */
@@ -209,9 +208,13 @@ static const char MULTI_REC[] = "*1\r\n$5\r\nMULTI\r\n", EXEC_REC[] = "*1\r\n$4\
 static void commit(server *s)
 {
     aof_state *a = s->aof;
-    if (a->nops > 1 && !a->exec_written) resp_buf_append(&a->buf, EXEC_REC, sizeof EXEC_REC - 1);
+    if (a->nops > 1) {   /* every script's and lock's: a fixed-size copy, no call when there is room */
+        resp_buf *b = &a->buf;
+        if (b->cap - b->len < sizeof EXEC_REC - 1) resp_buf_reserve(b, sizeof EXEC_REC - 1);
+        memcpy(b->data + b->len, EXEC_REC, sizeof EXEC_REC - 1);
+        b->len += sizeof EXEC_REC - 1;
+    }
     a->nops = 0;
-    a->exec_written = 0;
 }
 
 static void add_record(server *s, int db, int argc, const resp_slice *argv)
@@ -229,10 +232,6 @@ static void add_record(server *s, int db, int argc, const resp_slice *argv)
         feed_prefix(s, db);
         a->multi_at = b->len;
     } else {
-        if (a->exec_written) {   /* more records inside the same transaction */
-            b->len -= sizeof EXEC_REC - 1;
-            a->exec_written = 0;
-        }
         if (a->nops == 1) {   /* a transaction after all */
             size_t n = sizeof MULTI_REC - 1;
             resp_buf_reserve(b, n);
@@ -321,8 +320,8 @@ void aof_add_acquire(client *c, int by_hset, const resp_slice *key, const resp_s
     deadline_cached(a, deadline);
     /* The lock path's one record per acquire, in one pass: as add_record
      * and commit would leave it, but sized once, with no MULTI moved in
-     * front, the key's bulk copied for its second use, the deadline's bulk
-     * whole from its cache, and EXEC in place. */
+     * front, the key's bulk copied for its second use and the deadline's
+     * bulk whole from its cache; commit adds EXEC (room for it reserved). */
     resp_buf *b = &a->buf;
     a->pending_start = b->len;
     feed_prefix(s, c->db);
@@ -342,10 +341,8 @@ void aof_add_acquire(client *c, int by_hset, const resp_slice *key, const resp_s
     p += key_bulk_len;
     memcpy(p, a->deadline_bulk, sizeof a->deadline_bulk);   /* whole: a fixed-size copy */
     p += a->deadline_bulk_len;
-    p = PUT_LITERAL(p, EXEC_REC);
     b->len = (size_t)(p - b->data);
     a->nops = 2;
-    a->exec_written = 1;
 }
 
 /* The key as the command left it, without reclaiming it. */

@@ -116,16 +116,21 @@ void persist_lp_append(persist_lp_writer *w, const char *s, size_t len)
     w->count++;
 }
 
+/* The header of a finished listpack: total bytes, then the entry count
+ * (LP_COUNT_UNKNOWN from there up, as Redis keeps it). */
+static void lp_put_header(unsigned char hdr[LP_HDR], size_t total, size_t count)
+{
+    if (count > LP_COUNT_UNKNOWN) count = LP_COUNT_UNKNOWN;
+    for (int i = 0; i < 4; i++) hdr[i] = (unsigned char)((uint64_t)total >> (8 * i));
+    hdr[4] = (unsigned char)(count & 0xff);
+    hdr[5] = (unsigned char)(count >> 8);
+}
+
 void persist_lp_end(persist_lp_writer *w)
 {
     unsigned char eof = LP_EOF;
     persist_buf_put(w->b, &eof, 1);
-    unsigned char *hdr = w->b->p + w->start;
-    size_t total = w->b->len - w->start;
-    size_t count = w->count < LP_COUNT_UNKNOWN ? w->count : LP_COUNT_UNKNOWN;
-    for (int i = 0; i < 4; i++) hdr[i] = (unsigned char)((uint64_t)total >> (8 * i));
-    hdr[4] = (unsigned char)(count & 0xff);
-    hdr[5] = (unsigned char)(count >> 8);
+    lp_put_header(w->b->p + w->start, w->b->len - w->start, w->count);
 }
 
 size_t persist_lp_pair(unsigned char out[PERSIST_LP_PAIR_ROOM], const char *a, size_t alen, const char *b,
@@ -135,9 +140,7 @@ size_t persist_lp_pair(unsigned char out[PERSIST_LP_PAIR_ROOM], const char *a, s
     p = lp_put_entry(p, b, blen);
     *p++ = LP_EOF;
     size_t total = (size_t)(p - out);
-    for (int i = 0; i < 4; i++) out[i] = (unsigned char)(total >> (8 * i));
-    out[4] = 2;
-    out[5] = 0;
+    lp_put_header(out, total, 2);
     return total;
 }
 

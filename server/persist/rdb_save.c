@@ -194,12 +194,6 @@ static void encode_hash(const store_key *k, saver *sv, persist_buf *b)
 {
     const persist_opts *o = sv->o;
     size_t n = store_hash_len(k);
-    pair_lp p;
-    if (pair_of(k, o, &p)) {
-        put_byte(b, PERSIST_TYPE_HASH_LISTPACK);
-        put_string(b, sv, p.lp, p.len);
-        return;
-    }
     hash_scan h = {o->hash_max_listpack_value, (long long)n <= o->hash_max_listpack_entries};
     if (h.fits) store_hash_foreach(k, hash_fits, &h);
     if (h.fits) {
