@@ -137,7 +137,7 @@ enum {
     CLIENT_BLOCKED = 1 << 18,          /* parked (BLPOP, a paused command): its input waits (block.c) */
     CLIENT_UNBLOCKED = 1 << 19,        /* queued to run its waiting input (block.c) */
     CLIENT_NO_EVICT = 1 << 20,         /* CLIENT NO-EVICT on: shown as 'e' */
-    CLIENT_BIG_BUFFERS = 1 << 21,      /* an output buffer past IDLE_BUFFER_KEEP is kept (net.c) */
+    CLIENT_BIG_BUFFERS = 1 << 21,      /* kept while active: an output buffer past IDLE_BUFFER_KEEP, TLS record buffers (net.c) */
     CLIENT_HELD = 1 << 22,             /* output and input wait for a durability ticket (net_hold_pending) */
 };
 struct block_state;                    /* block.c */
@@ -588,8 +588,8 @@ void client_close(client *c);
 void client_close_after_reply(client *c);
 void client_set_authenticated(client *c, int yes);
 void net_flush_pending(server *s);
-/* c's big output buffers given back if it has been quiet for a second;
- * 1 while it still keeps one. */
+/* c's big output buffers and TLS record buffers given back if it has been
+ * quiet for a second; 1 while it still keeps some. */
 int net_release_quiet_buffers(client *c, uint64_t now_ms);
 /* Redis's reply buffer, as CLIENT LIST's rbs/rbp and INFO's
  * reply_buffer_shrinks/expands report it: a model of what Redis 7.0's

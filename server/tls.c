@@ -354,7 +354,6 @@ tls_conn *tls_conn_new(server *s, client *c)
     case CONFIG_TLS_AUTH_OPTIONAL: SSL_set_verify(t->ssl, SSL_VERIFY_PEER, NULL); break;
     default: SSL_set_verify(t->ssl, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL); break;
     }
-    SSL_set_mode(t->ssl, SSL_MODE_RELEASE_BUFFERS);
     SSL_set_accept_state(t->ssl);
     wheel_add(&s->tls->handshakes, &t->deadline, server_clock_ms(s) + (uint64_t)s->cfg.tls_handshake_timeout);
     return t;
@@ -413,6 +412,13 @@ void tls_conn_shutdown(tls_conn *t)
 {
     if (t->established) SSL_shutdown(t->ssl);
     ERR_clear_error();
+}
+
+int tls_conn_release_buffers(tls_conn *t)
+{
+    /* SSL_pending too: OpenSSL before 3.0.14 freed a record still being
+     * read (CVE-2024-4741) */
+    return SSL_pending(t->ssl) == 0 && SSL_free_buffers(t->ssl) == 1;
 }
 
 resp_buf *tls_conn_output(tls_conn *t) { return &t->out; }

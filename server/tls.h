@@ -46,6 +46,10 @@ long tls_conn_read(tls_conn *t, char *dst, size_t cap);
 int tls_conn_write(tls_conn *t, const char *p, size_t n);
 /* A close_notify to the output (best effort). */
 void tls_conn_shutdown(tls_conn *t);
+/* Give the session's record buffers (16 KB each way, which OpenSSL
+ * allocates as it needs them) back, for a client that has gone quiet: 1
+ * if it holds none now, 0 if a record is still in them. */
+int tls_conn_release_buffers(tls_conn *t);
 /* The encrypted bytes waiting to be sent (the handshake's too); the
  * caller consumes what it sent. */
 resp_buf *tls_conn_output(tls_conn *t);

@@ -22,6 +22,7 @@ void tls_conn_input(tls_conn *t, const char *p, size_t n) {}
 long tls_conn_read(tls_conn *t, char *dst, size_t cap) { return TLS_ERROR; }
 int tls_conn_write(tls_conn *t, const char *p, size_t n) { return TLS_ERROR; }
 void tls_conn_shutdown(tls_conn *t) {}
+int tls_conn_release_buffers(tls_conn *t) { return 1; }
 resp_buf *tls_conn_output(tls_conn *t) { return NULL; }
 int tls_conn_established(const tls_conn *t) { return 0; }
 const char *tls_conn_error(const tls_conn *t) { return "TLS not built in"; }

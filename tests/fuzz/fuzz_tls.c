@@ -3,7 +3,8 @@
  * TLS session (client_tls_received, client_tls_encrypt). The input is the
  * plain byte stream the client sends; its records reach the server split
  * anywhere (single bytes too), now and then with a byte flipped, which must
- * close the connection cleanly and nothing worse. */
+ * close the connection cleanly and nothing worse, and the session's record
+ * buffers are given back between pieces now and then, as a quiet client's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,9 @@ static void pump(client *c, BIO *to_client, BIO *from_client, fuzz_rng *r, int *
         }
         client_tls_received(c, tmp, k);
         FUZZ_CHECK(c->qpos <= c->query.len);
+        /* a client quiet for a second gives its record buffers back, a
+         * record split there or not */
+        if (!gone(c) && (fuzz_rng_next(r) & 7) == 0) (void)tls_conn_release_buffers(c->tls);
         pos += (long)k;
     }
     (void)BIO_reset(from_client);

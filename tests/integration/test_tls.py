@@ -146,6 +146,40 @@ def test_tls_records_split_at_every_byte(tls_server, certs):
         c.close()
 
 
+def test_tls_sessions_quiet_past_a_second_keep_working(tls_server, certs):
+    """A session quiet for over a second (latchd then gives its record
+    buffers back) serves, receives and takes records split across the
+    quiet spell as before."""
+    srv = tls_server()
+    r = tls_client(srv, certs)
+    sub = tls_client(srv, certs).pubsub()
+    sub.subscribe("quiet")
+    assert sub.get_message(timeout=5)["type"] == "subscribe"
+    assert r.set("q", "1") and r.get("q") == b"1"
+    half = ByteWiseTLS(srv.tls_port, certs.context(), pause=0)
+    try:
+        half.obj.write(encode_command("SET", "half", "h" * 100) + encode_command("GET", "half"))
+        record = half.out.read()
+        half.sock.sendall(record[:len(record) // 2])
+        time.sleep(2.2)
+        half.sock.sendall(record[len(record) // 2:])
+        want = b"+OK\r\n$100\r\n" + b"h" * 100 + b"\r\n"
+        assert half.recv_until(len(want)) == want
+    finally:
+        half.close()
+    big = os.urandom(100 * 1024)   # several records each way
+    p = r.pipeline(transaction=False)
+    for i in range(100):
+        p.set("q%d" % i, i)
+    p.set("qbig", big)
+    p.get("qbig")
+    out = p.execute()
+    assert out[:101] == [True] * 101 and out[101] == big
+    assert r.publish("quiet", "after") == 1
+    assert sub.get_message(timeout=5)["data"] == b"after"
+    sub.close()
+
+
 def test_tls_input_behind_a_blocked_command_runs_without_new_bytes(tls_server, certs):
     """BLPOP then PING in one TLS record: the PING waits decrypted while the
     client is blocked and runs once a push unblocks it, with nothing more
