@@ -354,6 +354,9 @@ tls_conn *tls_conn_new(server *s, client *c)
     case CONFIG_TLS_AUTH_OPTIONAL: SSL_set_verify(t->ssl, SSL_VERIFY_PEER, NULL); break;
     default: SSL_set_verify(t->ssl, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL); break;
     }
+    /* the input is already in memory: OpenSSL takes all of it in one
+     * BIO read rather than each record's header and then its body */
+    SSL_set_read_ahead(t->ssl, 1);
     SSL_set_accept_state(t->ssl);
     wheel_add(&s->tls->handshakes, &t->deadline, server_clock_ms(s) + (uint64_t)s->cfg.tls_handshake_timeout);
     return t;
