@@ -993,6 +993,34 @@ static void tls_on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
     client_tls_received(c, buf->base, (size_t)nread);
 }
 
+#define TLS_RECORD_MAX (16 * 1024)   /* plain text per TLS record */
+
+/* The nbufs pieces in s->iov to t, pieces under a record's size packed
+ * together: each SSL_write makes records of its own, and a record costs
+ * its own encryption set-up and 22 bytes on the wire (pub/sub messages
+ * past FRAME_SHARE_MIN come as pieces between the buffer's bytes). */
+static int tls_write_packed(server *s, tls_conn *t, unsigned nbufs)
+{
+    if (nbufs == 1) return tls_conn_write(t, s->iov[0].base, s->iov[0].len);
+    if (!s->tls_pack) s->tls_pack = mem_alloc(TLS_RECORD_MAX);
+    size_t used = 0;
+    for (unsigned i = 0; i < nbufs; i++) {
+        const char *p = s->iov[i].base;
+        size_t n = s->iov[i].len;
+        if (used && (n >= TLS_RECORD_MAX || used + n > TLS_RECORD_MAX)) {
+            if (tls_conn_write(t, s->tls_pack, used) != 0) return -1;
+            used = 0;
+        }
+        if (n >= TLS_RECORD_MAX) {
+            if (tls_conn_write(t, p, n) != 0) return -1;
+            continue;
+        }
+        memcpy(s->tls_pack + used, p, n);
+        used += n;
+    }
+    return used ? tls_conn_write(t, s->tls_pack, used) : 0;
+}
+
 /* Encrypt what is queued (while no write is in flight, so a slow reader's
  * backlog stays plain text in out, where the output limits count it),
  * then one write of the session's output; what the kernel refuses goes
@@ -1004,10 +1032,8 @@ int client_tls_encrypt(client *c)
     if (!has_output(c) || !tls_conn_established(t)) return 0;
     unsigned nbufs = gather(s, &c->out, &c->out_frames);
     size_t total = 0;
-    for (unsigned i = 0; i < nbufs; i++) {
-        if (tls_conn_write(t, s->iov[i].base, s->iov[i].len) != 0) return -1;
-        total += s->iov[i].len;
-    }
+    for (unsigned i = 0; i < nbufs; i++) total += s->iov[i].len;
+    if (tls_write_packed(s, t, nbufs) != 0) return -1;
     s->stat_net_out += total;   /* plain text, as Redis counts it */
     consume(&c->out, &c->out_frames, total);
     keep_big_buffers(c);

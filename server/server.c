@@ -787,6 +787,8 @@ void server_close(server *s)
     resp_buf_free(&s->read_buf);
     free(s->tls_raw);
     s->tls_raw = NULL;
+    free(s->tls_pack);
+    s->tls_pack = NULL;
     tls_free(s);
     pubsub_free(s);
     multi_free(s);

@@ -295,6 +295,7 @@ struct server {
     int ntls_listeners;
     struct tls_state *tls;       /* the TLS context and handshake deadlines (tls.c), NULL until configured */
     char *tls_raw;               /* TLS clients' socket reads land here before decryption (net.c) */
+    char *tls_pack;              /* small pieces of a TLS client's output packed into one record (net.c) */
     int closing_handles;         /* closed by server_close_handle, callback still due */
     uv_pipe_t unix_listener;
     int has_unix;

@@ -135,6 +135,25 @@ def test_tls_pubsub_messages(tls_server, certs):
         p.close()
 
 
+def test_tls_pubsub_burst_of_mixed_sizes(tls_server, certs):
+    """Messages published in one pipeline reach a TLS subscriber in one
+    flush: small ones copied, large ones shared, one past a record's size;
+    all arrive whole and in order."""
+    srv = tls_server()
+    sub = tls_client(srv, certs).pubsub()
+    sub.subscribe("burst")
+    assert sub.get_message(timeout=5)["type"] == "subscribe"
+    sizes = [10, 600, 100, 2000, 20000, 5, 16384, 700, 40000, 1]
+    payloads = [bytes([65 + i]) * n for i, n in enumerate(sizes)]
+    p = tls_client(srv, certs).pipeline(transaction=False)
+    for m in payloads:
+        p.publish("burst", m)
+    assert p.execute() == [1] * len(payloads)
+    got = [sub.get_message(timeout=5) for _ in payloads]
+    assert [m["data"] for m in got] == payloads
+    sub.close()
+
+
 def test_tls_records_split_at_every_byte(tls_server, certs):
     srv = tls_server()
     c = ByteWiseTLS(srv.tls_port, certs.context())
