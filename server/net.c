@@ -1007,7 +1007,7 @@ static int tls_write_packed(server *s, tls_conn *t, unsigned nbufs)
     for (unsigned i = 0; i < nbufs; i++) {
         const char *p = s->iov[i].base;
         size_t n = s->iov[i].len;
-        if (used && (n >= TLS_RECORD_MAX || used + n > TLS_RECORD_MAX)) {
+        if (used && used + n > TLS_RECORD_MAX) {
             if (tls_conn_write(t, s->tls_pack, used) != 0) return -1;
             used = 0;
         }
