@@ -46,8 +46,10 @@ noisy machine hits both alike. Sections (--sections, default all):
   tls         both servers with TLS (certificates made with openssl, mutual
               TLS as Redis's default tls-auth-clients asks): EVALSHA lock and
               GET at -P16 and -P1 through redis-benchmark --tls and through
-              build/bench_loadgen --tls (rps, server CPU per request; the
-              -P1 rows also with latchd's busy-poll-usecs 50); on fresh
+              build/bench_loadgen --tls (rps, server CPU per request, and the
+              rounds' paired rps ratios: their median and how many rounds
+              latchd led; the -P1 rows also with latchd's busy-poll-usecs
+              50; --only picks the workloads); on fresh
               servers, new handshakes per second
               (openssl s_time -new) and server CPU per handshake, and RSS
               per idle TLS connection (1000 of them)
@@ -462,6 +464,18 @@ def tls_handshakes(server, certs, seconds):
     return n / secs, cpu * 1e6 / n
 
 
+def add_round_pairs(res, section, name, latchd_runs, redis_runs):
+    """The rounds' rps ratios: a round's two runs are neighbours in time, so
+    their ratio cancels the drift of a shared machine that moves both
+    medians (rows "<name> rps ratio, rounds paired" and "<name> rounds
+    latchd ahead")."""
+    pairs = [a[0] / b[0] for a, b in zip(latchd_runs, redis_runs)]
+    res.add(section, "%s rps ratio, rounds paired" % name, statistics.median(pairs), None,
+            "median of the rounds' latchd/redis rps")
+    res.add(section, "%s rounds latchd ahead" % name, sum(r >= 1.0 for r in pairs), None,
+            "of %d rounds, in rps" % len(pairs))
+
+
 def section_tls(opt, res):
     sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
     from tls_util import Certs
@@ -469,7 +483,7 @@ def section_tls(opt, res):
     try:
         certs = Certs(d)
         lock = vector(LOCK_SHA)
-        work = [w for w in workloads()[0] if w[0] in TLS_WORKLOADS]
+        work = [w for w in workloads()[0] if w[0] in TLS_WORKLOADS and (not opt.only or re.search(opt.only, w[0]))]
         for name, args in work:
             for pipeline in (16, 1):
                 kinds = list(KINDS) + ([TLS_POLLING] if pipeline == 1 else [])
@@ -493,12 +507,15 @@ def section_tls(opt, res):
                 lmed = {k: [statistics.median(r[i] for r in v) for i in range(3)] for k, v in lean.items()}
                 res.add("tls", "TLS %s -P%d (bench_loadgen) rps" % (name, pipeline), lmed["latchd"][0],
                         lmed["redis"][0], "requests/s, load from tests/bench/loadgen.c")
+                add_round_pairs(res, "tls", "TLS %s -P%d (bench_loadgen)" % (name, pipeline), lean["latchd"],
+                                lean["redis"])
                 res.add("tls", "TLS %s -P%d (bench_loadgen) CPU/req" % (name, pipeline), lmed["latchd"][1],
                         lmed["redis"][1], "µs server CPU")
                 res.add("tls", "TLS %s -P%d (bench_loadgen) load CPU/req" % (name, pipeline), lmed["latchd"][2],
                         lmed["redis"][2], "µs bench_loadgen CPU")
                 res.add("tls", "TLS %s -P%d rps" % (name, pipeline), med["latchd"][0], med["redis"][0],
                         "requests/s")
+                add_round_pairs(res, "tls", "TLS %s -P%d" % (name, pipeline), got["latchd"], got["redis"])
                 res.add("tls", "TLS %s -P%d CPU/req" % (name, pipeline), med["latchd"][1], med["redis"][1],
                         "µs server CPU")
                 res.add("tls", "TLS %s -P%d load CPU/req" % (name, pipeline), med["latchd"][2], med["redis"][2],
@@ -1235,7 +1252,10 @@ def target_rows(res, opt, labels):
     for name in ["TLS %s -P%d%s" % (w, p, by) for w in TLS_WORKLOADS for p in (16, 1)
                  for by in ("", " (bench_loadgen)")] + ["TLS %s -P1 %s" % (w, TLS_POLLING) for w in TLS_WORKLOADS]:
         r, c = rps(name), cpu(name)
-        row(name + " c=%d" % opt.clients, None if r is None else "%.2f× rps, %.2f× CPU/req" % (r, c),
+        paired, ahead = res.get("%s rps ratio, rounds paired" % name)[0], res.get("%s rounds latchd ahead" % name)[0]
+        also = "" if paired is None else " (rounds paired: median %.2f×, latchd ahead in %d of %d)" % (
+            paired, ahead, opt.rounds)
+        row(name + " c=%d" % opt.clients, None if r is None else "%.2f× rps, %.2f× CPU/req%s" % (r, c, also),
             "≥ 1.0× rps and ≤ 1.0× CPU/req", None if r is None else r >= 1.0 and c <= 1.0)
     l, rr = res.get("RSS per idle TLS connection (%d)" % opt.tls_idle)
     row("memory per idle TLS connection (RSS)", None if l is None else "%.0f B (redis %.0f B)" % (l, rr),
@@ -1361,7 +1381,7 @@ def parse_args(argv):
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--requests", type=int, default=1000000)
     ap.add_argument("--clients", type=int, default=50)
-    ap.add_argument("--only", help="regex of throughput workload names to run")
+    ap.add_argument("--only", help="regex of workload names to run (throughput and tls sections)")
     ap.add_argument("--sections", default=",".join(SECTIONS), help="comma list of: " +
                     ", ".join(SECTIONS))
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench"))
