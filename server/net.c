@@ -890,7 +890,8 @@ int net_accept_now(uv_stream_t *listener)
  * socket; a flush encrypts out and its frames into the session's output,
  * which goes out as one write. ---- */
 
-#define TLS_RAW_CHUNK (16 * 1024 + 512)   /* a full record with its overhead */
+#define TLS_RECORD_MAX (16 * 1024)               /* plain text per TLS record */
+#define TLS_RAW_CHUNK (TLS_RECORD_MAX + 512)   /* a full record with its overhead */
 
 /* The server's one raw buffer, made on first use. */
 static char *tls_raw(server *s)
@@ -992,8 +993,6 @@ static void tls_on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
     }
     client_tls_received(c, buf->base, (size_t)nread);
 }
-
-#define TLS_RECORD_MAX (16 * 1024)   /* plain text per TLS record */
 
 /* The nbufs pieces in s->iov to t, pieces under a record's size packed
  * together: each SSL_write makes records of its own, and a record costs
